@@ -1,0 +1,494 @@
+//! The case as an adapter receives it: configuration, tools, scripted behaviours, calls.
+//!
+//! Every type decodes strictly (unknown fields are an error), because a typo in a case file
+//! that silently dropped an instruction would make the suite test less than it claims.
+
+use std::collections::BTreeMap;
+
+use serde::de::Error as _;
+use serde::{Deserialize, Deserializer, Serialize, Serializer};
+use serde_json::{Map, Value};
+
+/// One case's harness-facing part: what the adapter builds and feeds to its harness.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct WireCase {
+    /// `<area>/<fault-name>`, echoed back in the reply.
+    pub id: String,
+    /// Harness configuration the case asks for; each field optional.
+    #[serde(default, skip_serializing_if = "CaseConfig::is_empty")]
+    pub config: CaseConfig,
+    /// The tools to register.
+    pub tools: Vec<ToolDef>,
+    /// The calls of one assistant turn, in order.
+    pub calls: Vec<Call>,
+}
+
+/// Configuration a case asks of the harness. Absent fields mean "the harness's own default".
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct CaseConfig {
+    /// The output cap the case needs, if any part of it matters.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cap: Option<CapRequest>,
+    /// The handler deadline in milliseconds (needs `deadline.configurable`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub deadline_ms: Option<u64>,
+}
+
+impl CaseConfig {
+    /// True when the case asks for nothing beyond the harness's defaults.
+    pub fn is_empty(&self) -> bool {
+        self.cap.is_none() && self.deadline_ms.is_none()
+    }
+}
+
+/// The parts of a cap a case may ask for.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct CapRequest {
+    /// The limit in `unit`s (needs `cap.configurable`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub limit: Option<u64>,
+    /// What the limit counts.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub unit: Option<Unit>,
+    /// How the cut is made.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub strategy: Option<Strategy>,
+}
+
+/// What a cap counts.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Unit {
+    /// UTF-8 bytes.
+    Bytes,
+    /// Unicode scalar values (what Rust calls `char` and Python calls a code point).
+    Chars,
+}
+
+impl Unit {
+    /// The unit's name as it appears on the wire.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Unit::Bytes => "bytes",
+            Unit::Chars => "chars",
+        }
+    }
+}
+
+/// How a cap cuts an output that is too large.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Strategy {
+    /// Keep the beginning and the end, cut the middle.
+    HeadTail,
+    /// Keep the beginning only.
+    HeadOnly,
+}
+
+impl Strategy {
+    /// The strategy's name as it appears on the wire.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Strategy::HeadTail => "head_tail",
+            Strategy::HeadOnly => "head_only",
+        }
+    }
+}
+
+/// A tool the adapter registers with its harness.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ToolDef {
+    /// The tool's name.
+    pub name: String,
+    /// The description shown to the model.
+    pub description: String,
+    /// The input JSON Schema (draft 2020-12).
+    pub input_schema: Value,
+    /// What the tool's handler does when it runs.
+    pub behavior: Behavior,
+}
+
+/// A scripted handler.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(untagged, deny_unknown_fields)]
+pub enum Behavior {
+    /// Return an output.
+    Return {
+        /// The output.
+        #[serde(rename = "return")]
+        output: Output,
+    },
+    /// Raise an error of a given kind.
+    Raise {
+        /// The error.
+        raise: Raise,
+    },
+    /// Sleep, then continue with another behaviour.
+    Sleep {
+        /// How long to sleep.
+        sleep_ms: u64,
+        /// What to do after.
+        then: Box<Behavior>,
+    },
+    /// Mutate the received arguments in place, then continue with another behaviour.
+    MutateArgs {
+        /// The mutation.
+        mutate_args: Mutation,
+        /// What to do after.
+        then: Box<Behavior>,
+    },
+}
+
+/// What a scripted handler returns.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case", deny_unknown_fields)]
+pub enum Output {
+    /// Plain text.
+    Text(String),
+    /// A JSON value (the handler returns the structured value, not its text).
+    Json(Value),
+    /// Text generated from a compact description.
+    Generate(Gen),
+    /// A float that JSON cannot represent.
+    NonFinite(NonFinite),
+    /// The arguments exactly as the handler received them, as a JSON value. Always `true`.
+    EchoArgs(bool),
+}
+
+/// A float JSON has no literal for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub enum NonFinite {
+    /// Not a number.
+    #[serde(rename = "nan")]
+    Nan,
+    /// Positive infinity.
+    #[serde(rename = "inf")]
+    Inf,
+    /// Negative infinity.
+    #[serde(rename = "-inf")]
+    NegInf,
+}
+
+impl NonFinite {
+    /// The float itself.
+    pub fn value(self) -> f64 {
+        match self {
+            NonFinite::Nan => f64::NAN,
+            NonFinite::Inf => f64::INFINITY,
+            NonFinite::NegInf => f64::NEG_INFINITY,
+        }
+    }
+}
+
+/// An error a scripted handler raises.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Raise {
+    /// Which class of failure, in the harness's own idiom.
+    pub kind: RaiseKind,
+    /// The error's message (for `domain`, written for the model).
+    pub message: String,
+    /// For `internal`: a marker inside `message` that must never reach the model.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub secret: Option<String>,
+}
+
+/// The classes of failure a handler can raise.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum RaiseKind {
+    /// The tool ran and refused; its message is meant for the model.
+    Domain,
+    /// The tool or its service could not be reached; retrying may help.
+    Transport,
+    /// Anything else: a bug, a panic, an unexpected exception.
+    Internal,
+}
+
+/// A mutation a handler applies to the arguments it received.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Mutation {
+    /// JSON pointer (into the arguments) → new value. The parent must exist.
+    pub set: BTreeMap<String, Value>,
+}
+
+/// A compact description of a (possibly large) text output.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(untagged, deny_unknown_fields)]
+pub enum Gen {
+    /// A literal text.
+    Text {
+        /// The text.
+        text: String,
+    },
+    /// Whole repetitions of a unit: `floor(size / measure(repeat))` of them.
+    Repeat {
+        /// The unit repeated.
+        repeat: String,
+        /// The size to fill, in the cap's unit.
+        size: Size,
+    },
+    /// Numbered lines, then a given last line.
+    Lines {
+        /// The description.
+        lines: Lines,
+    },
+    /// Several generated parts, one after the other.
+    Concat {
+        /// The parts.
+        concat: Vec<Gen>,
+    },
+}
+
+/// Numbered body lines of a fixed width, then a last line.
+///
+/// Body line `i` (from 1) is `format!("{:06} ", i)` right-padded with `x` to `width` chars.
+/// Lines are joined by `\n`, then `\n` + `last` follows. There are as many body lines as keep
+/// the total at or under `size`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Lines {
+    /// The size to fill, in the cap's unit.
+    pub size: Size,
+    /// Each body line's width in chars (at least 8).
+    pub width: u64,
+    /// The final line (a stack trace's `ValueError: ...`).
+    pub last: String,
+}
+
+/// A size in the cap's unit: exact, or relative to the harness's cap limit.
+///
+/// The runner resolves every relative size before it sends a case, so an adapter only ever
+/// sees [`Size::Exact`].
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+#[serde(untagged, deny_unknown_fields)]
+pub enum Size {
+    /// So many units.
+    Exact(u64),
+    /// `floor(cap_limit × cap) + plus` units (never below zero).
+    Relative {
+        /// The multiple of the cap limit.
+        cap: f64,
+        /// Units added after the multiplication (may be negative).
+        #[serde(default)]
+        plus: i64,
+    },
+}
+
+/// Which shape a call arrives in.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum CallForm {
+    /// A structured `tool_use` block: `id`, `name`, `input` (any of them may be missing or odd).
+    Structured,
+    /// Arguments delivered as text, the way OpenAI-style APIs deliver them.
+    ArgumentsText,
+    /// The whole block as raw text, possibly not JSON.
+    Raw,
+}
+
+impl CallForm {
+    /// The need name a case with this form of call requires (`None` for structured calls).
+    pub fn need(self) -> Option<&'static str> {
+        match self {
+            CallForm::Structured => None,
+            CallForm::ArgumentsText => Some("call_form.arguments_text"),
+            CallForm::Raw => Some("call_form.raw"),
+        }
+    }
+}
+
+/// One incoming call.
+///
+/// A structured call is kept as the JSON object the case wrote, because malformed calls are
+/// the point of many cases: `id` may be missing, empty or a number, `input` may be an array.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Call {
+    /// The whole block as raw text.
+    Raw(String),
+    /// A block with some of `id`, `name`, `input`, `arguments_text`.
+    Block(Map<String, Value>),
+}
+
+const BLOCK_KEYS: [&str; 4] = ["id", "name", "input", "arguments_text"];
+
+impl Call {
+    /// The shape this call arrives in.
+    pub fn form(&self) -> CallForm {
+        match self {
+            Call::Raw(_) => CallForm::Raw,
+            Call::Block(map) if map.contains_key("arguments_text") => CallForm::ArgumentsText,
+            Call::Block(_) => CallForm::Structured,
+        }
+    }
+
+    /// The call's id when it is a string (possibly empty).
+    pub fn id(&self) -> Option<&str> {
+        match self {
+            Call::Block(map) => map.get("id").and_then(Value::as_str),
+            Call::Raw(_) => None,
+        }
+    }
+
+    /// The call's tool name when it is a string.
+    pub fn name(&self) -> Option<&str> {
+        match self {
+            Call::Block(map) => map.get("name").and_then(Value::as_str),
+            Call::Raw(_) => None,
+        }
+    }
+
+    /// The structured arguments, when present.
+    pub fn input(&self) -> Option<&Value> {
+        match self {
+            Call::Block(map) => map.get("input"),
+            Call::Raw(_) => None,
+        }
+    }
+
+    /// The arguments as text, for the `arguments_text` form.
+    pub fn arguments_text(&self) -> Option<&str> {
+        match self {
+            Call::Block(map) => map.get("arguments_text").and_then(Value::as_str),
+            Call::Raw(_) => None,
+        }
+    }
+
+    /// The Anthropic-style `tool_use` block for a structured call (with `"type": "tool_use"`),
+    /// holding exactly the fields the case wrote. `None` for the other forms.
+    pub fn tool_use_block(&self) -> Option<Value> {
+        match self {
+            Call::Block(map) if !map.contains_key("arguments_text") => {
+                let mut block = Map::new();
+                block.insert("type".into(), Value::from("tool_use"));
+                for (k, v) in map {
+                    block.insert(k.clone(), v.clone());
+                }
+                Some(Value::Object(block))
+            }
+            _ => None,
+        }
+    }
+}
+
+impl Serialize for Call {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        match self {
+            Call::Raw(raw) => {
+                let mut map = Map::new();
+                map.insert("raw".into(), Value::from(raw.as_str()));
+                map.serialize(serializer)
+            }
+            Call::Block(map) => map.serialize(serializer),
+        }
+    }
+}
+
+impl<'de> Deserialize<'de> for Call {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        let map = Map::<String, Value>::deserialize(deserializer)?;
+        if let Some(raw) = map.get("raw") {
+            if map.len() != 1 {
+                return Err(D::Error::custom("a raw call has no field besides `raw`"));
+            }
+            let raw = raw
+                .as_str()
+                .ok_or_else(|| D::Error::custom("`raw` must be a string"))?;
+            return Ok(Call::Raw(raw.to_owned()));
+        }
+        if let Some(key) = map.keys().find(|k| !BLOCK_KEYS.contains(&k.as_str())) {
+            return Err(D::Error::custom(format!(
+                "unknown call field {key:?}; a call has `raw`, or some of `id`, `name`, `input`, `arguments_text`"
+            )));
+        }
+        if map.contains_key("input") && map.contains_key("arguments_text") {
+            return Err(D::Error::custom(
+                "a call has `input` or `arguments_text`, not both",
+            ));
+        }
+        if let Some(text) = map.get("arguments_text") {
+            if !text.is_string() {
+                return Err(D::Error::custom("`arguments_text` must be a string"));
+            }
+        }
+        Ok(Call::Block(map))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn behaviours_decode_in_every_shape() {
+        let b: Behavior = serde_json::from_value(json!({
+            "sleep_ms": 5,
+            "then": {"mutate_args": {"set": {"/a": 1}}, "then": {"return": {"echo_args": true}}}
+        }))
+        .unwrap();
+        let Behavior::Sleep { then, .. } = b else {
+            panic!("not a sleep: {b:?}")
+        };
+        assert!(matches!(*then, Behavior::MutateArgs { .. }));
+        let r: Behavior = serde_json::from_value(
+            json!({"raise": {"kind": "internal", "message": "x SECRET-1", "secret": "SECRET-1"}}),
+        )
+        .unwrap();
+        assert!(matches!(r, Behavior::Raise { .. }));
+    }
+
+    #[test]
+    fn unknown_fields_are_refused() {
+        assert!(
+            serde_json::from_value::<Behavior>(json!({"return": {"text": "a"}, "extra": 1}))
+                .is_err()
+        );
+        assert!(serde_json::from_value::<Output>(json!({"txt": "a"})).is_err());
+        assert!(serde_json::from_value::<Call>(json!({"id": "a", "nme": "t"})).is_err());
+        assert!(serde_json::from_value::<Call>(json!({"raw": "{", "id": "a"})).is_err());
+        assert!(serde_json::from_value::<WireCase>(
+            json!({"id": "a/b", "tools": [], "calls": [], "expect": {}})
+        )
+        .is_err());
+    }
+
+    #[test]
+    fn calls_keep_odd_fields_as_written() {
+        let c: Call = serde_json::from_value(json!({"id": 7, "input": [1]})).unwrap();
+        assert_eq!(c.form(), CallForm::Structured);
+        assert_eq!(c.id(), None);
+        assert_eq!(
+            c.tool_use_block().unwrap(),
+            json!({"type": "tool_use", "id": 7, "input": [1]})
+        );
+        let t: Call =
+            serde_json::from_value(json!({"id": "a", "name": "t", "arguments_text": "{"})).unwrap();
+        assert_eq!(t.form(), CallForm::ArgumentsText);
+        assert_eq!(t.arguments_text(), Some("{"));
+        let r: Call = serde_json::from_value(json!({"raw": "not json"})).unwrap();
+        assert_eq!(r, Call::Raw("not json".into()));
+        assert_eq!(
+            serde_json::to_value(&r).unwrap(),
+            json!({"raw": "not json"})
+        );
+    }
+
+    #[test]
+    fn sizes_decode_exact_and_relative() {
+        assert_eq!(
+            serde_json::from_value::<Size>(json!(5)).unwrap(),
+            Size::Exact(5)
+        );
+        assert_eq!(
+            serde_json::from_value::<Size>(json!({"cap": 1.0, "plus": -1})).unwrap(),
+            Size::Relative { cap: 1.0, plus: -1 }
+        );
+        assert!(serde_json::from_value::<Size>(json!({"cap": 1.0, "minus": 1})).is_err());
+    }
+}

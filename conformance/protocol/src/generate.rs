@@ -1,0 +1,249 @@
+//! Expanding generated outputs, and resolving sizes given relative to the cap.
+//!
+//! A case describes a 10 MB output in a line of JSON, and describes it relative to the cap so
+//! that a harness with a fixed cap is tested as well as one whose cap the case can set. The
+//! runner resolves the sizes (it knows the cap from the handshake), sends the resolved case,
+//! and expands the same description locally to know exactly what the handler returned.
+
+use std::fmt;
+
+use crate::case::{Behavior, Gen, Lines, Output, Size, Unit, WireCase};
+
+/// The largest text a description may expand to (in the cap's unit), so that a typo in a case
+/// cannot ask an adapter for a terabyte.
+pub const MAX_GENERATED_SIZE: u64 = 256 * 1024 * 1024;
+
+/// Why a description could not be expanded or resolved.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum GenError {
+    /// A relative size reached an adapter, or was expanded before being resolved.
+    Unresolved,
+    /// `repeat` of an empty string.
+    EmptyRepeatUnit,
+    /// A `lines` width under 8.
+    LineTooNarrow(u64),
+    /// The size is over [`MAX_GENERATED_SIZE`].
+    TooLarge(u64),
+    /// A relative size that is not a finite, non-negative multiple.
+    BadMultiple(String),
+}
+
+impl fmt::Display for GenError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            GenError::Unresolved => {
+                write!(f, "a size relative to the cap was not resolved to a number")
+            }
+            GenError::EmptyRepeatUnit => write!(f, "`repeat` needs a non-empty unit"),
+            GenError::LineTooNarrow(w) => write!(f, "`lines.width` is {w}; it must be at least 8"),
+            GenError::TooLarge(n) => write!(
+                f,
+                "generated size {n} is over the limit of {MAX_GENERATED_SIZE}"
+            ),
+            GenError::BadMultiple(m) => {
+                write!(f, "`cap` multiple {m} is not a finite, non-negative number")
+            }
+        }
+    }
+}
+
+impl std::error::Error for GenError {}
+
+/// The size of `text` in `unit`.
+pub fn measure(text: &str, unit: Unit) -> u64 {
+    match unit {
+        Unit::Bytes => text.len() as u64,
+        Unit::Chars => text.chars().count() as u64,
+    }
+}
+
+/// Expands a generated output whose sizes are all resolved.
+pub fn materialize(gen: &Gen, unit: Unit) -> Result<String, GenError> {
+    let mut out = String::new();
+    expand(gen, unit, &mut out)?;
+    Ok(out)
+}
+
+fn exact(size: &Size) -> Result<u64, GenError> {
+    match *size {
+        Size::Exact(n) if n > MAX_GENERATED_SIZE => Err(GenError::TooLarge(n)),
+        Size::Exact(n) => Ok(n),
+        Size::Relative { .. } => Err(GenError::Unresolved),
+    }
+}
+
+fn expand(gen: &Gen, unit: Unit, out: &mut String) -> Result<(), GenError> {
+    match gen {
+        Gen::Text { text } => out.push_str(text),
+        Gen::Repeat { repeat, size } => {
+            let size = exact(size)?;
+            let each = measure(repeat, unit);
+            if each == 0 {
+                return Err(GenError::EmptyRepeatUnit);
+            }
+            let count = (size / each) as usize;
+            out.reserve(count * repeat.len());
+            for _ in 0..count {
+                out.push_str(repeat);
+            }
+        }
+        Gen::Lines { lines } => expand_lines(lines, unit, out)?,
+        Gen::Concat { concat } => {
+            for part in concat {
+                expand(part, unit, out)?;
+            }
+        }
+    }
+    if measure(out, unit) > MAX_GENERATED_SIZE {
+        return Err(GenError::TooLarge(measure(out, unit)));
+    }
+    Ok(())
+}
+
+fn expand_lines(lines: &Lines, unit: Unit, out: &mut String) -> Result<(), GenError> {
+    let size = exact(&lines.size)?;
+    if lines.width < 8 {
+        return Err(GenError::LineTooNarrow(lines.width));
+    }
+    let last = measure(&lines.last, unit);
+    // Body lines are ASCII, so a line plus its newline is `width + 1` in either unit.
+    let per_line = lines.width + 1;
+    let body = size.saturating_sub(last) / per_line;
+    out.reserve((body * per_line) as usize + lines.last.len());
+    for i in 1..=body {
+        let start = out.len();
+        out.push_str(&format!("{i:06} "));
+        while ((out.len() - start) as u64) < lines.width {
+            out.push('x');
+        }
+        out.push('\n');
+    }
+    out.push_str(&lines.last);
+    Ok(())
+}
+
+/// Resolves every relative size in a case against the harness's cap limit.
+pub fn resolve_case(case: &mut WireCase, cap_limit: u64) -> Result<(), GenError> {
+    for tool in &mut case.tools {
+        resolve_behavior(&mut tool.behavior, cap_limit)?;
+    }
+    Ok(())
+}
+
+fn resolve_behavior(behavior: &mut Behavior, cap_limit: u64) -> Result<(), GenError> {
+    match behavior {
+        Behavior::Return {
+            output: Output::Generate(gen),
+        } => resolve_gen(gen, cap_limit),
+        Behavior::Return { .. } | Behavior::Raise { .. } => Ok(()),
+        Behavior::Sleep { then, .. } | Behavior::MutateArgs { then, .. } => {
+            resolve_behavior(then, cap_limit)
+        }
+    }
+}
+
+fn resolve_gen(gen: &mut Gen, cap_limit: u64) -> Result<(), GenError> {
+    match gen {
+        Gen::Text { .. } => Ok(()),
+        Gen::Repeat { size, .. } => resolve_size(size, cap_limit),
+        Gen::Lines { lines } => resolve_size(&mut lines.size, cap_limit),
+        Gen::Concat { concat } => concat
+            .iter_mut()
+            .try_for_each(|part| resolve_gen(part, cap_limit)),
+    }
+}
+
+fn resolve_size(size: &mut Size, cap_limit: u64) -> Result<(), GenError> {
+    if let Size::Relative { cap, plus } = *size {
+        if !cap.is_finite() || cap < 0.0 {
+            return Err(GenError::BadMultiple(cap.to_string()));
+        }
+        let scaled = (cap_limit as f64 * cap).floor();
+        if scaled > MAX_GENERATED_SIZE as f64 {
+            return Err(GenError::TooLarge(scaled as u64));
+        }
+        let n = (scaled as i64).saturating_add(plus).max(0) as u64;
+        if n > MAX_GENERATED_SIZE {
+            return Err(GenError::TooLarge(n));
+        }
+        *size = Size::Exact(n);
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn gen(v: serde_json::Value) -> Gen {
+        serde_json::from_value(v).unwrap()
+    }
+
+    #[test]
+    fn repeat_emits_whole_units_in_the_unit_asked() {
+        let g = gen(json!({"repeat": "é", "size": 5}));
+        assert_eq!(materialize(&g, Unit::Bytes).unwrap(), "éé");
+        assert_eq!(materialize(&g, Unit::Chars).unwrap(), "ééééé");
+    }
+
+    #[test]
+    fn lines_fill_up_to_the_size_and_end_with_the_last_line() {
+        let g = gen(json!({"lines": {"size": 40, "width": 10, "last": "ValueError: x"}}));
+        let text = materialize(&g, Unit::Bytes).unwrap();
+        assert_eq!(text, "000001 xxx\n000002 xxx\nValueError: x");
+        assert!(text.len() <= 40);
+        let tiny = gen(json!({"lines": {"size": 3, "width": 10, "last": "end"}}));
+        assert_eq!(materialize(&tiny, Unit::Chars).unwrap(), "end");
+    }
+
+    #[test]
+    fn relative_sizes_resolve_against_the_cap() {
+        let mut case: WireCase = serde_json::from_value(json!({
+            "id": "cap/x",
+            "tools": [{"name": "t", "description": "d", "input_schema": {"type": "object"},
+                       "behavior": {"sleep_ms": 1, "then": {"return": {"generate":
+                           {"concat": [{"repeat": "a", "size": {"cap": 1.0, "plus": -1}},
+                                       {"text": "€"},
+                                       {"repeat": "b", "size": {"cap": 0.5}}]}}}}}],
+            "calls": []
+        }))
+        .unwrap();
+        let Behavior::Sleep { then, .. } = &case.tools[0].behavior else {
+            panic!()
+        };
+        let Behavior::Return {
+            output: Output::Generate(g),
+        } = &**then
+        else {
+            panic!()
+        };
+        assert_eq!(materialize(g, Unit::Bytes), Err(GenError::Unresolved));
+        resolve_case(&mut case, 10).unwrap();
+        let Behavior::Sleep { then, .. } = &case.tools[0].behavior else {
+            panic!()
+        };
+        let Behavior::Return {
+            output: Output::Generate(g),
+        } = &**then
+        else {
+            panic!()
+        };
+        assert_eq!(materialize(g, Unit::Bytes).unwrap(), "aaaaaaaaa€bbbbb");
+    }
+
+    #[test]
+    fn absurd_sizes_are_refused() {
+        let mut s = Size::Relative { cap: 1e12, plus: 0 };
+        assert!(matches!(
+            resolve_size(&mut s, 1000),
+            Err(GenError::TooLarge(_))
+        ));
+        let g = gen(json!({"repeat": "", "size": 3}));
+        assert_eq!(materialize(&g, Unit::Bytes), Err(GenError::EmptyRepeatUnit));
+        let mut neg = Size::Relative { cap: 0.0, plus: -5 };
+        resolve_size(&mut neg, 10).unwrap();
+        assert_eq!(neg, Size::Exact(0));
+    }
+}

@@ -1,0 +1,30 @@
+//! The wire types of the harness-conformance adapter protocol.
+//!
+//! The runner and every adapter written in Rust (the reference adapter among them) speak the
+//! same JSON lines; this crate is the one place those messages are defined, so the two sides
+//! cannot drift. It is a pure library: no I/O, no printing. `conformance/PROTOCOL.md` is the
+//! normative text for adapters in other languages, and its JSON Schemas describe the same
+//! shapes as the types here.
+//!
+//! Three parts:
+//! - [`case`]: the case as an adapter sees it — configuration, tools with scripted behaviours,
+//!   and the calls of one assistant turn. Expectations are not here: adapters never see them.
+//! - [`message`]: the commands the runner sends, the handshake, and the adapter's replies.
+//! - [`generate`]: expanding the compact description of a large output into its text, and
+//!   resolving sizes given relative to the harness's cap. Both sides run the same code, so the
+//!   runner checks a result against exactly the text the adapter's handler returned.
+
+pub mod case;
+pub mod generate;
+pub mod message;
+
+pub use case::{
+    Behavior, Call, CallForm, CapRequest, CaseConfig, Gen, Lines, Mutation, NonFinite, Output,
+    Raise, RaiseKind, Size, Strategy, ToolDef, Unit, WireCase,
+};
+pub use generate::{materialize, measure, resolve_case, GenError, MAX_GENERATED_SIZE};
+pub use message::{
+    decode_command, decode_hello, decode_reply, CapCapability, Capabilities, Command,
+    DeadlineCapability, DecodeError, Hello, Implementation, Invocation, ObservedResult, Reply,
+    ReplyOutcome, PROTOCOL_VERSION,
+};

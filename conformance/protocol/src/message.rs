@@ -1,0 +1,397 @@
+//! The messages of the protocol: commands, the handshake, and replies.
+//!
+//! Decoding is strict — unknown fields, missing fields and wrong types are errors — because a
+//! runner that guessed at a sloppy adapter's meaning could blame a harness for the adapter's
+//! mistake. The one repair made on purpose: a lone UTF-16 surrogate escape (`"\ud800"`), which
+//! a JavaScript or Python adapter can emit for content its harness produced, is replaced by
+//! U+FFFD and counted, so the runner can fail the harness for invalid text instead of erroring
+//! the adapter.
+
+use std::borrow::Cow;
+use std::collections::BTreeMap;
+use std::fmt;
+
+use serde::de::DeserializeOwned;
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+use crate::case::{CallForm, Strategy, Unit, WireCase};
+
+/// The protocol version this crate speaks.
+pub const PROTOCOL_VERSION: u32 = 1;
+
+/// What the runner sends an adapter, one per line.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "cmd", rename_all = "snake_case", deny_unknown_fields)]
+pub enum Command {
+    /// The handshake: the adapter answers with a [`Hello`].
+    Start {
+        /// The runner's protocol version.
+        protocol: u32,
+    },
+    /// Run one case: the adapter answers with a [`Reply`] carrying the same `seq`.
+    Run {
+        /// Sequence number, echoed in the reply.
+        seq: u64,
+        /// The case, sizes resolved, expectations removed.
+        case: WireCase,
+    },
+    /// The adapter exits cleanly; no answer. (A struct variant so that extra fields are refused.)
+    Stop {},
+}
+
+/// The adapter's answer to `start`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Hello {
+    /// The protocol version the adapter speaks.
+    pub protocol: u32,
+    /// Which harness is behind the adapter.
+    pub implementation: Implementation,
+    /// What the harness can do; cases needing more are skipped.
+    pub capabilities: Capabilities,
+}
+
+/// Which harness is behind an adapter.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Implementation {
+    /// The harness's name.
+    pub name: String,
+    /// Its language.
+    pub language: String,
+    /// Its version.
+    pub version: String,
+    /// Where to read about it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub homepage: Option<String>,
+}
+
+/// What the harness behind an adapter can do.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Capabilities {
+    /// The output cap; absent or `null` means the harness has none (cap cases then fail).
+    #[serde(default)]
+    pub cap: Option<CapCapability>,
+    /// Suite class (`invalid_arguments`, …) → the harness's own code for it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub codes: Option<BTreeMap<String, String>>,
+    /// Whether results say if retrying the same call can help.
+    #[serde(default)]
+    pub retryability: bool,
+    /// Handler deadlines.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub deadline: Option<DeadlineCapability>,
+    /// The JSON Schema keywords the adapter can give its harness faithfully.
+    #[serde(default)]
+    pub keywords: Vec<String>,
+    /// The call shapes the harness accepts; absent means structured only.
+    #[serde(default = "structured_only")]
+    pub call_forms: Vec<CallForm>,
+    /// Whether one turn's calls go to the harness as one batch.
+    #[serde(default)]
+    pub parallel: bool,
+    /// Whether replies report the calls as the harness's transcript keeps them.
+    #[serde(default)]
+    pub history: bool,
+    /// Optional feature sets (`authorization`, `idempotency`, …).
+    #[serde(default)]
+    pub features: Vec<String>,
+}
+
+fn structured_only() -> Vec<CallForm> {
+    vec![CallForm::Structured]
+}
+
+/// A harness's output cap.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct CapCapability {
+    /// What the limit counts.
+    pub unit: Unit,
+    /// The default limit.
+    pub limit: u64,
+    /// Whether a case may set the limit (and the unit and strategy among those listed).
+    #[serde(default)]
+    pub configurable: bool,
+    /// The strategies it can apply; the first is the default.
+    pub strategies: Vec<Strategy>,
+}
+
+/// A harness's handler deadlines.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct DeadlineCapability {
+    /// Whether a case may set the deadline.
+    pub configurable: bool,
+    /// The default deadline, if the harness has one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub default_ms: Option<u64>,
+}
+
+/// The adapter's answer to `run`. Exactly one of `results`, `skip`, `error` is present.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Reply {
+    /// The `seq` of the `run` this answers.
+    pub seq: u64,
+    /// The case id.
+    pub case: String,
+    /// What the harness returned, one entry per result, in the order the harness produced them.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub results: Option<Vec<ObservedResult>>,
+    /// Every handler run, in order, with the arguments as the handler received them.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub invocations: Option<Vec<Invocation>>,
+    /// The calls as the harness's transcript keeps them after the turn (capability `history`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub history: Option<Vec<Value>>,
+    /// The adapter cannot express this case in its harness; the reason.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub skip: Option<String>,
+    /// The adapter itself failed on this case; the reason.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub error: Option<String>,
+    /// Lone surrogate escapes that decoding replaced by U+FFFD (never on the wire).
+    #[serde(skip)]
+    pub lone_surrogates: usize,
+}
+
+/// What a [`Reply`] amounts to.
+#[derive(Debug, Clone, PartialEq)]
+pub enum ReplyOutcome {
+    /// The harness ran the case.
+    Observed {
+        /// Its results.
+        results: Vec<ObservedResult>,
+        /// The handler runs.
+        invocations: Vec<Invocation>,
+        /// The transcript's calls, when reported.
+        history: Option<Vec<Value>>,
+    },
+    /// The adapter skipped the case.
+    Skip(String),
+    /// The adapter failed.
+    Error(String),
+}
+
+impl Reply {
+    /// Which of the three answers this is; more or fewer than one is a protocol error.
+    pub fn outcome(self) -> Result<ReplyOutcome, DecodeError> {
+        match (self.results, self.skip, self.error) {
+            (Some(results), None, None) => Ok(ReplyOutcome::Observed {
+                results,
+                invocations: self.invocations.unwrap_or_default(),
+                history: self.history,
+            }),
+            (None, Some(reason), None) if self.invocations.is_none() => {
+                Ok(ReplyOutcome::Skip(reason))
+            }
+            (None, None, Some(reason)) => Ok(ReplyOutcome::Error(reason)),
+            _ => Err(DecodeError::Shape(
+                "a reply has exactly one of `results`, `skip`, `error`".into(),
+            )),
+        }
+    }
+}
+
+/// One result as the harness produced it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ObservedResult {
+    /// The id the result answers, as the harness set it (`null` when it set none).
+    pub tool_use_id: Value,
+    /// Whether the harness flagged the result as an error.
+    pub is_error: bool,
+    /// The text the model is shown (text blocks concatenated in order).
+    pub content: String,
+    /// The harness's machine code, if it has one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub code: Option<String>,
+    /// Whether retrying the same call can help, if the harness says.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub retryable: Option<bool>,
+    /// The harness's own result object, as JSON, for reports.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub native: Option<Value>,
+}
+
+/// One handler run.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Invocation {
+    /// The tool whose handler ran.
+    pub tool: String,
+    /// The call it ran for, when the harness exposes it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tool_use_id: Option<Value>,
+    /// The arguments exactly as the handler received them (copied on entry).
+    pub args: Value,
+}
+
+/// Why a line could not be decoded as the message expected.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum DecodeError {
+    /// The line is not UTF-8.
+    NotUtf8 {
+        /// Bytes before the first invalid sequence.
+        valid_up_to: usize,
+    },
+    /// The line is not JSON of the expected shape.
+    Invalid(String),
+    /// The JSON has the right fields but an impossible combination.
+    Shape(String),
+}
+
+impl fmt::Display for DecodeError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            DecodeError::NotUtf8 { valid_up_to } => {
+                write!(
+                    f,
+                    "not UTF-8 (invalid byte after {valid_up_to} valid bytes)"
+                )
+            }
+            DecodeError::Invalid(msg) => write!(f, "not a valid message: {msg}"),
+            DecodeError::Shape(msg) => write!(f, "not a valid message: {msg}"),
+        }
+    }
+}
+
+impl std::error::Error for DecodeError {}
+
+/// Decodes an adapter's reply to `run`.
+pub fn decode_reply(line: &[u8]) -> Result<Reply, DecodeError> {
+    let (mut reply, lone): (Reply, usize) = decode(line)?;
+    reply.lone_surrogates = lone;
+    Ok(reply)
+}
+
+/// Decodes an adapter's answer to `start`.
+pub fn decode_hello(line: &[u8]) -> Result<Hello, DecodeError> {
+    decode(line).map(|(hello, _)| hello)
+}
+
+/// Decodes a runner command (for adapters written in Rust).
+pub fn decode_command(line: &[u8]) -> Result<Command, DecodeError> {
+    decode(line).map(|(command, _)| command)
+}
+
+fn decode<T: DeserializeOwned>(line: &[u8]) -> Result<(T, usize), DecodeError> {
+    let text = std::str::from_utf8(line).map_err(|e| DecodeError::NotUtf8 {
+        valid_up_to: e.valid_up_to(),
+    })?;
+    let (text, lone) = repair_lone_surrogates(text);
+    let value = serde_json::from_str(&text).map_err(|e| DecodeError::Invalid(e.to_string()))?;
+    Ok((value, lone))
+}
+
+/// Replaces `\uD800`–`\uDFFF` escapes that are not part of a valid pair by `\uFFFD`.
+fn repair_lone_surrogates(text: &str) -> (Cow<'_, str>, usize) {
+    fn surrogate_at(bytes: &[u8], i: usize) -> Option<u16> {
+        let hex = bytes.get(i + 2..i + 6)?;
+        if bytes[i] != b'\\' || bytes[i + 1] != b'u' {
+            return None;
+        }
+        let unit = u16::from_str_radix(std::str::from_utf8(hex).ok()?, 16).ok()?;
+        (0xD800..=0xDFFF).contains(&unit).then_some(unit)
+    }
+    let bytes = text.as_bytes();
+    if !text.contains("\\u") {
+        return (Cow::Borrowed(text), 0);
+    }
+    let mut out = String::with_capacity(text.len());
+    let mut count = 0;
+    let mut copied = 0;
+    let mut i = 0;
+    while i < bytes.len() {
+        if bytes[i] == b'\\' && i + 1 < bytes.len() {
+            if let Some(unit) = surrogate_at(bytes, i) {
+                let paired = (0xD800..0xDC00).contains(&unit)
+                    && surrogate_at(bytes, i + 6).is_some_and(|lo| lo >= 0xDC00);
+                if paired {
+                    i += 12;
+                } else {
+                    out.push_str(&text[copied..i]);
+                    out.push_str("\\uFFFD");
+                    count += 1;
+                    i += 6;
+                    copied = i;
+                }
+                continue;
+            }
+            i += 2; // skip the escaped character, so `\\ud800` (a literal backslash) is left alone
+            continue;
+        }
+        i += 1;
+    }
+    if count == 0 {
+        return (Cow::Borrowed(text), 0);
+    }
+    out.push_str(&text[copied..]);
+    (Cow::Owned(out), count)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn commands_round_trip() {
+        let start = Command::Start { protocol: 1 };
+        let line = serde_json::to_string(&start).unwrap();
+        assert_eq!(line, r#"{"cmd":"start","protocol":1}"#);
+        assert_eq!(decode_command(line.as_bytes()).unwrap(), start);
+        assert_eq!(
+            decode_command(br#"{"cmd":"stop"}"#).unwrap(),
+            Command::Stop {}
+        );
+        assert!(decode_command(br#"{"cmd":"stop","x":1}"#).is_err());
+    }
+
+    #[test]
+    fn a_reply_is_exactly_one_of_results_skip_error() {
+        let ok = decode_reply(br#"{"seq":1,"case":"a/b","results":[{"tool_use_id":"t1","is_error":false,"content":"hi"}],"invocations":[]}"#).unwrap();
+        assert!(matches!(ok.outcome(), Ok(ReplyOutcome::Observed { .. })));
+        let both = decode_reply(br#"{"seq":1,"case":"a/b","results":[],"skip":"no"}"#).unwrap();
+        assert!(both.outcome().is_err());
+        let none = decode_reply(br#"{"seq":1,"case":"a/b"}"#).unwrap();
+        assert!(none.outcome().is_err());
+        assert!(decode_reply(br#"{"seq":1,"case":"a/b","results":[],"extra":true}"#).is_err());
+    }
+
+    #[test]
+    fn lone_surrogates_become_replacement_characters_and_are_counted() {
+        let line = br#"{"seq":1,"case":"a/b","results":[{"tool_use_id":"t","is_error":false,"content":"a\ud800b\ud83d\ude00c\\ud800\udc00"}]}"#;
+        let reply = decode_reply(line).unwrap();
+        assert_eq!(reply.lone_surrogates, 2);
+        let content = &reply.results.as_ref().unwrap()[0].content;
+        assert_eq!(content, "a\u{FFFD}b😀c\\ud800\u{FFFD}");
+    }
+
+    #[test]
+    fn not_utf8_is_reported_with_its_position() {
+        assert_eq!(
+            decode_reply(b"{\"seq\":\xff}").unwrap_err(),
+            DecodeError::NotUtf8 { valid_up_to: 7 }
+        );
+    }
+
+    #[test]
+    fn hello_defaults_are_conservative() {
+        let hello = decode_hello(
+            json!({"protocol": 1,
+                   "implementation": {"name": "x", "language": "python", "version": "1"},
+                   "capabilities": {}})
+            .to_string()
+            .as_bytes(),
+        )
+        .unwrap();
+        assert_eq!(hello.capabilities.cap, None);
+        assert_eq!(hello.capabilities.call_forms, vec![CallForm::Structured]);
+        assert!(!hello.capabilities.parallel);
+    }
+}
