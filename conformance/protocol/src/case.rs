@@ -104,7 +104,8 @@ impl Strategy {
 pub struct ToolDef {
     /// The tool's name.
     pub name: String,
-    /// The description shown to the model.
+    /// The description shown to the model (absent in a case file means empty).
+    #[serde(default)]
     pub description: String,
     /// The input JSON Schema (draft 2020-12).
     pub input_schema: Value,
@@ -255,7 +256,7 @@ pub enum Gen {
 pub struct Lines {
     /// The size to fill, in the cap's unit.
     pub size: Size,
-    /// Each body line's width in chars (at least 8).
+    /// Each body line's width in chars (at least 7, the width of the numbered prefix).
     pub width: u64,
     /// The final line (a stack trace's `ValueError: ...`).
     pub last: String,

@@ -21,8 +21,10 @@ pub enum GenError {
     Unresolved,
     /// `repeat` of an empty string.
     EmptyRepeatUnit,
-    /// A `lines` width under 8.
+    /// A `lines` width under 7.
     LineTooNarrow(u64),
+    /// A relative size that resolves below zero.
+    Negative(i64),
     /// The size is over [`MAX_GENERATED_SIZE`].
     TooLarge(u64),
     /// A relative size that is not a finite, non-negative multiple.
@@ -36,7 +38,10 @@ impl fmt::Display for GenError {
                 write!(f, "a size relative to the cap was not resolved to a number")
             }
             GenError::EmptyRepeatUnit => write!(f, "`repeat` needs a non-empty unit"),
-            GenError::LineTooNarrow(w) => write!(f, "`lines.width` is {w}; it must be at least 8"),
+            GenError::LineTooNarrow(w) => write!(f, "`lines.width` is {w}; it must be at least 7"),
+            GenError::Negative(n) => {
+                write!(f, "a size relative to the cap resolves to {n}, below zero")
+            }
             GenError::TooLarge(n) => write!(
                 f,
                 "generated size {n} is over the limit of {MAX_GENERATED_SIZE}"
@@ -103,7 +108,7 @@ fn expand(gen: &Gen, unit: Unit, out: &mut String) -> Result<(), GenError> {
 
 fn expand_lines(lines: &Lines, unit: Unit, out: &mut String) -> Result<(), GenError> {
     let size = exact(&lines.size)?;
-    if lines.width < 8 {
+    if lines.width < 7 {
         return Err(GenError::LineTooNarrow(lines.width));
     }
     let last = measure(&lines.last, unit);
@@ -163,7 +168,11 @@ fn resolve_size(size: &mut Size, cap_limit: u64) -> Result<(), GenError> {
         if scaled > MAX_GENERATED_SIZE as f64 {
             return Err(GenError::TooLarge(scaled as u64));
         }
-        let n = (scaled as i64).saturating_add(plus).max(0) as u64;
+        let n = (scaled as i64).saturating_add(plus);
+        if n < 0 {
+            return Err(GenError::Negative(n));
+        }
+        let n = n as u64;
         if n > MAX_GENERATED_SIZE {
             return Err(GenError::TooLarge(n));
         }
