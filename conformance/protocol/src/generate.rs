@@ -252,7 +252,6 @@ mod tests {
         let g = gen(json!({"repeat": "", "size": 3}));
         assert_eq!(materialize(&g, Unit::Bytes), Err(GenError::EmptyRepeatUnit));
         let mut neg = Size::Relative { cap: 0.0, plus: -5 };
-        resolve_size(&mut neg, 10).unwrap();
-        assert_eq!(neg, Size::Exact(0));
+        assert_eq!(resolve_size(&mut neg, 10), Err(GenError::Negative(-5)));
     }
 }
