@@ -150,7 +150,8 @@ def object_model(schema: dict, path: str, names: _Names) -> Any:
         raise Untranslatable(f"schema-valued additionalProperties beside properties at {path or '/'}")
     fields = {}
     for i, (key, sub) in enumerate((props or {}).items()):
-        fields[f"f{i}"] = field_definition(key, sub, key in schema.get("required", []), f"{path}/{key}", names)
+        field = key if plain_name(key) else f"f{i}"
+        fields[field] = field_definition(key, sub, key in schema.get("required", []), f"{path}/{key}", names)
     missing = set(schema.get("required", [])) - set(props or {})
     if missing:
         raise Untranslatable(f"required names {sorted(missing)} without properties at {path or '/'}")
@@ -158,9 +159,24 @@ def object_model(schema: dict, path: str, names: _Names) -> Any:
     return create_model(names.next(), __config__=config, **fields)
 
 
+def plain_name(key: str) -> bool:
+    """Whether a property can be a pydantic field under its own name (else it gets an alias)."""
+    return (key.isidentifier() and not keyword.iskeyword(key) and not key.startswith("_")
+            and not hasattr(BaseModel, key))
+
+
+def uses_aliases(model: Any) -> bool:
+    """Whether any field of `model` or its nested models is stored under a name other than its property's."""
+    fields = getattr(model, "model_fields", None)
+    if fields is None:
+        return any(uses_aliases(a) for a in getattr(model, "__args__", ()) or ())
+    return any((info.alias is not None and info.alias != name) or uses_aliases(info.annotation)
+               for name, info in fields.items())
+
+
 def field_definition(key: str, schema: Any, required: bool, path: str, names: _Names) -> tuple:
     ann = annotation(schema, path, names)
-    meta = {"alias": key}
+    meta = {} if plain_name(key) else {"alias": key}
     if isinstance(schema, dict) and "description" in schema:
         meta["description"] = schema["description"]
     if required:

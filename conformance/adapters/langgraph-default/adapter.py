@@ -1,0 +1,168 @@
+"""Adapter: LangGraph's prebuilt `ToolNode` behind the conformance protocol.
+
+Two implementations share this file (`run` scripts in langgraph-default/ and
+langgraph-handle-errors/): `ToolNode(tools)` with its default error handling, and
+`ToolNode(tools, handle_tool_errors=True)` (pass `--handle-tool-errors`).
+
+What is tested: a one-node `StateGraph(MessagesState)` holding the ToolNode — the tool step of
+every LangGraph agent — invoked with the case's calls as one `AIMessage`. Structured calls become
+`AIMessage(tool_calls=[...])`; calls with arguments as text become the provider-style
+`additional_kwargs["tool_calls"]` that langchain-core parses itself (unparseable ones land in
+`invalid_tool_calls`, as with a real chat model). The adapter reports the `ToolMessage`s the graph
+appends — what the model is shown on its next turn: `content`, `status == "error"`, `tool_call_id`.
+
+Tools: `StructuredTool.from_function(coroutine=..., args_schema=<pydantic model>)` — a pydantic
+args_schema is what langchain validates (a dict args_schema is not validated at all). The model is
+written from the case's schema by python-common/schema2py.py, with one injected field
+(`InjectedToolCallId`) so the handler learns its call id the documented way; the injected field is
+hidden from the schema the model sees. What the translation cannot express SKIPs.
+
+Handler errors, in langchain's idiom: domain → `ToolException` (langchain's "tool error" type),
+transport → `ConnectionError`, internal → `RuntimeError`.
+
+When the graph raises, the turn is lost and the model sees nothing: no results are reported and
+the exception goes to stderr.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+import os
+import sys
+import warnings
+from importlib.metadata import version
+from typing import Annotated
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "python-common"))
+
+import hcproto  # noqa: E402
+import schema2py  # noqa: E402
+from langchain_core.messages import AIMessage, ToolMessage  # noqa: E402
+from langchain_core.tools import InjectedToolCallId, StructuredTool, ToolException  # noqa: E402
+from langgraph.graph import END, START, MessagesState, StateGraph  # noqa: E402
+from langgraph.prebuilt import ToolNode  # noqa: E402
+from pydantic import create_model  # noqa: E402
+
+warnings.filterwarnings("ignore")
+logging.disable(logging.CRITICAL)
+
+HANDLE_ERRORS = "--handle-tool-errors" in sys.argv[1:]
+RAISERS = hcproto.Raisers(domain=ToolException, transport=ConnectionError, internal=RuntimeError)
+INJECTED = "tool_call_id"
+
+HELLO = {
+    "implementation": {
+        "name": "langgraph ToolNode" + (" (handle_tool_errors=True)" if HANDLE_ERRORS else " (default error handling)"),
+        "language": "python",
+        "version": f"langgraph {version('langgraph')}, langgraph-prebuilt {version('langgraph-prebuilt')}, "
+                   f"langchain-core {version('langchain-core')}",
+        "homepage": "https://github.com/langchain-ai/langgraph",
+    },
+    "capabilities": {
+        "cap": None,
+        "retryability": False,
+        "keywords": schema2py.KEYWORDS,
+        "call_forms": ["structured", "arguments_text"],
+        "parallel": True,
+        "history": True,
+    },
+}
+
+
+def tool_for(tool: dict, unit: str, invocations: hcproto.Invocations) -> StructuredTool:
+    schema = tool["input_schema"]
+    if isinstance(schema, dict) and INJECTED in (schema.get("properties") or {}):
+        raise hcproto.Skip(f"tool {tool['name']!r}: a property named {INJECTED!r} collides with the injected call id")
+    try:
+        model = schema2py.root_model(schema, tool["name"])
+    except schema2py.Untranslatable as exc:
+        raise hcproto.Skip(f"tool {tool['name']!r}: {exc}") from None
+    if schema2py.uses_aliases(model):
+        raise hcproto.Skip(f"tool {tool['name']!r}: a property name is not a Python identifier, and "
+                           "langchain passes validated arguments by field name")
+    args_schema = create_model(
+        model.__name__ + "_tool", __base__=model,
+        **{INJECTED: (Annotated[str, InjectedToolCallId], ...)},
+    )
+    name, behavior = tool["name"], tool["behavior"]
+
+    async def handler(**kwargs):
+        call_id = kwargs.pop(INJECTED, None)
+        args = {k: v for k, v in kwargs.items() if v is not hcproto.UNSET}
+        invocations.record(name, call_id, args)
+        value = await hcproto.perform_async(behavior, args, unit, RAISERS)
+        return value
+
+    return StructuredTool.from_function(
+        coroutine=handler, name=name, description=tool["description"], args_schema=args_schema,
+    )
+
+
+def ai_message(calls: list) -> AIMessage:
+    structured, provider = [], []
+    for call in calls:
+        if "raw" in call:
+            raise hcproto.Skip("langchain receives calls already split into name, id and arguments; a raw block is not expressible")
+        if "arguments_text" in call:
+            provider.append({"id": call.get("id"), "type": "function",
+                             "function": {"name": call.get("name"), "arguments": call["arguments_text"]}})
+        else:
+            structured.append({"name": call.get("name"), "args": call.get("input"), "id": call.get("id"),
+                               "type": "tool_call"})
+    if provider and structured:
+        raise hcproto.Skip("one assistant message cannot mix parsed tool calls with provider-format tool calls")
+    if provider:
+        return AIMessage(content="", additional_kwargs={"tool_calls": provider})
+    return AIMessage(content="", tool_calls=structured)
+
+
+def content_text(content) -> str:
+    if isinstance(content, str):
+        return content
+    return hcproto.text_of_blocks([b if isinstance(b, dict) else {"type": "text", "text": str(b)} for b in content])
+
+
+async def run_async(case: dict) -> dict:
+    unit = hcproto.cap_unit(case)
+    invocations = hcproto.Invocations()
+    tools = [tool_for(t, unit, invocations) for t in case["tools"]]
+    node = ToolNode(tools, handle_tool_errors=True) if HANDLE_ERRORS else ToolNode(tools)
+    graph = StateGraph(MessagesState)
+    graph.add_node("tools", node)
+    graph.add_edge(START, "tools")
+    graph.add_edge("tools", END)
+    app = graph.compile()
+    ids = [c.get("id") for c in case["calls"]]
+    try:
+        message = ai_message(case["calls"])
+        state = await app.ainvoke({"messages": [message]})
+    except hcproto.Skip:
+        raise
+    except Exception as exc:
+        hcproto.log_harness_raise(ids, exc)
+        return {"results": [], "invocations": invocations.entries}
+    results, history = [], []
+    for m in state["messages"]:
+        if isinstance(m, AIMessage):
+            history = [{"id": c.get("id"), "name": c.get("name"), "input": hcproto.jsonable(c.get("args"))}
+                       for c in m.tool_calls]
+            history += [{"id": c.get("id"), "name": c.get("name"), "arguments_text": c.get("args")}
+                        for c in m.invalid_tool_calls]
+        elif isinstance(m, ToolMessage):
+            results.append({
+                "tool_use_id": m.tool_call_id,
+                "is_error": m.status == "error",
+                "content": content_text(m.content),
+                "native": hcproto.jsonable(json.loads(m.model_dump_json())),
+            })
+    return {"results": results, "invocations": invocations.entries, "history": history}
+
+
+def run_case(case: dict) -> dict:
+    return asyncio.run(run_async(case))
+
+
+if __name__ == "__main__":
+    hcproto.serve(HELLO, run_case)
