@@ -145,11 +145,13 @@ async def run_async(case: dict) -> dict:
         return {"results": [], "invocations": invocations.entries}
     results, history = [], []
     for m in state["messages"]:
-        if isinstance(m, AIMessage):
+        if isinstance(m, AIMessage) and m.additional_kwargs.get("tool_calls"):
+            # provider-format calls: the message keeps the model's text verbatim here
+            history = [{"id": c.get("id"), "name": c["function"].get("name"), "arguments_text": c["function"].get("arguments")}
+                       for c in m.additional_kwargs["tool_calls"]]
+        elif isinstance(m, AIMessage):
             history = [{"id": c.get("id"), "name": c.get("name"), "input": hcproto.jsonable(c.get("args"))}
                        for c in m.tool_calls]
-            history += [{"id": c.get("id"), "name": c.get("name"), "arguments_text": c.get("args")}
-                        for c in m.invalid_tool_calls]
         elif isinstance(m, ToolMessage):
             results.append({
                 "tool_use_id": m.tool_call_id,

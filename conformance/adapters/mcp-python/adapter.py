@@ -97,10 +97,11 @@ class Host:
     async def run(self) -> dict:
         deadline = (self.case.get("config") or {}).get("deadline_ms")
         results = []
+        for call in self.case["calls"]:
+            if not isinstance(call, dict) or "raw" in call or "arguments_text" in call:
+                raise hcproto.Skip("MCP tool calls carry arguments as a JSON object; raw and text forms are not expressible")
         async with Client(self.server) as client:
             for call in self.case["calls"]:
-                if not isinstance(call, dict) or "raw" in call or "arguments_text" in call:
-                    raise hcproto.Skip("MCP tool calls carry arguments as a JSON object; raw and text forms are not expressible")
                 call_id = call.get("id")
                 self.current_id = call_id
                 try:

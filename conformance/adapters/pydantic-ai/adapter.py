@@ -156,7 +156,8 @@ async def run_async(case: dict) -> dict:
         if isinstance(message, ModelResponse):
             for p in message.parts:
                 if isinstance(p, ToolCallPart):
-                    history.append({"id": p.tool_call_id, "name": p.tool_name, "input": hcproto.jsonable(p.args)})
+                    key = "arguments_text" if isinstance(p.args, str) else "input"
+                    history.append({"id": p.tool_call_id, "name": p.tool_name, key: hcproto.jsonable(p.args)})
             break  # the first response is the turn under test
     return {"results": [result_of(p) for p in tool_parts], "invocations": invocations.entries, "history": history}
 

@@ -1,0 +1,41 @@
+#!/usr/bin/env bash
+# Real harnesses through their adapters: installs every pinned harness (idempotent, fast when
+# already installed), then runs the suite against each adapter with its expected-failures baseline,
+# so this step turns red only when a harness's behaviour changes (a new failure, or a listed
+# failure that now passes). Runs unchanged on a laptop; needs python3.11 and node/npm.
+#
+#   ci/adapters.sh            all adapters
+#   ci/adapters.sh pydantic-ai mcp-python
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+adapters=(mcp-python mcp-typescript pydantic-ai langgraph-default langgraph-handle-errors template-python template-typescript)
+[[ $# -gt 0 ]] && adapters=("$@")
+
+conformance/adapters/install.sh "${adapters[@]}"
+
+cargo build --locked --release -q -p harness-conformance
+runner=target/release/harness-conformance
+
+command_for() {
+  case $1 in
+    template-python) echo "python3 conformance/adapters/template-python/adapter.py" ;;
+    template-typescript) echo "node conformance/adapters/template-typescript/adapter.mjs" ;;
+    *) echo "conformance/adapters/$1/run" ;;
+  esac
+}
+
+if "$runner" matrix --help >/dev/null 2>&1; then
+  args=()
+  for name in "${adapters[@]}"; do
+    args+=(--harness "$name=$(command_for "$name")" --baseline "$name=conformance/adapters/$name/baseline.json")
+  done
+  exec "$runner" matrix "${args[@]}" --out target/matrix
+fi
+
+status=0
+for name in "${adapters[@]}"; do
+  echo "::: $name"
+  "$runner" run --harness "$(command_for "$name")" --baseline "conformance/adapters/$name/baseline.json" || status=1
+done
+exit $status
