@@ -13,6 +13,10 @@ adapters=(mcp-python mcp-typescript pydantic-ai langgraph-default langgraph-hand
 [[ $# -gt 0 ]] && adapters=("$@")
 
 conformance/adapters/install.sh "${adapters[@]}"
+if [[ -x conformance/adapters/mcp-python/.venv/bin/python ]]; then
+  # The shared Python plumbing (generated outputs, pointers, schema translation) has its own tests.
+  conformance/adapters/mcp-python/.venv/bin/python -m unittest discover -q -s conformance/adapters/python-common
+fi
 
 cargo build --locked --release -q -p harness-conformance
 runner=target/release/harness-conformance

@@ -121,7 +121,7 @@ def jsonable(value: Any) -> Any:
     dump = getattr(value, "model_dump", None)
     if callable(dump):  # a pydantic model, without importing pydantic here
         try:
-            return jsonable(dump(mode="python", by_alias=True))
+            return jsonable(dump(mode="python", by_alias=True, warnings=False))
         except Exception:
             pass
     return repr(value)
