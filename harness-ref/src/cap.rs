@@ -1,0 +1,630 @@
+//! The output cap: the content a model sees never exceeds a limit, and says what was cut.
+//!
+//! This module is public and usable on its own (the fuzzers drive it directly). It is pure:
+//! no I/O except reading the caller's own reader in [`cap_reader`].
+//!
+//! # Semantics
+//!
+//! * The limit counts UTF-8 bytes ([`Unit::Bytes`]) or Unicode scalar values ([`Unit::Chars`],
+//!   Rust's `char`). The final content, **note included**, never exceeds it.
+//! * A text whose size is at most the limit is returned unchanged ([`Capped::truncation`] is
+//!   `None`). Hence capping is idempotent: a capped content is within the limit, so capping it
+//!   again changes nothing.
+//! * Otherwise the content is `head + "\n" + note + "\n" + tail` ([`Strategy::HeadTail`], the
+//!   default) or `head + "\n" + note` ([`Strategy::HeadOnly`]). `head` is a prefix and `tail` a
+//!   suffix of the original; a cut never splits a code point (in bytes mode the head is rounded
+//!   down and the tail's start rounded up to a character boundary).
+//! * Budget: `reserve` is the length of the separators plus the note written with the
+//!   *largest* numbers it could hold (omitted = the whole size, lines = all lines), so the
+//!   real note always fits. `budget = limit - reserve`; head-only keeps `budget` units of head;
+//!   head+tail gives the head `budget * head_permille / 1000` (rounded down) and the tail the
+//!   rest. So the last line of the original (a stack trace's final `ValueError: ...`) survives
+//!   whenever its length (plus its trailing newline, if any) is at most the tail budget.
+//! * The note is ASCII (one byte = one char) and reads, for head+tail,
+//!   `[truncated: 3000 of 5000 chars omitted from the middle (41 of 63 lines); to see them,
+//!   call again asking for a narrower range]` (head-only says `at the end`). "Lines omitted"
+//!   is the number of `\n` inside the omitted span; "lines" of the original is the number of
+//!   `\n` plus one if the text is non-empty and does not end with `\n`.
+//! * **Limit smaller than the reserve** (the note cannot fit beside any text): the content is
+//!   the note alone, cut to the limit (a limit of 0 gives empty content). No original text is
+//!   kept; [`Truncation`] still reports the exact numbers. The model learns that something was
+//!   cut as far as the limit allows.
+//!
+//! # Streaming
+//!
+//! [`StreamCapper`] (and [`cap_chunks`], [`cap_reader`]) accept the output in chunks and hold
+//! O(limit) memory: the first `limit` units and a window over the last `limit` to `2 × limit`
+//! units, plus counters. At the end, the same assembly function as [`cap`] runs over those
+//! buffers, so both forms produce byte-identical results.
+
+use std::borrow::Cow;
+use std::fmt;
+use std::io::{self, Read};
+
+/// What a cap counts.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+pub enum Unit {
+    /// UTF-8 bytes.
+    #[default]
+    Bytes,
+    /// Unicode scalar values (Rust `char`; Python's code points minus surrogates).
+    Chars,
+}
+
+impl Unit {
+    /// `"bytes"` or `"chars"`: the word used in notes and on the wire.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Unit::Bytes => "bytes",
+            Unit::Chars => "chars",
+        }
+    }
+}
+
+impl fmt::Display for Unit {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// Which part of an oversized output is kept.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+pub enum Strategy {
+    /// Keep the beginning and the end, cut the middle (the default: a stack trace's last line
+    /// is usually the one that matters).
+    #[default]
+    HeadTail,
+    /// Keep the beginning only.
+    HeadOnly,
+}
+
+impl Strategy {
+    /// `"head_tail"` or `"head_only"`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Strategy::HeadTail => "head_tail",
+            Strategy::HeadOnly => "head_only",
+        }
+    }
+}
+
+/// How to cap: the limit, its unit, the strategy and (for head+tail) the head's share.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct CapConfig {
+    /// The largest content size, note included, in `unit`s.
+    pub limit: usize,
+    /// What `limit` counts.
+    pub unit: Unit,
+    /// Which part is kept.
+    pub strategy: Strategy,
+    /// For head+tail: the head's share of the text budget, in thousandths (clamped to 1000).
+    /// 500 (the default) splits evenly; the tail gets the rounding remainder.
+    pub head_permille: u16,
+}
+
+impl Default for CapConfig {
+    /// 16 KiB, bytes, head+tail, even split.
+    fn default() -> Self {
+        CapConfig {
+            limit: 16 * 1024,
+            unit: Unit::Bytes,
+            strategy: Strategy::HeadTail,
+            head_permille: 500,
+        }
+    }
+}
+
+impl CapConfig {
+    /// A head+tail cap with an even split.
+    pub fn new(limit: usize, unit: Unit) -> Self {
+        CapConfig {
+            limit,
+            unit,
+            ..CapConfig::default()
+        }
+    }
+
+    /// The same cap with another strategy.
+    pub fn with_strategy(mut self, strategy: Strategy) -> Self {
+        self.strategy = strategy;
+        self
+    }
+
+    /// The same cap with the head's share given as a fraction in `[0, 1]` (clamped; NaN → 0.5).
+    pub fn with_head_share(mut self, share: f64) -> Self {
+        let share = if share.is_nan() {
+            0.5
+        } else {
+            share.clamp(0.0, 1.0)
+        };
+        self.head_permille = (share * 1000.0).round() as u16;
+        self
+    }
+
+    /// The units left for original text once the note is reserved, for a text of
+    /// `size` units and `lines` lines (`None` when the note alone does not fit).
+    pub fn text_budget(&self, size: u64, lines: u64) -> Option<(usize, usize)> {
+        let reserve = self.reserve(size, lines);
+        let budget = self.limit.checked_sub(reserve)?;
+        Some(self.split(budget))
+    }
+
+    fn split(&self, budget: usize) -> (usize, usize) {
+        match self.strategy {
+            Strategy::HeadOnly => (budget, 0),
+            Strategy::HeadTail => {
+                let permille = usize::from(self.head_permille.min(1000));
+                // budget * permille / 1000 without overflow for any usize budget.
+                let head = (budget / 1000) * permille + (budget % 1000) * permille / 1000;
+                (head, budget - head)
+            }
+        }
+    }
+
+    fn separators(&self) -> usize {
+        match self.strategy {
+            Strategy::HeadTail => 2,
+            Strategy::HeadOnly => 1,
+        }
+    }
+
+    /// Separators plus the note written with its largest possible numbers.
+    fn reserve(&self, size: u64, lines: u64) -> usize {
+        let worst = Truncation {
+            unit: self.unit,
+            strategy: self.strategy,
+            limit: self.limit,
+            original_size: size,
+            original_lines: lines,
+            head_size: 0,
+            tail_size: 0,
+            omitted_size: size,
+            omitted_lines: lines,
+        };
+        self.separators() + worst.note().len()
+    }
+}
+
+/// What a cut removed, in the cap's unit. Present only when something was cut.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct Truncation {
+    /// The unit of every size here.
+    pub unit: Unit,
+    /// The strategy used.
+    pub strategy: Strategy,
+    /// The limit that applied.
+    pub limit: usize,
+    /// The original output's size.
+    pub original_size: u64,
+    /// The original output's lines (`\n` count, plus one for a non-empty unterminated last line).
+    pub original_lines: u64,
+    /// Units of the original kept at the start.
+    pub head_size: u64,
+    /// Units of the original kept at the end.
+    pub tail_size: u64,
+    /// Units of the original omitted (`original_size - head_size - tail_size`).
+    pub omitted_size: u64,
+    /// `\n` characters inside the omitted span.
+    pub omitted_lines: u64,
+}
+
+impl Truncation {
+    /// Units of the original that the content keeps (head plus tail; the note not counted).
+    pub fn kept_size(&self) -> u64 {
+        self.head_size + self.tail_size
+    }
+
+    /// The note exactly as it appears in the content (without separators).
+    pub fn note(&self) -> String {
+        let place = match self.strategy {
+            Strategy::HeadTail => "from the middle",
+            Strategy::HeadOnly => "at the end",
+        };
+        format!(
+            "[truncated: {} of {} {} omitted {} ({} of {} lines); to see them, call again asking for a narrower range]",
+            self.omitted_size, self.original_size, self.unit, place, self.omitted_lines, self.original_lines
+        )
+    }
+}
+
+/// The result of capping: the content to show and, if something was cut, what.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Capped<'a> {
+    /// The content, within the limit. Borrowed when nothing was cut.
+    pub content: Cow<'a, str>,
+    /// What was cut, or `None` when the text fit.
+    pub truncation: Option<Truncation>,
+}
+
+impl Capped<'_> {
+    /// The same result owning its content.
+    pub fn into_owned(self) -> Capped<'static> {
+        Capped {
+            content: Cow::Owned(self.content.into_owned()),
+            truncation: self.truncation,
+        }
+    }
+}
+
+/// The size of `text` in `unit`.
+pub fn measure(text: &str, unit: Unit) -> usize {
+    match unit {
+        Unit::Bytes => text.len(),
+        Unit::Chars => text.chars().count(),
+    }
+}
+
+/// The number of lines: `\n` count, plus one when `text` is non-empty and does not end in `\n`.
+pub fn count_lines(text: &str) -> u64 {
+    let newlines = count_newlines(text.as_bytes());
+    newlines + u64::from(!text.is_empty() && !text.ends_with('\n'))
+}
+
+fn count_newlines(bytes: &[u8]) -> u64 {
+    memchr::memchr_iter(b'\n', bytes).count() as u64
+}
+
+/// Caps `text` in memory. See the module documentation for the exact semantics.
+pub fn cap<'a>(text: &'a str, config: &CapConfig) -> Capped<'a> {
+    let size = measure(text, config.unit);
+    if size <= config.limit {
+        return Capped {
+            content: Cow::Borrowed(text),
+            truncation: None,
+        };
+    }
+    let newlines = count_newlines(text.as_bytes());
+    let lines = newlines + u64::from(!text.ends_with('\n'));
+    let assembled = assemble(text, text, size as u64, newlines, lines, config);
+    Capped {
+        content: Cow::Owned(assembled.0),
+        truncation: Some(assembled.1),
+    }
+}
+
+/// Caps an owned string, reusing it when nothing is cut.
+pub fn cap_string(text: String, config: &CapConfig) -> (String, Option<Truncation>) {
+    let capped = cap(&text, config);
+    match capped.content {
+        Cow::Borrowed(_) => (text, None),
+        Cow::Owned(content) => (content, capped.truncation),
+    }
+}
+
+/// Builds the capped content from a prefix and a suffix of the original.
+///
+/// `head_src` must be a prefix of the original holding at least `min(limit, size)` units (or the
+/// largest char-aligned prefix of at most `limit` bytes), and `tail_src` a suffix holding at
+/// least as many units, starting on a character boundary; `cap` passes the whole text for both.
+fn assemble(
+    head_src: &str,
+    tail_src: &str,
+    size: u64,
+    newlines: u64,
+    lines: u64,
+    config: &CapConfig,
+) -> (String, Truncation) {
+    let mut t = Truncation {
+        unit: config.unit,
+        strategy: config.strategy,
+        limit: config.limit,
+        original_size: size,
+        original_lines: lines,
+        head_size: 0,
+        tail_size: 0,
+        omitted_size: size,
+        omitted_lines: newlines,
+    };
+    let Some((head_units, tail_units)) = config.text_budget(size, lines) else {
+        // The note alone does not fit: show as much of it as the limit allows (ASCII, so any
+        // byte offset is a character boundary and bytes = chars).
+        let mut note = t.note();
+        note.truncate(config.limit);
+        return (note, t);
+    };
+    let head = prefix_units(head_src, head_units, config.unit);
+    let tail = suffix_units(tail_src, tail_units, config.unit);
+    t.head_size = measure_u64(head, config.unit);
+    t.tail_size = measure_u64(tail, config.unit);
+    t.omitted_size = size - t.head_size - t.tail_size;
+    t.omitted_lines = newlines - count_newlines(head.as_bytes()) - count_newlines(tail.as_bytes());
+    let note = t.note();
+    let mut out = String::with_capacity(head.len() + tail.len() + note.len() + 2);
+    out.push_str(head);
+    out.push('\n');
+    out.push_str(&note);
+    if config.strategy == Strategy::HeadTail {
+        out.push('\n');
+        out.push_str(tail);
+    }
+    (out, t)
+}
+
+fn measure_u64(text: &str, unit: Unit) -> u64 {
+    measure(text, unit) as u64
+}
+
+/// The longest prefix of `text` of at most `units` units that ends on a character boundary.
+fn prefix_units(text: &str, units: usize, unit: Unit) -> &str {
+    match unit {
+        Unit::Bytes => {
+            let mut end = units.min(text.len());
+            while !text.is_char_boundary(end) {
+                end -= 1;
+            }
+            &text[..end]
+        }
+        Unit::Chars => match text.char_indices().nth(units) {
+            Some((end, _)) => &text[..end],
+            None => text,
+        },
+    }
+}
+
+/// The longest suffix of `text` of at most `units` units that starts on a character boundary.
+fn suffix_units(text: &str, units: usize, unit: Unit) -> &str {
+    match unit {
+        Unit::Bytes => {
+            let mut start = text.len().saturating_sub(units);
+            while !text.is_char_boundary(start) {
+                start += 1;
+            }
+            &text[start..]
+        }
+        Unit::Chars => {
+            if units == 0 {
+                return &text[text.len()..];
+            }
+            match text.char_indices().rev().nth(units - 1) {
+                Some((start, _)) => &text[start..],
+                None => text,
+            }
+        }
+    }
+}
+
+/// Caps output that arrives in chunks, holding O(limit) memory.
+///
+/// Feed chunks with [`push`](StreamCapper::push), then call [`finish`](StreamCapper::finish).
+/// The result is identical to [`cap`] on the concatenation of the chunks.
+#[derive(Debug, Clone)]
+pub struct StreamCapper {
+    config: CapConfig,
+    /// The first `limit` units (fewer if the output is shorter).
+    head: String,
+    head_units: usize,
+    head_done: bool,
+    /// The last `limit`..`2 × limit` units seen, starting on a character boundary.
+    tail: String,
+    tail_units: usize,
+    size: u64,
+    newlines: u64,
+    ends_with_newline: bool,
+}
+
+impl StreamCapper {
+    /// A capper for `config`.
+    pub fn new(config: CapConfig) -> Self {
+        StreamCapper {
+            config,
+            head: String::new(),
+            head_units: 0,
+            head_done: false,
+            tail: String::new(),
+            tail_units: 0,
+            size: 0,
+            newlines: 0,
+            ends_with_newline: false,
+        }
+    }
+
+    /// Adds the next chunk of output.
+    pub fn push(&mut self, chunk: &str) {
+        if chunk.is_empty() {
+            return;
+        }
+        let unit = self.config.unit;
+        let limit = self.config.limit;
+        let chunk_units = measure(chunk, unit);
+        self.size += chunk_units as u64;
+        self.newlines += count_newlines(chunk.as_bytes());
+        self.ends_with_newline = chunk.ends_with('\n');
+
+        if !self.head_done {
+            let room = limit - self.head_units;
+            let taken = prefix_units(chunk, room, unit);
+            self.head.push_str(taken);
+            self.head_units += measure(taken, unit);
+            if taken.len() < chunk.len() {
+                // The head stops here for good, even if a later chunk is small: it must stay
+                // a prefix of the whole output.
+                self.head_done = true;
+            }
+        }
+
+        if chunk_units >= limit {
+            // This chunk alone covers the window: keep at least its last `limit` units.
+            self.tail.clear();
+            let start = window_start(chunk, chunk_units, limit, unit);
+            self.tail.push_str(&chunk[start..]);
+            self.tail_units = measure(&self.tail, unit);
+        } else {
+            self.tail.push_str(chunk);
+            self.tail_units += chunk_units;
+            if self.tail_units > limit.saturating_mul(2).max(4096) {
+                let start = window_start(&self.tail, self.tail_units, limit, unit);
+                self.tail.drain(..start);
+                self.tail_units = measure(&self.tail, unit);
+            }
+        }
+    }
+
+    /// The bytes currently held (head and tail buffers), for memory accounting.
+    pub fn buffered_bytes(&self) -> usize {
+        self.head.capacity() + self.tail.capacity()
+    }
+
+    /// Finishes and returns the capped content.
+    pub fn finish(self) -> Capped<'static> {
+        if self.size <= self.config.limit as u64 {
+            return Capped {
+                content: Cow::Owned(self.head),
+                truncation: None,
+            };
+        }
+        let lines = self.newlines + u64::from(!self.ends_with_newline);
+        let (content, t) = assemble(
+            &self.head,
+            &self.tail,
+            self.size,
+            self.newlines,
+            lines,
+            &self.config,
+        );
+        Capped {
+            content: Cow::Owned(content),
+            truncation: Some(t),
+        }
+    }
+}
+
+/// A byte offset in `text` (of `units` units) that leaves at least `keep` units after it and
+/// lies on a character boundary.
+fn window_start(text: &str, units: usize, keep: usize, unit: Unit) -> usize {
+    match unit {
+        Unit::Bytes => {
+            let mut start = text.len().saturating_sub(keep);
+            while !text.is_char_boundary(start) {
+                start -= 1;
+            }
+            start
+        }
+        Unit::Chars => {
+            let skip = units.saturating_sub(keep);
+            text.char_indices().nth(skip).map_or(text.len(), |(i, _)| i)
+        }
+    }
+}
+
+/// Caps the concatenation of `chunks` in O(limit) memory.
+pub fn cap_chunks<I, S>(chunks: I, config: &CapConfig) -> Capped<'static>
+where
+    I: IntoIterator<Item = S>,
+    S: AsRef<str>,
+{
+    let mut capper = StreamCapper::new(*config);
+    for chunk in chunks {
+        capper.push(chunk.as_ref());
+    }
+    capper.finish()
+}
+
+/// Caps everything `reader` yields, decoding UTF-8 incrementally, in O(limit) memory.
+///
+/// Reads in 64 KiB blocks. Invalid UTF-8 is an [`io::ErrorKind::InvalidData`] error (the
+/// harness reports such output as `invalid_tool_output` rather than inventing U+FFFD).
+pub fn cap_reader<R: Read>(mut reader: R, config: &CapConfig) -> io::Result<Capped<'static>> {
+    let mut capper = StreamCapper::new(*config);
+    let mut buf = vec![0u8; 64 * 1024];
+    // Bytes of a code point split across reads (at most 3).
+    let mut carry = 0usize;
+    // Bytes already handed to the capper, for error positions.
+    let mut consumed = 0u64;
+    loop {
+        let n = match reader.read(&mut buf[carry..]) {
+            Ok(n) => n,
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+            Err(e) => return Err(e),
+        };
+        let filled = carry + n;
+        if n == 0 {
+            if carry > 0 {
+                return Err(io::Error::new(
+                    io::ErrorKind::InvalidData,
+                    "output ends inside a UTF-8 sequence",
+                ));
+            }
+            return Ok(capper.finish());
+        }
+        let valid = match std::str::from_utf8(&buf[..filled]) {
+            Ok(s) => s.len(),
+            Err(e) if e.error_len().is_none() => e.valid_up_to(),
+            Err(e) => {
+                return Err(io::Error::new(
+                    io::ErrorKind::InvalidData,
+                    format!(
+                        "output is not valid UTF-8 (at byte {})",
+                        consumed + e.valid_up_to() as u64
+                    ),
+                ))
+            }
+        };
+        // Checked just above: buf[..valid] is valid UTF-8.
+        let text = std::str::from_utf8(&buf[..valid])
+            .map_err(|e| io::Error::new(io::ErrorKind::InvalidData, e))?;
+        capper.push(text);
+        consumed += valid as u64;
+        buf.copy_within(valid..filled, 0);
+        carry = filled - valid;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn short_text_is_unchanged_and_borrowed() {
+        let c = cap("hello", &CapConfig::new(5, Unit::Bytes));
+        assert!(matches!(c.content, Cow::Borrowed("hello")));
+        assert_eq!(c.truncation, None);
+    }
+
+    #[test]
+    fn head_tail_keeps_both_ends_and_counts() {
+        let text: String = (0..100).map(|i| format!("line {i:03}\n")).collect();
+        let cfg = CapConfig::new(300, Unit::Chars);
+        let c = cap(&text, &cfg);
+        let t = c.truncation.unwrap();
+        assert!(measure(&c.content, Unit::Chars) <= 300);
+        assert!(c.content.starts_with("line 000\n"));
+        assert!(c.content.ends_with("line 099\n"));
+        assert_eq!(t.original_size, text.len() as u64);
+        assert_eq!(t.original_lines, 100);
+        assert_eq!(t.omitted_size + t.kept_size(), t.original_size);
+        assert!(c.content.contains(&format!(
+            "[truncated: {} of {} chars",
+            t.omitted_size, t.original_size
+        )));
+    }
+
+    #[test]
+    fn bytes_mode_never_splits_a_code_point() {
+        let text = "é".repeat(1000);
+        for limit in 150..160 {
+            let c = cap(&text, &CapConfig::new(limit, Unit::Bytes));
+            assert!(c.content.len() <= limit);
+        }
+    }
+
+    #[test]
+    fn limit_below_the_note_shows_the_note_cut() {
+        let text = "x".repeat(100);
+        let c = cap(&text, &CapConfig::new(10, Unit::Bytes));
+        assert_eq!(c.content, "[truncated");
+        let t = c.truncation.unwrap();
+        assert_eq!((t.head_size, t.tail_size, t.omitted_size), (0, 0, 100));
+        assert_eq!(cap(&text, &CapConfig::new(0, Unit::Bytes)).content, "");
+    }
+
+    #[test]
+    fn reader_matches_in_memory() {
+        let text = "ab\ncdé\n".repeat(50_000);
+        let cfg = CapConfig::new(1000, Unit::Chars);
+        let a = cap(&text, &cfg);
+        let b = cap_reader(text.as_bytes(), &cfg).unwrap();
+        assert_eq!(a, b);
+        assert!(cap_reader(&b"ab\xffcd"[..], &cfg).is_err());
+        assert!(cap_reader(&b"ab\xc3"[..], &cfg).is_err());
+    }
+}

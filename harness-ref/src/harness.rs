@@ -1,0 +1,956 @@
+//! The entry point and its stages: parse → correlate id → look up tool → validate → semantic
+//! checks → run → check output → cap → envelope.
+//!
+//! Each stage is a function that either passes the call on or produces the one result the call
+//! gets; [`Harness::handle`] and [`Harness::handle_batch`] chain them. Nothing here returns
+//! `Err` or panics to the caller: a handler's panic is caught, a failure to spawn a thread is an
+//! `internal_error`, and every message is composed in [`crate::messages`].
+
+// A refused call carries its whole answer in the `Err` side (~170 bytes); moving it is cheaper
+// than the allocation boxing would add on the invalid-call path, which is benchmarked.
+#![allow(clippy::result_large_err)]
+
+use std::collections::{BTreeMap, HashSet};
+use std::fmt;
+use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::sync::mpsc;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use serde_json::{Map, Value};
+
+use crate::cap::{self, CapConfig, StreamCapper, Truncation};
+use crate::code::ErrorCode;
+use crate::diagnostics::{Diagnostic, DiagnosticSink, NullSink};
+use crate::envelope::{ErrorInfo, ToolResult};
+use crate::messages;
+use crate::output::{self, OutputLimits, OutputProblem};
+use crate::schema::{InputSchema, SchemaError, Violation};
+use crate::tool::{
+    CallContext, Execution, Handler, SemanticCheck, Tool, ToolErrorKind, ToolOutput,
+};
+
+/// The named stages, in order. Diagnostics say which stage produced them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[non_exhaustive]
+pub enum Stage {
+    /// Raw text/bytes → JSON value.
+    Parse,
+    /// Read the call's id (and refuse duplicates in a batch).
+    CorrelateId,
+    /// Find the tool by name.
+    LookUpTool,
+    /// Check the arguments against the compiled schema.
+    Validate,
+    /// Run the tool's semantic checks.
+    SemanticChecks,
+    /// Run the handler under its deadline.
+    Run,
+    /// Check the handler's output is representable.
+    CheckOutput,
+    /// Cap the content.
+    Cap,
+    /// Build the result.
+    Envelope,
+}
+
+impl Stage {
+    /// The stage's name, e.g. `"look_up_tool"`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Stage::Parse => "parse",
+            Stage::CorrelateId => "correlate_id",
+            Stage::LookUpTool => "look_up_tool",
+            Stage::Validate => "validate",
+            Stage::SemanticChecks => "semantic_checks",
+            Stage::Run => "run",
+            Stage::CheckOutput => "check_output",
+            Stage::Cap => "cap",
+            Stage::Envelope => "envelope",
+        }
+    }
+}
+
+/// A model's tool_use, in whatever form it arrived.
+///
+/// The value (or the parsed text) is a `tool_use` block: an object with a string `id`, a
+/// string `name`, and the arguments either as an object `input` (Anthropic) or as a string
+/// `arguments` holding JSON text (OpenAI-style). `type`, when present, must be `"tool_use"`;
+/// other keys are ignored.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Call {
+    /// An already-parsed block.
+    Value(Value),
+    /// The block as JSON text.
+    Text(String),
+    /// The block as raw bytes (must be UTF-8 JSON).
+    Bytes(Vec<u8>),
+}
+
+impl From<Value> for Call {
+    fn from(v: Value) -> Self {
+        Call::Value(v)
+    }
+}
+
+impl From<String> for Call {
+    fn from(s: String) -> Self {
+        Call::Text(s)
+    }
+}
+
+impl From<&str> for Call {
+    fn from(s: &str) -> Self {
+        Call::Text(s.to_string())
+    }
+}
+
+impl From<Vec<u8>> for Call {
+    fn from(b: Vec<u8>) -> Self {
+        Call::Bytes(b)
+    }
+}
+
+impl From<&[u8]> for Call {
+    fn from(b: &[u8]) -> Self {
+        Call::Bytes(b.to_vec())
+    }
+}
+
+/// Harness-wide settings.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct HarnessConfig {
+    /// The cap applied to every content (errors included).
+    pub cap: CapConfig,
+    /// The deadline of tools that do not set their own.
+    pub deadline: Duration,
+    /// Limits on handler outputs.
+    pub limits: OutputLimits,
+}
+
+impl Default for HarnessConfig {
+    /// 16 KiB head+tail byte cap, 30 s deadline, default output limits.
+    fn default() -> Self {
+        HarnessConfig {
+            cap: CapConfig::default(),
+            deadline: Duration::from_secs(30),
+            limits: OutputLimits::default(),
+        }
+    }
+}
+
+/// Why a tool was refused at registration.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum RegistrationErrorKind {
+    /// The input schema does not compile.
+    InvalidSchema(SchemaError),
+    /// A tool by that name is already registered.
+    DuplicateName,
+    /// The name is empty.
+    EmptyName,
+}
+
+/// A tool refused at registration, with the tool's name.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RegistrationError {
+    /// The tool's name.
+    pub tool: String,
+    /// What is wrong.
+    pub kind: RegistrationErrorKind,
+}
+
+impl fmt::Display for RegistrationError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match &self.kind {
+            RegistrationErrorKind::InvalidSchema(e) => {
+                write!(f, "tool {:?}: input schema refused at {e}", self.tool)
+            }
+            RegistrationErrorKind::DuplicateName => {
+                write!(f, "tool {:?} is already registered", self.tool)
+            }
+            RegistrationErrorKind::EmptyName => write!(f, "a tool name must not be empty"),
+        }
+    }
+}
+
+impl std::error::Error for RegistrationError {}
+
+/// A registered tool: the declaration plus its compiled schema.
+pub struct RegisteredTool {
+    name: String,
+    description: String,
+    schema: InputSchema,
+    handler: Arc<dyn Handler>,
+    execution: Execution,
+    deadline: Option<Duration>,
+    semantic: Vec<SemanticCheck>,
+    remedies: Vec<(String, String)>,
+}
+
+impl fmt::Debug for RegisteredTool {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("RegisteredTool")
+            .field("name", &self.name)
+            .field("schema", &self.schema)
+            .field("execution", &self.execution)
+            .field("deadline", &self.deadline)
+            .finish_non_exhaustive()
+    }
+}
+
+impl RegisteredTool {
+    /// The name.
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+
+    /// The description.
+    pub fn description(&self) -> &str {
+        &self.description
+    }
+
+    /// The compiled schema.
+    pub fn schema(&self) -> &InputSchema {
+        &self.schema
+    }
+
+    /// Where the handler runs.
+    pub fn execution(&self) -> Execution {
+        self.execution
+    }
+
+    /// Schema violations, then (only if there are none) semantic-check violations: exactly
+    /// what decides `invalid_arguments`. Empty means the handler would run.
+    pub fn check_arguments(&self, args: &Value) -> Vec<Violation> {
+        let violations = self.schema.violations(args);
+        if !violations.is_empty() {
+            return violations;
+        }
+        self.semantic_violations(args)
+    }
+
+    fn semantic_violations(&self, args: &Value) -> Vec<Violation> {
+        let mut out: Vec<Violation> = self.semantic.iter().flat_map(|check| check(args)).collect();
+        out.sort();
+        out.dedup();
+        out
+    }
+
+    fn remedy_for(&self, reason: Option<&str>) -> Option<String> {
+        let reason = reason?;
+        self.remedies
+            .iter()
+            .find(|(r, _)| r == reason)
+            .map(|(_, remedy)| remedy.clone())
+    }
+}
+
+/// The tools a harness knows, by name. Schemas are compiled here, once.
+#[derive(Debug, Default)]
+pub struct Registry {
+    tools: BTreeMap<String, Arc<RegisteredTool>>,
+}
+
+impl Registry {
+    /// An empty registry.
+    pub fn new() -> Self {
+        Registry::default()
+    }
+
+    /// Compiles the tool's schema and adds it. A schema that does not compile, a duplicate
+    /// name or an empty name is refused here, never at call time.
+    pub fn register(&mut self, tool: Tool) -> Result<(), RegistrationError> {
+        if tool.name.is_empty() {
+            return Err(RegistrationError {
+                tool: tool.name,
+                kind: RegistrationErrorKind::EmptyName,
+            });
+        }
+        if self.tools.contains_key(&tool.name) {
+            return Err(RegistrationError {
+                tool: tool.name,
+                kind: RegistrationErrorKind::DuplicateName,
+            });
+        }
+        let schema =
+            InputSchema::compile(&tool.input_schema, tool.unknown_fields).map_err(|e| {
+                RegistrationError {
+                    tool: tool.name.clone(),
+                    kind: RegistrationErrorKind::InvalidSchema(e),
+                }
+            })?;
+        let registered = RegisteredTool {
+            name: tool.name.clone(),
+            description: tool.description,
+            schema,
+            handler: tool.handler,
+            execution: tool.execution,
+            deadline: tool.deadline,
+            semantic: tool.semantic,
+            remedies: tool.remedies,
+        };
+        self.tools.insert(tool.name, Arc::new(registered));
+        Ok(())
+    }
+
+    /// The tool registered under `name`.
+    pub fn get(&self, name: &str) -> Option<&RegisteredTool> {
+        self.tools.get(name).map(|t| &**t)
+    }
+
+    /// Registered names, sorted.
+    pub fn names(&self) -> impl Iterator<Item = &str> {
+        self.tools.keys().map(String::as_str)
+    }
+
+    /// How many tools are registered.
+    pub fn len(&self) -> usize {
+        self.tools.len()
+    }
+
+    /// True when no tool is registered.
+    pub fn is_empty(&self) -> bool {
+        self.tools.is_empty()
+    }
+}
+
+/// The reference harness: a registry, settings and a private diagnostic sink.
+pub struct Harness {
+    registry: Registry,
+    config: HarnessConfig,
+    sink: Arc<dyn DiagnosticSink>,
+}
+
+impl fmt::Debug for Harness {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Harness")
+            .field("registry", &self.registry)
+            .field("config", &self.config)
+            .finish_non_exhaustive()
+    }
+}
+
+/// A failure on its way to becoming a result.
+struct Failure {
+    code: ErrorCode,
+    message: String,
+    remedy: Option<String>,
+    reason: Option<String>,
+    violations: Vec<Violation>,
+    /// Private detail for the sink.
+    diagnostic: Option<(Stage, String)>,
+}
+
+impl Failure {
+    fn new(code: ErrorCode, message: String) -> Self {
+        let remedy = messages::default_remedy(code);
+        Failure {
+            code,
+            message,
+            remedy,
+            reason: None,
+            violations: Vec::new(),
+            diagnostic: None,
+        }
+    }
+
+    fn malformed(problem: String) -> Self {
+        Failure::new(ErrorCode::MalformedCall, messages::malformed(&problem))
+    }
+
+    fn private(mut self, stage: Stage, detail: String) -> Self {
+        self.diagnostic = Some((stage, detail));
+        self
+    }
+}
+
+/// A call refused before running: the id and tool when they were read, and why.
+struct Rejected {
+    id: Option<String>,
+    tool: Option<Arc<RegisteredTool>>,
+    failure: Failure,
+}
+
+impl Rejected {
+    fn new(id: Option<String>, failure: Failure) -> Self {
+        Rejected {
+            id,
+            tool: None,
+            failure,
+        }
+    }
+}
+
+/// A call that passed every stage up to running.
+struct Ready {
+    id: String,
+    tool: Arc<RegisteredTool>,
+    args: Value,
+}
+
+/// What the run stage produced: content already checked and capped, or a failure.
+type RunOutcome = Result<(String, Option<Truncation>), Failure>;
+
+/// A call on its way: answered already, or an isolated handler still running.
+enum Started {
+    Finished {
+        id: Option<String>,
+        tool: Option<Arc<RegisteredTool>>,
+        outcome: RunOutcome,
+    },
+    Waiting {
+        id: String,
+        tool: Arc<RegisteredTool>,
+        rx: mpsc::Receiver<RunOutcome>,
+        deadline: Instant,
+        budget: Duration,
+    },
+}
+
+impl Harness {
+    /// A harness over `registry` with `config` and a sink that discards diagnostics.
+    pub fn new(registry: Registry, config: HarnessConfig) -> Self {
+        Harness {
+            registry,
+            config,
+            sink: Arc::new(NullSink),
+        }
+    }
+
+    /// The same harness sending private diagnostics to `sink`.
+    pub fn with_diagnostics(mut self, sink: Arc<dyn DiagnosticSink>) -> Self {
+        self.sink = sink;
+        self
+    }
+
+    /// The registry.
+    pub fn registry(&self) -> &Registry {
+        &self.registry
+    }
+
+    /// The settings.
+    pub fn config(&self) -> &HarnessConfig {
+        &self.config
+    }
+
+    /// Answers one call. Always exactly one result; never panics, never fails.
+    pub fn handle(&self, call: impl Into<Call>) -> ToolResult {
+        let started = match self.prepare(call.into(), None) {
+            Ok(ready) => self.start(ready),
+            Err(r) => Started::Finished {
+                id: r.id,
+                tool: r.tool,
+                outcome: Err(r.failure),
+            },
+        };
+        self.finish(started)
+    }
+
+    /// Answers a batch (one assistant turn): one result per call, in call order. A repeated id
+    /// gets `duplicate_call_id` (its first use runs normally), an empty id `malformed_call`.
+    /// Isolated handlers run concurrently, each under its own deadline measured from its own
+    /// start; inline handlers run on this thread meanwhile.
+    pub fn handle_batch<I, C>(&self, calls: I) -> Vec<ToolResult>
+    where
+        I: IntoIterator<Item = C>,
+        C: Into<Call>,
+    {
+        let mut seen = HashSet::new();
+        let prepared: Vec<_> = calls
+            .into_iter()
+            .map(|c| self.prepare(c.into(), Some(&mut seen)))
+            .collect();
+        let mut started: Vec<Option<Started>> = Vec::with_capacity(prepared.len());
+        let mut inline = Vec::new();
+        // Start isolated handlers first so they run while inline ones execute here.
+        for (i, p) in prepared.into_iter().enumerate() {
+            match p {
+                Ok(ready) if ready.tool.execution == Execution::Inline => {
+                    started.push(None);
+                    inline.push((i, ready));
+                }
+                Ok(ready) => started.push(Some(self.start(ready))),
+                Err(r) => started.push(Some(Started::Finished {
+                    id: r.id,
+                    tool: r.tool,
+                    outcome: Err(r.failure),
+                })),
+            }
+        }
+        for (i, ready) in inline {
+            started[i] = Some(self.start(ready));
+        }
+        started
+            .into_iter()
+            .map(|s| match s {
+                Some(s) => self.finish(s),
+                // Every slot was filled above; answer rather than panic if that ever changes.
+                None => self.envelope(
+                    None,
+                    None,
+                    Err(Failure::new(
+                        ErrorCode::InternalError,
+                        messages::internal(None),
+                    )),
+                ),
+            })
+            .collect()
+    }
+
+    /// Stages parse → correlate id → look up tool → validate → semantic checks.
+    fn prepare(&self, call: Call, seen: Option<&mut HashSet<String>>) -> Result<Ready, Rejected> {
+        // Stage::Parse
+        let value = parse(call).map_err(|f| Rejected::new(None, f))?;
+
+        // Stage::CorrelateId
+        let Value::Object(mut block) = value else {
+            let problem = format!(
+                "expected a JSON object, got {}",
+                crate::schema::describe_received(&value)
+            );
+            return Err(Rejected::new(None, Failure::malformed(problem)));
+        };
+        let id = match block.remove("id") {
+            Some(Value::String(id)) if !id.is_empty() => id,
+            Some(Value::String(empty)) => {
+                return Err(Rejected::new(
+                    Some(empty),
+                    Failure::malformed("\"id\" is empty".to_string()),
+                ))
+            }
+            Some(other) => {
+                let problem = format!(
+                    "expected \"id\" to be a string, got {}",
+                    crate::schema::describe_received(&other)
+                );
+                return Err(Rejected::new(None, Failure::malformed(problem)));
+            }
+            None => {
+                return Err(Rejected::new(
+                    None,
+                    Failure::malformed("missing \"id\"".to_string()),
+                ))
+            }
+        };
+        if let Some(seen) = seen {
+            if !seen.insert(id.clone()) {
+                let failure = Failure::new(ErrorCode::DuplicateCallId, messages::duplicate_id(&id));
+                return Err(Rejected::new(Some(id), failure));
+            }
+        }
+        if let Some(kind) = block.get("type") {
+            if kind != "tool_use" {
+                let problem = format!(
+                    "expected \"type\" to be \"tool_use\", got {}",
+                    crate::schema::describe_received(kind)
+                );
+                return Err(Rejected::new(Some(id), Failure::malformed(problem)));
+            }
+        }
+
+        // Stage::LookUpTool
+        let name = match block.remove("name") {
+            Some(Value::String(name)) if !name.is_empty() => name,
+            Some(Value::String(_)) => {
+                return Err(Rejected::new(
+                    Some(id),
+                    Failure::malformed("\"name\" is empty".to_string()),
+                ))
+            }
+            Some(other) => {
+                let problem = format!(
+                    "expected \"name\" to be a string, got {}",
+                    crate::schema::describe_received(&other)
+                );
+                return Err(Rejected::new(Some(id), Failure::malformed(problem)));
+            }
+            None => {
+                return Err(Rejected::new(
+                    Some(id),
+                    Failure::malformed("missing \"name\"".to_string()),
+                ))
+            }
+        };
+        let Some(tool) = self.registry.tools.get(&name) else {
+            let failure = Failure::new(
+                ErrorCode::UnknownTool,
+                messages::unknown_tool(&name, self.registry.names()),
+            );
+            return Err(Rejected::new(Some(id), failure));
+        };
+        let tool = Arc::clone(tool);
+        let args = match arguments(&mut block) {
+            Ok(args) => args,
+            Err(failure) => {
+                return Err(Rejected {
+                    id: Some(id),
+                    tool: Some(tool),
+                    failure,
+                })
+            }
+        };
+
+        // Stage::Validate
+        if !tool.schema.is_valid(&args) {
+            let violations = tool.schema.violations(&args);
+            let failure = invalid_arguments(&tool, violations);
+            return Err(Rejected {
+                id: Some(id),
+                tool: Some(tool),
+                failure,
+            });
+        }
+
+        // Stage::SemanticChecks
+        if !tool.semantic.is_empty() {
+            let violations = tool.semantic_violations(&args);
+            if !violations.is_empty() {
+                let failure = invalid_arguments(&tool, violations);
+                return Err(Rejected {
+                    id: Some(id),
+                    tool: Some(tool),
+                    failure,
+                });
+            }
+        }
+        Ok(Ready { id, tool, args })
+    }
+
+    /// Stage::Run (with check output and cap inside the handler's deadline).
+    fn start(&self, ready: Ready) -> Started {
+        let Ready { id, tool, args } = ready;
+        let budget = tool.deadline.unwrap_or(self.config.deadline);
+        let cap = self.config.cap;
+        let limits = self.config.limits;
+        match tool.execution {
+            Execution::Inline => {
+                let started = Instant::now();
+                let deadline = deadline_after(started, budget);
+                let outcome = execute(&tool, &id, args, started, deadline, &cap, &limits);
+                let elapsed = started.elapsed();
+                let outcome = if elapsed > budget {
+                    Err(Failure::new(ErrorCode::Timeout, messages::timeout(&tool.name, budget)).private(
+                        Stage::Run,
+                        format!(
+                            "inline handler returned after {} ms, past its deadline of {} ms; its result was discarded",
+                            elapsed.as_millis(),
+                            budget.as_millis()
+                        ),
+                    ))
+                } else {
+                    outcome
+                };
+                Started::Finished {
+                    id: Some(id),
+                    tool: Some(tool),
+                    outcome,
+                }
+            }
+            Execution::Isolated => {
+                let (tx, rx) = mpsc::channel();
+                let worker_tool = Arc::clone(&tool);
+                let worker_id = id.clone();
+                let started = Instant::now();
+                let deadline = deadline_after(started, budget);
+                let spawned = std::thread::Builder::new()
+                    .name(format!("tool:{}", tool.name))
+                    .spawn(move || {
+                        let outcome = execute(
+                            &worker_tool,
+                            &worker_id,
+                            args,
+                            started,
+                            deadline,
+                            &cap,
+                            &limits,
+                        );
+                        // The receiver is gone when the caller already answered `timeout`.
+                        let _ = tx.send(outcome);
+                    });
+                match spawned {
+                    Ok(_) => Started::Waiting {
+                        id,
+                        tool,
+                        rx,
+                        deadline,
+                        budget,
+                    },
+                    Err(e) => {
+                        let failure = Failure::new(
+                            ErrorCode::InternalError,
+                            messages::internal(Some(&tool.name)),
+                        )
+                        .private(
+                            Stage::Run,
+                            format!("could not spawn the handler thread: {e}"),
+                        );
+                        Started::Finished {
+                            id: Some(id),
+                            tool: Some(tool),
+                            outcome: Err(failure),
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    /// Waits for a started call if needed, then builds its envelope.
+    fn finish(&self, started: Started) -> ToolResult {
+        match started {
+            Started::Finished { id, tool, outcome } => self.envelope(id, tool.as_deref(), outcome),
+            Started::Waiting {
+                id,
+                tool,
+                rx,
+                deadline,
+                budget,
+            } => {
+                let wait = deadline.saturating_duration_since(Instant::now());
+                let outcome = match rx.recv_timeout(wait) {
+                    Ok(outcome) => outcome,
+                    Err(mpsc::RecvTimeoutError::Timeout) => {
+                        Err(Failure::new(ErrorCode::Timeout, messages::timeout(&tool.name, budget)).private(
+                            Stage::Run,
+                            format!(
+                                "handler still running at its deadline of {} ms; its thread was left to finish and its result will be discarded",
+                                budget.as_millis()
+                            ),
+                        ))
+                    }
+                    Err(mpsc::RecvTimeoutError::Disconnected) => {
+                        Err(Failure::new(ErrorCode::InternalError, messages::internal(Some(&tool.name)))
+                            .private(Stage::Run, "the handler thread ended without a result".to_string()))
+                    }
+                };
+                self.envelope(Some(id), Some(&tool), outcome)
+            }
+        }
+    }
+
+    /// Stage::Envelope (and the cap of error contents).
+    fn envelope(
+        &self,
+        id: Option<String>,
+        tool: Option<&RegisteredTool>,
+        outcome: RunOutcome,
+    ) -> ToolResult {
+        match outcome {
+            Ok((content, truncation)) => ToolResult {
+                tool_use_id: id,
+                content,
+                error: None,
+                truncation,
+            },
+            Err(failure) => {
+                if let Some((stage, detail)) = failure.diagnostic {
+                    self.sink.record(Diagnostic {
+                        tool_use_id: id.clone(),
+                        tool: tool.map(|t| t.name.clone()),
+                        code: failure.code,
+                        stage,
+                        detail,
+                    });
+                }
+                let text = messages::render(&failure.message, failure.remedy.as_deref());
+                let (content, truncation) = cap::cap_string(text, &self.config.cap);
+                let info = ErrorInfo {
+                    code: failure.code,
+                    message: failure.message,
+                    remedy: failure.remedy,
+                    reason: failure.reason,
+                    violations: failure.violations,
+                };
+                ToolResult {
+                    tool_use_id: id,
+                    content,
+                    error: Some(Box::new(info)),
+                    truncation,
+                }
+            }
+        }
+    }
+}
+
+fn deadline_after(started: Instant, budget: Duration) -> Instant {
+    started
+        .checked_add(budget)
+        .or_else(|| started.checked_add(Duration::from_secs(100 * 365 * 24 * 3600)))
+        .unwrap_or(started)
+}
+
+/// Stage::Parse: text and bytes become a JSON value; a value passes through.
+fn parse(call: Call) -> Result<Value, Failure> {
+    let text = match call {
+        Call::Value(v) => return Ok(v),
+        Call::Text(s) => s,
+        Call::Bytes(b) => match String::from_utf8(b) {
+            Ok(s) => s,
+            Err(e) => {
+                let at = e.utf8_error().valid_up_to();
+                return Err(Failure::malformed(format!(
+                    "not valid UTF-8 (at byte {at})"
+                )));
+            }
+        },
+    };
+    serde_json::from_str(&text)
+        .map_err(|e| Failure::malformed(messages::not_json("the tool call", &e)))
+}
+
+/// The arguments: `input` (an object) or `arguments` (JSON text holding an object).
+fn arguments(block: &mut Map<String, Value>) -> Result<Value, Failure> {
+    let args = match (block.remove("input"), block.remove("arguments")) {
+        (Some(_), Some(_)) => {
+            return Err(Failure::malformed(
+                "both \"input\" and \"arguments\" are present; send one".to_string(),
+            ))
+        }
+        (Some(input), None) => input,
+        (None, Some(Value::String(text))) => serde_json::from_str(&text)
+            .map_err(|e| Failure::malformed(messages::not_json("\"arguments\"", &e)))?,
+        (None, Some(other)) => other,
+        (None, None) => return Err(Failure::malformed("missing \"input\"".to_string())),
+    };
+    if !args.is_object() {
+        let problem = format!(
+            "expected the arguments to be an object, got {}",
+            crate::schema::describe_received(&args)
+        );
+        return Err(Failure::malformed(problem));
+    }
+    Ok(args)
+}
+
+fn invalid_arguments(tool: &RegisteredTool, violations: Vec<Violation>) -> Failure {
+    let mut failure = Failure::new(
+        ErrorCode::InvalidArguments,
+        messages::invalid_arguments(&tool.name, &violations),
+    );
+    failure.remedy = Some(messages::invalid_arguments_remedy(&tool.name));
+    failure.violations = violations;
+    failure
+}
+
+/// Runs the handler, then checks and caps its output, all under `catch_unwind`.
+fn execute(
+    tool: &RegisteredTool,
+    id: &str,
+    args: Value,
+    started: Instant,
+    deadline: Instant,
+    cap: &CapConfig,
+    limits: &OutputLimits,
+) -> RunOutcome {
+    let ctx = CallContext {
+        tool_use_id: id,
+        tool: &tool.name,
+        started,
+        deadline,
+    };
+    let run = catch_unwind(AssertUnwindSafe(|| -> RunOutcome {
+        let output = match tool.handler.call(args, &ctx) {
+            Ok(output) => output,
+            Err(e) => return Err(tool_failure(tool, e)),
+        };
+        check_and_cap(tool, output, &ctx, cap, limits)
+    }));
+    match run {
+        Ok(outcome) => outcome,
+        Err(payload) => {
+            let detail = if let Some(s) = payload.downcast_ref::<&str>() {
+                (*s).to_string()
+            } else if let Some(s) = payload.downcast_ref::<String>() {
+                s.clone()
+            } else {
+                "a panic with a non-string payload".to_string()
+            };
+            // Dropping a panic payload can itself panic; keep it from unwinding into the caller.
+            let _ = catch_unwind(AssertUnwindSafe(move || drop(payload)));
+            Err(Failure::new(
+                ErrorCode::InternalError,
+                messages::internal(Some(&tool.name)),
+            )
+            .private(Stage::Run, format!("handler panicked: {detail}")))
+        }
+    }
+}
+
+fn tool_failure(tool: &RegisteredTool, e: crate::tool::ToolError) -> Failure {
+    let reason = e.reason().map(str::to_string);
+    let mut failure = match e.kind() {
+        ToolErrorKind::Refused => {
+            let mut f = Failure::new(ErrorCode::ToolRefused, e.message().to_string());
+            f.remedy = tool.remedy_for(e.reason()).or(f.remedy);
+            f
+        }
+        ToolErrorKind::Unavailable => {
+            let mut f = Failure::new(
+                ErrorCode::ToolUnavailable,
+                messages::unavailable(&tool.name, e.message()),
+            );
+            f.remedy = tool.remedy_for(e.reason()).or(f.remedy);
+            f
+        }
+        ToolErrorKind::Internal => Failure::new(
+            ErrorCode::InternalError,
+            messages::internal(Some(&tool.name)),
+        )
+        .private(
+            Stage::Run,
+            format!("handler reported an internal error: {}", e.message()),
+        ),
+    };
+    failure.reason = reason;
+    failure
+}
+
+/// Stage::CheckOutput then Stage::Cap, for a successful handler.
+fn check_and_cap(
+    tool: &RegisteredTool,
+    output: ToolOutput,
+    ctx: &CallContext<'_>,
+    cap: &CapConfig,
+    limits: &OutputLimits,
+) -> RunOutcome {
+    let invalid = |problem: OutputProblem| {
+        Failure::new(
+            ErrorCode::InvalidToolOutput,
+            messages::invalid_output(&tool.name, &problem),
+        )
+        .private(Stage::CheckOutput, problem.to_string())
+    };
+    let text = match output {
+        ToolOutput::Text(text) => text,
+        ToolOutput::Json(value) => {
+            let json = output::to_json(value, limits).map_err(invalid)?;
+            json.to_string()
+        }
+        ToolOutput::Chunks(chunks) => {
+            let mut capper = StreamCapper::new(*cap);
+            for chunk in chunks {
+                if ctx.expired() {
+                    return Err(Failure::new(
+                        ErrorCode::Timeout,
+                        messages::timeout(&tool.name, ctx.deadline - ctx.started),
+                    )
+                    .private(
+                        Stage::CheckOutput,
+                        "streamed output still arriving at the deadline".to_string(),
+                    ));
+                }
+                capper.push(&chunk);
+            }
+            let capped = capper.finish();
+            return Ok((capped.content.into_owned(), capped.truncation));
+        }
+    };
+    if text.len() > limits.max_bytes {
+        return Err(invalid(OutputProblem::TooLarge {
+            size: text.len(),
+            limit: limits.max_bytes,
+        }));
+    }
+    Ok(cap::cap_string(text, cap))
+}

@@ -1,0 +1,138 @@
+//! Every sentence the model reads, composed in one place.
+//!
+//! Messages are written for the model: they name the field or tool, say what was wrong and
+//! what arrived, and end with the next step (the remedy) when it is known — seed 002's
+//! pattern: the condition stays as it is, the remedy is appended after ` — ` at this boundary,
+//! and the code and cause are kept as data in [`crate::ErrorInfo`]. Lowercase, no trailing
+//! period, quoted values bounded. The wording is snapshotted in `snapshots/`.
+
+use std::time::Duration;
+
+use crate::code::ErrorCode;
+use crate::output::OutputProblem;
+use crate::schema::Violation;
+
+/// How many tool names an `unknown_tool` message lists before summarising.
+const MAX_LISTED_TOOLS: usize = 30;
+
+/// The condition plus its remedy: `"{message} — {remedy}"`.
+pub(crate) fn render(message: &str, remedy: Option<&str>) -> String {
+    match remedy {
+        Some(remedy) => format!("{message} — {remedy}"),
+        None => message.to_string(),
+    }
+}
+
+/// The remedy for a code when no more specific one is known.
+pub(crate) fn default_remedy(code: ErrorCode) -> Option<String> {
+    let remedy = match code {
+        ErrorCode::InvalidArguments => "fix every listed argument and call the tool again",
+        ErrorCode::UnknownTool => "call one of the available tools by its exact name",
+        ErrorCode::MalformedCall => {
+            "send a tool_use block with a non-empty string \"id\", a string \"name\" and an object \"input\""
+        }
+        ErrorCode::DuplicateCallId => "give every tool call in a turn its own id",
+        ErrorCode::ToolRefused => return None,
+        ErrorCode::ToolUnavailable => "the same call may succeed if retried later",
+        ErrorCode::Timeout => "the same call may succeed if retried; a narrower request may finish sooner",
+        ErrorCode::InternalError => "retrying the same call will not help; try another approach",
+        ErrorCode::InvalidToolOutput => "retrying the same call will not help; try a different request",
+        // A code added later gets no remedy until one is written here.
+        #[allow(unreachable_patterns)]
+        _ => return None,
+    };
+    Some(remedy.to_string())
+}
+
+fn quoted(s: &str) -> String {
+    let bounded: String = s.chars().take(64).collect();
+    let mut q = serde_json::Value::String(bounded).to_string();
+    if s.chars().count() > 64 {
+        q.push_str("...");
+    }
+    q
+}
+
+pub(crate) fn invalid_arguments(tool: &str, violations: &[Violation]) -> String {
+    let list: Vec<String> = violations.iter().map(Violation::to_string).collect();
+    format!(
+        "invalid arguments for tool {}: {}",
+        quoted(tool),
+        list.join("; ")
+    )
+}
+
+pub(crate) fn invalid_arguments_remedy(tool: &str) -> String {
+    format!("fix every listed argument and call {} again", quoted(tool))
+}
+
+pub(crate) fn unknown_tool<'a>(name: &str, available: impl Iterator<Item = &'a str>) -> String {
+    let names: Vec<&str> = available.collect();
+    if names.is_empty() {
+        return format!("unknown tool {}; no tools are available", quoted(name));
+    }
+    let mut list = names
+        .iter()
+        .take(MAX_LISTED_TOOLS)
+        .map(|n| quoted(n))
+        .collect::<Vec<_>>()
+        .join(", ");
+    if names.len() > MAX_LISTED_TOOLS {
+        list.push_str(&format!(", ... ({} in all)", names.len()));
+    }
+    format!("unknown tool {}; available tools: {list}", quoted(name))
+}
+
+pub(crate) fn malformed(problem: &str) -> String {
+    format!("malformed tool call: {problem}")
+}
+
+/// `not valid JSON (syntax error at line 1, column 7)`, composed from serde_json's category and
+/// position (its `Display` wording is not ours to promise).
+pub(crate) fn not_json(what: &str, e: &serde_json::Error) -> String {
+    let why = match e.classify() {
+        serde_json::error::Category::Eof => "it ends early",
+        serde_json::error::Category::Syntax => "syntax error",
+        serde_json::error::Category::Data => "unusable data",
+        serde_json::error::Category::Io => "read error",
+    };
+    format!(
+        "{what} is not valid JSON ({why} at line {}, column {})",
+        e.line(),
+        e.column()
+    )
+}
+
+pub(crate) fn duplicate_id(id: &str) -> String {
+    format!("duplicate tool call id {}: an earlier call in this turn already used it, so this call was not run", quoted(id))
+}
+
+pub(crate) fn unavailable(tool: &str, message: &str) -> String {
+    format!("tool {} is unavailable: {message}", quoted(tool))
+}
+
+pub(crate) fn timeout(tool: &str, budget: Duration) -> String {
+    format!(
+        "tool {} did not finish within its deadline of {} ms",
+        quoted(tool),
+        budget.as_millis()
+    )
+}
+
+pub(crate) fn internal(tool: Option<&str>) -> String {
+    match tool {
+        Some(tool) => format!(
+            "tool {} failed with an internal error ({}); the details were recorded for the operators",
+            quoted(tool),
+            ErrorCode::InternalError.code()
+        ),
+        None => format!("the harness failed with an internal error ({})", ErrorCode::InternalError.code()),
+    }
+}
+
+pub(crate) fn invalid_output(tool: &str, problem: &OutputProblem) -> String {
+    format!(
+        "tool {} produced output that cannot be returned: {problem}",
+        quoted(tool)
+    )
+}

@@ -1,0 +1,353 @@
+//! Tools as the embedder declares them: schema, handler, execution mode, checks, remedies.
+//!
+//! A [`Tool`] is plain data plus a [`Handler`]; [`crate::Registry::register`] compiles its
+//! schema once and refuses it there if it does not compile. Handlers return a [`ToolOutput`]
+//! or a [`ToolError`]; the output type can express what JSON cannot (NaN, ±inf, duplicate
+//! keys, unbounded nesting) precisely so that the harness, not the handler, is the one that
+//! decides it cannot be sent back (`invalid_tool_output`).
+
+use std::fmt;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use serde_json::Value;
+
+use crate::schema::{UnknownFields, Violation};
+
+/// What a handler sees about the call it serves, besides its arguments.
+#[derive(Debug, Clone, Copy)]
+pub struct CallContext<'a> {
+    pub(crate) tool_use_id: &'a str,
+    pub(crate) tool: &'a str,
+    pub(crate) started: Instant,
+    pub(crate) deadline: Instant,
+}
+
+impl CallContext<'_> {
+    /// The id of the tool_use being served.
+    pub fn tool_use_id(&self) -> &str {
+        self.tool_use_id
+    }
+
+    /// The tool's registered name.
+    pub fn tool_name(&self) -> &str {
+        self.tool
+    }
+
+    /// When the handler started.
+    pub fn started(&self) -> Instant {
+        self.started
+    }
+
+    /// The instant after which the result will be discarded as a `timeout`.
+    pub fn deadline(&self) -> Instant {
+        self.deadline
+    }
+
+    /// Time left before the deadline (zero once it has passed).
+    pub fn remaining(&self) -> Duration {
+        self.deadline.saturating_duration_since(Instant::now())
+    }
+
+    /// True once the deadline has passed. Cooperative handlers poll this and stop early.
+    pub fn expired(&self) -> bool {
+        Instant::now() >= self.deadline
+    }
+}
+
+/// The code that runs a tool. Any `Fn(Value, &CallContext) -> Result<ToolOutput, ToolError>`
+/// that is `Send + Sync + 'static` is a handler.
+///
+/// The handler receives the validated arguments **by value**: its own copy, which it may
+/// mutate freely; the harness keeps no reference to them.
+pub trait Handler: Send + Sync + 'static {
+    /// Runs the tool.
+    fn call(&self, args: Value, ctx: &CallContext<'_>) -> Result<ToolOutput, ToolError>;
+}
+
+impl<F> Handler for F
+where
+    F: Fn(Value, &CallContext<'_>) -> Result<ToolOutput, ToolError> + Send + Sync + 'static,
+{
+    fn call(&self, args: Value, ctx: &CallContext<'_>) -> Result<ToolOutput, ToolError> {
+        self(args, ctx)
+    }
+}
+
+/// A value a handler returns. Unlike `serde_json::Value` it can hold non-finite floats and
+/// duplicate keys, which the harness refuses as `invalid_tool_output`.
+#[derive(Debug, Clone, PartialEq)]
+pub enum ToolValue {
+    /// `null`.
+    Null,
+    /// `true` / `false`.
+    Bool(bool),
+    /// A signed integer.
+    Int(i64),
+    /// An unsigned integer.
+    UInt(u64),
+    /// A float; NaN and ±inf are representable here but not in JSON.
+    Float(f64),
+    /// A string.
+    String(String),
+    /// An array.
+    Array(Vec<ToolValue>),
+    /// An object as ordered key/value pairs (duplicate keys are representable here but refused).
+    Object(Vec<(String, ToolValue)>),
+}
+
+impl From<Value> for ToolValue {
+    fn from(v: Value) -> Self {
+        match v {
+            Value::Null => ToolValue::Null,
+            Value::Bool(b) => ToolValue::Bool(b),
+            Value::Number(n) => {
+                if let Some(i) = n.as_i64() {
+                    ToolValue::Int(i)
+                } else if let Some(u) = n.as_u64() {
+                    ToolValue::UInt(u)
+                } else {
+                    ToolValue::Float(n.as_f64().unwrap_or(f64::NAN))
+                }
+            }
+            Value::String(s) => ToolValue::String(s),
+            Value::Array(a) => ToolValue::Array(a.into_iter().map(ToolValue::from).collect()),
+            Value::Object(o) => ToolValue::Object(
+                o.into_iter()
+                    .map(|(k, v)| (k, ToolValue::from(v)))
+                    .collect(),
+            ),
+        }
+    }
+}
+
+/// What a handler produced.
+#[non_exhaustive]
+pub enum ToolOutput {
+    /// Text, shown as is (then capped).
+    Text(String),
+    /// A structured value, checked (finite numbers, unique keys, nesting and size limits) and
+    /// sent as compact JSON (then capped).
+    Json(ToolValue),
+    /// Text produced in chunks, capped as it streams in O(cap) memory; the harness stops
+    /// pulling chunks once the deadline passes.
+    Chunks(Box<dyn Iterator<Item = String> + Send>),
+}
+
+impl ToolOutput {
+    /// Text output.
+    pub fn text(s: impl Into<String>) -> Self {
+        ToolOutput::Text(s.into())
+    }
+
+    /// Structured output from a JSON value.
+    pub fn json(v: Value) -> Self {
+        ToolOutput::Json(ToolValue::from(v))
+    }
+
+    /// Streamed text output.
+    pub fn chunks<I>(chunks: I) -> Self
+    where
+        I: IntoIterator<Item = String>,
+        I::IntoIter: Send + 'static,
+    {
+        ToolOutput::Chunks(Box::new(chunks.into_iter()))
+    }
+}
+
+impl fmt::Debug for ToolOutput {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            ToolOutput::Text(s) => f.debug_tuple("Text").field(s).finish(),
+            ToolOutput::Json(v) => f.debug_tuple("Json").field(v).finish(),
+            ToolOutput::Chunks(_) => f.write_str("Chunks(..)"),
+        }
+    }
+}
+
+/// How a handler failed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum ToolErrorKind {
+    /// The tool ran and said no (`tool_refused`); the message is written for the model.
+    Refused,
+    /// The tool's service could not be reached (`tool_unavailable`, retryable); the message
+    /// is shown to the model.
+    Unavailable,
+    /// Something unexpected (`internal_error`); the message is private and goes to the
+    /// diagnostic sink only.
+    Internal,
+}
+
+/// A failure a handler reports.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ToolError {
+    kind: ToolErrorKind,
+    message: String,
+    reason: Option<String>,
+}
+
+impl ToolError {
+    /// The tool ran and refused; `message` is shown to the model.
+    pub fn refused(message: impl Into<String>) -> Self {
+        ToolError {
+            kind: ToolErrorKind::Refused,
+            message: message.into(),
+            reason: None,
+        }
+    }
+
+    /// The tool's service could not be reached; `message` is shown to the model.
+    pub fn unavailable(message: impl Into<String>) -> Self {
+        ToolError {
+            kind: ToolErrorKind::Unavailable,
+            message: message.into(),
+            reason: None,
+        }
+    }
+
+    /// An unexpected failure; `detail` is private (diagnostic sink only, never in content).
+    pub fn internal(detail: impl Into<String>) -> Self {
+        ToolError {
+            kind: ToolErrorKind::Internal,
+            message: detail.into(),
+            reason: None,
+        }
+    }
+
+    /// Attaches the tool's own machine reason (e.g. `FS_STALE_VERSION`), which selects a
+    /// remedy registered with [`Tool::remedy`].
+    pub fn with_reason(mut self, reason: impl Into<String>) -> Self {
+        self.reason = Some(reason.into());
+        self
+    }
+
+    /// The kind.
+    pub fn kind(&self) -> ToolErrorKind {
+        self.kind
+    }
+
+    /// The message (for `Internal`, the private detail).
+    pub fn message(&self) -> &str {
+        &self.message
+    }
+
+    /// The tool's own reason code, if any.
+    pub fn reason(&self) -> Option<&str> {
+        self.reason.as_deref()
+    }
+}
+
+impl fmt::Display for ToolError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.message)
+    }
+}
+
+impl std::error::Error for ToolError {}
+
+/// Where a handler runs, and so how its deadline is enforced.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+pub enum Execution {
+    /// On a fresh thread (the default). The caller waits until the deadline, then answers
+    /// `timeout`; a handler that never returns keeps its thread, whose late result is dropped.
+    #[default]
+    Isolated,
+    /// On the caller's thread, for fast or cooperative handlers (no thread cost; this is the
+    /// ≤ 300 ns dispatch path). The deadline is checked when the handler returns (a late
+    /// result becomes `timeout`) and the handler can poll [`CallContext::expired`]; a handler
+    /// that blocks forever blocks the caller.
+    Inline,
+}
+
+/// A semantic check: runs after the schema passed and before the handler; any violation
+/// makes the call `invalid_arguments` and the handler does not run.
+pub type SemanticCheck = Arc<dyn Fn(&Value) -> Vec<Violation> + Send + Sync>;
+
+/// A tool as declared by the embedder. Register it with [`crate::Registry::register`].
+#[derive(Clone)]
+pub struct Tool {
+    pub(crate) name: String,
+    pub(crate) description: String,
+    pub(crate) input_schema: Value,
+    pub(crate) handler: Arc<dyn Handler>,
+    pub(crate) unknown_fields: UnknownFields,
+    pub(crate) execution: Execution,
+    pub(crate) deadline: Option<Duration>,
+    pub(crate) semantic: Vec<SemanticCheck>,
+    pub(crate) remedies: Vec<(String, String)>,
+}
+
+impl fmt::Debug for Tool {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Tool")
+            .field("name", &self.name)
+            .field("unknown_fields", &self.unknown_fields)
+            .field("execution", &self.execution)
+            .field("deadline", &self.deadline)
+            .field("semantic_checks", &self.semantic.len())
+            .field("remedies", &self.remedies)
+            .finish_non_exhaustive()
+    }
+}
+
+impl Tool {
+    /// A tool with closed objects, isolated execution and the harness's default deadline.
+    pub fn new(
+        name: impl Into<String>,
+        description: impl Into<String>,
+        input_schema: Value,
+        handler: impl Handler,
+    ) -> Tool {
+        Tool {
+            name: name.into(),
+            description: description.into(),
+            input_schema,
+            handler: Arc::new(handler),
+            unknown_fields: UnknownFields::default(),
+            execution: Execution::default(),
+            deadline: None,
+            semantic: Vec::new(),
+            remedies: Vec::new(),
+        }
+    }
+
+    /// Sets the unknown-fields policy (default [`UnknownFields::Reject`]).
+    pub fn unknown_fields(mut self, policy: UnknownFields) -> Tool {
+        self.unknown_fields = policy;
+        self
+    }
+
+    /// Sets where the handler runs (default [`Execution::Isolated`]).
+    pub fn execution(mut self, execution: Execution) -> Tool {
+        self.execution = execution;
+        self
+    }
+
+    /// Overrides the harness's deadline for this tool.
+    pub fn deadline(mut self, deadline: Duration) -> Tool {
+        self.deadline = Some(deadline);
+        self
+    }
+
+    /// Adds a semantic check (run in order after the schema, all violations gathered).
+    pub fn semantic_check<F>(mut self, check: F) -> Tool
+    where
+        F: Fn(&Value) -> Vec<Violation> + Send + Sync + 'static,
+    {
+        self.semantic.push(Arc::new(check));
+        self
+    }
+
+    /// Registers a remedy appended (after ` — `) to refusals and unavailability errors that
+    /// carry `reason` (seed 002: the tool's message stays unchanged, the code is kept).
+    pub fn remedy(mut self, reason: impl Into<String>, remedy: impl Into<String>) -> Tool {
+        self.remedies.push((reason.into(), remedy.into()));
+        self
+    }
+
+    /// The tool's name.
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+}
