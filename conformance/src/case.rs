@@ -1,0 +1,266 @@
+//! The case model: the wire case an adapter sees, plus what only the runner knows.
+//!
+//! A case file is the protocol's [`WireCase`] (config, tools, calls) wrapped in the suite's own
+//! fields: requirement ids, a description, the capabilities it needs, and the expectations.
+//! Expectations never leave the runner, so an adapter cannot tailor its answers to them. The
+//! fields are listed here rather than flattened from `WireCase` because serde cannot combine
+//! `flatten` with `deny_unknown_fields`, and strict decoding matters more: a misspelt
+//! expectation that silently vanished would make a case test nothing.
+
+use std::collections::BTreeMap;
+
+use harness_conformance_protocol::{
+    Behavior, Call, CallForm, CaseConfig, Output, RaiseKind, Size, ToolDef, WireCase,
+};
+use serde::{Deserialize, Deserializer, Serialize};
+use serde_json::Value;
+
+/// One conformance case, as written in `conformance/cases/<area>/<fault-name>.json`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Case {
+    /// `<area>/<fault-name>`; equals the file's path under `cases/` without `.json`.
+    pub id: String,
+    /// The SPEC.md requirement ids this case tests.
+    pub requirements: Vec<String>,
+    /// One or two sentences: the fault, and what the harness must do.
+    pub description: String,
+    /// Capabilities beyond what the runner derives itself.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub needs: Vec<String>,
+    /// Harness configuration the case asks for.
+    #[serde(default, skip_serializing_if = "CaseConfig::is_empty")]
+    pub config: CaseConfig,
+    /// The tools to register.
+    pub tools: Vec<ToolDef>,
+    /// One assistant turn, in order.
+    pub calls: Vec<Call>,
+    /// What the runner checks.
+    pub expect: Expect,
+}
+
+/// What the runner checks after a case ran.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Expect {
+    /// One entry per call, in call order.
+    pub results: Vec<ResultExpect>,
+    /// Exact handler run counts; tools not listed are not checked.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub invocations: BTreeMap<String, u64>,
+    /// What the handlers received on entry, in order.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub received_args: Option<Vec<ReceivedArgs>>,
+    /// The transcript keeps the calls exactly as the model sent them (needs `history`).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub history_unchanged: bool,
+}
+
+/// One handler invocation the case expects.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ReceivedArgs {
+    /// The tool whose handler ran.
+    pub tool: String,
+    /// The arguments it received.
+    pub args: Value,
+}
+
+/// Which id a result must carry.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub enum IdExpect {
+    /// The call's id when it is a non-empty string, unique in the batch; otherwise unchecked.
+    #[default]
+    CallId,
+    /// Not checked (`"tool_use_id": null`).
+    Unchecked,
+    /// Exactly this id.
+    Exactly(String),
+}
+
+/// The expectations on one call's result.
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ResultExpect {
+    /// Which id the result carries.
+    #[serde(
+        default,
+        deserialize_with = "id_expect",
+        serialize_with = "ser_id_expect",
+        skip_serializing_if = "is_default_id"
+    )]
+    pub tool_use_id: IdExpect,
+    /// Whether the result is an error.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub is_error: Option<bool>,
+    /// The outcome class, checked through the adapter's code map.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub class: Option<String>,
+    /// Whether the result says retrying may help (needs `retryability`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub retryable: Option<bool>,
+    /// Checks on the content text.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub content: Option<ContentExpect>,
+    /// Checks on how the output was capped.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cap: Option<CapExpect>,
+}
+
+fn id_expect<'de, D: Deserializer<'de>>(d: D) -> Result<IdExpect, D::Error> {
+    Ok(match Option::<String>::deserialize(d)? {
+        None => IdExpect::Unchecked,
+        Some(id) => IdExpect::Exactly(id),
+    })
+}
+
+fn ser_id_expect<S: serde::Serializer>(id: &IdExpect, s: S) -> Result<S::Ok, S::Error> {
+    match id {
+        IdExpect::Exactly(id) => s.serialize_str(id),
+        _ => s.serialize_none(),
+    }
+}
+
+fn is_default_id(id: &IdExpect) -> bool {
+    *id == IdExpect::CallId
+}
+
+/// Checks on a result's content text.
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ContentExpect {
+    /// Exactly this text.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub equals: Option<String>,
+    /// Every one of these.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub contains: Vec<String>,
+    /// At least one of these.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub contains_any: Vec<String>,
+    /// None of these.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub not_contains: Vec<String>,
+    /// An unanchored regex search.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub matches: Option<String>,
+    /// At most this many Unicode scalar values.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_chars: Option<u64>,
+    /// Exactly the handler's output text.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub equals_output: bool,
+}
+
+/// Checks on how an output was capped.
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct CapExpect {
+    /// Whether the content must be cut (true) or the output verbatim (false).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub truncated: Option<bool>,
+    /// The content starts with the output's first units.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub keeps_head: bool,
+    /// The output's last line is in the content.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub keeps_last_line: bool,
+    /// The note states how much was omitted, in the cap's unit.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub note_counts: bool,
+    /// Capping the capped content again changes nothing.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub idempotent: bool,
+}
+
+impl Case {
+    /// The part an adapter sees (sizes still unresolved).
+    pub fn wire(&self) -> WireCase {
+        WireCase {
+            id: self.id.clone(),
+            config: self.config.clone(),
+            tools: self.tools.clone(),
+            calls: self.calls.clone(),
+        }
+    }
+
+    /// The area: the part of the id before `/`.
+    pub fn area(&self) -> &str {
+        self.id.split('/').next().unwrap_or("")
+    }
+
+    /// The tool a call names, when it names one the case defines.
+    pub fn tool_for(&self, call: &Call) -> Option<&ToolDef> {
+        let name = call.name()?;
+        self.tools.iter().find(|t| t.name == name)
+    }
+
+    /// Whether this case is about the cap: it sets one, expects cap behaviour, or sizes an
+    /// output relative to the cap. A harness without a cap fails such cases.
+    pub fn is_cap_case(&self) -> bool {
+        self.config.cap.is_some()
+            || self.expect.results.iter().any(|r| r.cap.is_some())
+            || self
+                .tools
+                .iter()
+                .any(|t| behavior_has_relative_size(&t.behavior))
+    }
+
+    /// Every capability need: the declared ones and those the runner derives (call forms,
+    /// cap configuration, deadline, keywords are derived separately by [`crate::needs`]).
+    pub fn call_forms(&self) -> Vec<CallForm> {
+        let mut forms: Vec<CallForm> = self.calls.iter().map(Call::form).collect();
+        forms.sort();
+        forms.dedup();
+        forms
+    }
+
+    /// The secrets of every `internal` raise in the case's behaviours.
+    pub fn secrets(&self) -> Vec<(String, String)> {
+        let mut out = Vec::new();
+        for tool in &self.tools {
+            collect_secrets(&tool.behavior, &mut out);
+        }
+        out
+    }
+}
+
+fn collect_secrets(b: &Behavior, out: &mut Vec<(String, String)>) {
+    match b {
+        Behavior::Raise { raise } if raise.kind == RaiseKind::Internal => {
+            if let Some(secret) = &raise.secret {
+                out.push((secret.clone(), raise.message.clone()));
+            }
+        }
+        Behavior::Sleep { then, .. } | Behavior::MutateArgs { then, .. } => {
+            collect_secrets(then, out)
+        }
+        _ => {}
+    }
+}
+
+/// The output a behaviour finally returns, if it returns one.
+pub fn final_output(b: &Behavior) -> Option<&Output> {
+    match b {
+        Behavior::Return { output } => Some(output),
+        Behavior::Raise { .. } => None,
+        Behavior::Sleep { then, .. } | Behavior::MutateArgs { then, .. } => final_output(then),
+    }
+}
+
+fn behavior_has_relative_size(b: &Behavior) -> bool {
+    match final_output(b) {
+        Some(Output::Generate(g)) => gen_has_relative(g),
+        _ => false,
+    }
+}
+
+fn gen_has_relative(g: &harness_conformance_protocol::Gen) -> bool {
+    use harness_conformance_protocol::Gen;
+    match g {
+        Gen::Text { .. } => false,
+        Gen::Repeat { size, .. } => matches!(size, Size::Relative { .. }),
+        Gen::Lines { lines } => matches!(lines.size, Size::Relative { .. }),
+        Gen::Concat { concat } => concat.iter().any(gen_has_relative),
+    }
+}

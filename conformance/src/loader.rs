@@ -1,0 +1,312 @@
+//! The loader: cases embedded in the binary, decoded strictly, checked for consistency.
+//!
+//! The cases ship inside the binary (`include_dir!`), as toml-test's do, so `run` needs no
+//! checkout and `copy <dir>` writes them out for adapters in other languages. Loading is
+//! all-or-nothing and reports every problem at once: a case whose id does not match its path,
+//! a duplicate id, an unknown field, a requirement SPEC.md does not define, an unknown need, a
+//! result expectation per call missing. Such a case is a bug in the suite; the runner refuses
+//! to start rather than blame a harness for it.
+
+use std::collections::BTreeSet;
+use std::fmt;
+
+use include_dir::{include_dir, Dir};
+use serde::Deserialize;
+
+use crate::case::Case;
+use crate::needs;
+use crate::spec::{self, Requirement};
+
+/// The case files, embedded at build time.
+pub static CASES: Dir<'static> = include_dir!("$CARGO_MANIFEST_DIR/cases");
+
+/// SPEC.md, embedded at build time (empty if the checkout has none).
+pub static SPEC_MD: &str = include_str!(concat!(env!("OUT_DIR"), "/SPEC.md"));
+
+/// The outcome classes (DESIGN.md): the only values `class` may take.
+pub const CLASSES: [&str; 9] = [
+    "invalid_arguments",
+    "unknown_tool",
+    "malformed_call",
+    "duplicate_call_id",
+    "tool_refused",
+    "tool_unavailable",
+    "timeout",
+    "internal_error",
+    "invalid_tool_output",
+];
+
+/// One problem found while loading.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct LoadError {
+    /// The file (relative to `cases/`), or `SPEC.md`.
+    pub path: String,
+    /// What is wrong.
+    pub message: String,
+}
+
+impl fmt::Display for LoadError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}: {}", self.path, self.message)
+    }
+}
+
+/// The loaded suite.
+#[derive(Debug, Clone)]
+pub struct Suite {
+    /// Every case, ordered by id.
+    pub cases: Vec<Case>,
+    /// Every requirement of SPEC.md, in document order.
+    pub requirements: Vec<Requirement>,
+}
+
+impl Suite {
+    /// The requirement with this id.
+    pub fn requirement(&self, id: &str) -> Option<&Requirement> {
+        self.requirements.iter().find(|r| r.id == id)
+    }
+
+    /// The case with this id.
+    pub fn case(&self, id: &str) -> Option<&Case> {
+        self.cases.iter().find(|c| c.id == id)
+    }
+}
+
+/// Every embedded case file: (path relative to `cases/`, contents).
+pub fn embedded_files() -> Vec<(String, &'static str)> {
+    let mut out = Vec::new();
+    collect(&CASES, &mut out);
+    out.sort();
+    out
+}
+
+fn collect(dir: &'static Dir<'static>, out: &mut Vec<(String, &'static str)>) {
+    for file in dir.files() {
+        let path = file.path().to_string_lossy().replace('\\', "/");
+        if path.ends_with(".json") {
+            out.push((path, file.contents_utf8().unwrap_or("")));
+        }
+    }
+    for sub in dir.dirs() {
+        collect(sub, out);
+    }
+}
+
+/// Loads the embedded suite.
+pub fn load_embedded() -> Result<Suite, Vec<LoadError>> {
+    load(&embedded_files(), SPEC_MD)
+}
+
+/// Loads a suite from case files and SPEC.md text.
+pub fn load(files: &[(String, &str)], spec_text: &str) -> Result<Suite, Vec<LoadError>> {
+    let mut errors = Vec::new();
+    let requirements = match spec::parse(spec_text) {
+        Ok(r) => r,
+        Err(e) => {
+            errors.push(LoadError {
+                path: "SPEC.md".into(),
+                message: e.to_string(),
+            });
+            Vec::new()
+        }
+    };
+    let known: BTreeSet<&str> = requirements.iter().map(|r| r.id.as_str()).collect();
+    let mut cases: Vec<Case> = Vec::new();
+    let mut seen = BTreeSet::new();
+    for (path, text) in files {
+        match decode_case(text) {
+            Err(message) => errors.push(LoadError {
+                path: path.clone(),
+                message,
+            }),
+            Ok(case) => {
+                let expected_id = path.trim_end_matches(".json");
+                let mut problems = Vec::new();
+                if case.id != expected_id {
+                    problems.push(format!(
+                        "id {:?} does not match the file's path (expected {expected_id:?})",
+                        case.id
+                    ));
+                }
+                if !seen.insert(case.id.clone()) {
+                    problems.push(format!("duplicate case id {:?}", case.id));
+                }
+                problems.extend(consistency(&case, &known));
+                if problems.is_empty() {
+                    cases.push(case);
+                } else {
+                    errors.extend(problems.into_iter().map(|message| LoadError {
+                        path: path.clone(),
+                        message,
+                    }));
+                }
+            }
+        }
+    }
+    if errors.is_empty() {
+        cases.sort_by(|a, b| a.id.cmp(&b.id));
+        Ok(Suite {
+            cases,
+            requirements,
+        })
+    } else {
+        Err(errors)
+    }
+}
+
+/// Decodes one case file strictly (unknown fields are errors), with the line of the problem.
+pub fn decode_case(text: &str) -> Result<Case, String> {
+    let mut de = serde_json::Deserializer::from_str(text);
+    let case = Case::deserialize(&mut de).map_err(|e| format!("not a valid case: {e}"))?;
+    de.end()
+        .map_err(|e| format!("trailing text after the case: {e}"))?;
+    Ok(case)
+}
+
+/// The checks that need more than the schema: ids, needs, counts, secrets, regexes. When
+/// `known` is empty (no SPEC.md), requirement ids are not checked.
+pub fn consistency(case: &Case, known: &BTreeSet<&str>) -> Vec<String> {
+    let mut problems = Vec::new();
+    if case.id.split('/').count() != 2 || case.id.split('/').any(str::is_empty) {
+        problems.push(format!("id {:?} is not `<area>/<fault-name>`", case.id));
+    }
+    if case.requirements.is_empty() {
+        problems.push("no requirement ids".into());
+    }
+    if !known.is_empty() {
+        for r in &case.requirements {
+            if !known.contains(r.as_str()) {
+                problems.push(format!("requirement {r:?} is not defined in SPEC.md"));
+            }
+        }
+    }
+    for n in &case.needs {
+        if !needs::is_known(n) {
+            problems.push(format!(
+                "unknown need {n:?} (known: {}, feature.<name>)",
+                needs::NEED_NAMES.join(", ")
+            ));
+        }
+    }
+    if case.calls.is_empty() {
+        problems.push("no calls".into());
+    }
+    if case.expect.results.len() != case.calls.len() {
+        problems.push(format!(
+            "`expect.results` has {} entries for {} calls (one per call)",
+            case.expect.results.len(),
+            case.calls.len()
+        ));
+    }
+    let tools: BTreeSet<&str> = case.tools.iter().map(|t| t.name.as_str()).collect();
+    for t in case.expect.invocations.keys() {
+        if !tools.contains(t.as_str()) {
+            problems.push(format!(
+                "`expect.invocations` names {t:?}, which is not a tool of the case"
+            ));
+        }
+    }
+    for r in case.expect.received_args.iter().flatten() {
+        if !tools.contains(r.tool.as_str()) {
+            problems.push(format!(
+                "`expect.received_args` names {:?}, which is not a tool of the case",
+                r.tool
+            ));
+        }
+    }
+    for (secret, message) in case.secrets() {
+        if !message.contains(&secret) {
+            problems.push(format!(
+                "the internal error's message {message:?} does not contain its secret {secret:?}"
+            ));
+        }
+    }
+    for (i, r) in case.expect.results.iter().enumerate() {
+        if let Some(class) = &r.class {
+            if !CLASSES.contains(&class.as_str()) {
+                problems.push(format!("result {}: unknown class {class:?}", i + 1));
+            }
+        }
+        if let Some(re) = r.content.as_ref().and_then(|c| c.matches.as_ref()) {
+            if let Err(e) = regex::Regex::new(re) {
+                problems.push(format!(
+                    "result {}: `matches` is not a valid regex: {e}",
+                    i + 1
+                ));
+            }
+        }
+    }
+    let mut names = BTreeSet::new();
+    for t in &case.tools {
+        if !names.insert(t.name.as_str()) {
+            problems.push(format!("tool {:?} is defined twice", t.name));
+        }
+    }
+    problems
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const SPEC: &str = "### VAL-1 (MUST) Validate first\nCases: `validation/a`\n";
+
+    fn case(id: &str) -> String {
+        format!(
+            r#"{{"id": "{id}", "requirements": ["VAL-1"], "description": "d",
+                "tools": [{{"name": "t", "input_schema": {{"type": "object"}}, "behavior": {{"return": {{"text": "ok"}}}}}}],
+                "calls": [{{"id": "c1", "name": "t", "input": {{}}}}],
+                "expect": {{"results": [{{"is_error": false}}]}}}}"#
+        )
+    }
+
+    #[test]
+    fn a_good_case_loads() {
+        let text = case("validation/a");
+        let suite = load(&[("validation/a.json".into(), text.as_str())], SPEC).unwrap();
+        assert_eq!(suite.cases.len(), 1);
+        assert_eq!(suite.requirements.len(), 1);
+    }
+
+    #[test]
+    fn every_problem_is_reported_at_once() {
+        let wrong_path = case("validation/a");
+        let unknown_req = case("validation/b").replace("VAL-1", "VAL-9");
+        let unknown_field =
+            case("validation/c").replace("\"description\"", "\"descripton\": 1, \"description\"");
+        let files = vec![
+            ("validation/x.json".to_owned(), wrong_path.as_str()),
+            ("validation/b.json".to_owned(), unknown_req.as_str()),
+            ("validation/c.json".to_owned(), unknown_field.as_str()),
+        ];
+        let errs = load(&files, SPEC).unwrap_err();
+        assert_eq!(errs.len(), 3, "{errs:?}");
+        assert!(errs[0].message.contains("does not match"));
+        assert!(errs[1].message.contains("VAL-9"));
+        assert!(errs[2].message.contains("descripton"));
+    }
+
+    #[test]
+    fn duplicate_ids_are_a_load_error() {
+        let a = case("validation/a");
+        let files = vec![
+            ("validation/a.json".to_owned(), a.as_str()),
+            ("validation/a.json".to_owned(), a.as_str()),
+        ];
+        let errs = load(&files, SPEC).unwrap_err();
+        assert!(errs.iter().any(|e| e.message.contains("duplicate")));
+    }
+
+    #[test]
+    fn inconsistent_expectations_are_load_errors() {
+        let two = case("validation/a").replace(r#"[{"is_error": false}]"#, "[]");
+        let errs = load(&[("validation/a.json".into(), two.as_str())], SPEC).unwrap_err();
+        assert!(errs[0].message.contains("one per call"));
+        let need = case("validation/a").replace(
+            r#""description": "d","#,
+            r#""description": "d", "needs": ["telepathy"],"#,
+        );
+        let errs = load(&[("validation/a.json".into(), need.as_str())], SPEC).unwrap_err();
+        assert!(errs[0].message.contains("telepathy"));
+    }
+}

@@ -1,0 +1,314 @@
+//! Capability needs: which capabilities a case requires, and whether a harness declares them.
+//!
+//! A case lists the needs the runner cannot see for itself (`codes`, `history`, …); the runner
+//! derives the rest from the case's own text — the call forms it uses, the cap and deadline it
+//! configures, and every JSON Schema keyword in its tools' input schemas — so a case author
+//! cannot forget one. A harness without a needed capability SKIPs the case with the reason,
+//! except that a harness with no cap at all FAILs the cap cases: having no cap is the fault
+//! the cap requirements exist to catch, not a missing optional feature.
+
+use std::collections::BTreeSet;
+
+use harness_conformance_protocol::{Capabilities, Strategy, Unit};
+use serde_json::Value;
+
+use crate::case::Case;
+
+/// Every need name a case may list (besides `feature.<name>`).
+pub const NEED_NAMES: [&str; 12] = [
+    "cap.configurable",
+    "cap.unit.bytes",
+    "cap.unit.chars",
+    "cap.strategy.head_only",
+    "cap.strategy.head_tail",
+    "codes",
+    "retryability",
+    "deadline.configurable",
+    "call_form.arguments_text",
+    "call_form.raw",
+    "parallel",
+    "history",
+];
+
+/// Whether `name` is a need a case may list.
+pub fn is_known(name: &str) -> bool {
+    NEED_NAMES.contains(&name)
+        || name.strip_prefix("feature.").is_some_and(|f| {
+            !f.is_empty() && f.bytes().all(|b| b.is_ascii_lowercase() || b == b'-')
+        })
+}
+
+/// The JSON Schema (2020-12, plus draft-07's `definitions`/`dependencies`) keywords the runner
+/// derives needs from. Annotations (`title`, `description`, `default`, …) are not needs: a
+/// harness that ignores them validates the same.
+pub const KEYWORDS: [&str; 49] = [
+    "$ref",
+    "$defs",
+    "$anchor",
+    "$dynamicRef",
+    "$dynamicAnchor",
+    "definitions",
+    "allOf",
+    "anyOf",
+    "oneOf",
+    "not",
+    "if",
+    "then",
+    "else",
+    "dependentSchemas",
+    "dependencies",
+    "prefixItems",
+    "items",
+    "additionalItems",
+    "contains",
+    "properties",
+    "patternProperties",
+    "additionalProperties",
+    "propertyNames",
+    "unevaluatedItems",
+    "unevaluatedProperties",
+    "type",
+    "enum",
+    "const",
+    "multipleOf",
+    "maximum",
+    "exclusiveMaximum",
+    "minimum",
+    "exclusiveMinimum",
+    "maxLength",
+    "minLength",
+    "pattern",
+    "maxItems",
+    "minItems",
+    "uniqueItems",
+    "maxContains",
+    "minContains",
+    "maxProperties",
+    "minProperties",
+    "required",
+    "dependentRequired",
+    "format",
+    "contentEncoding",
+    "contentMediaType",
+    "contentSchema",
+];
+
+/// The keywords used anywhere in a schema.
+pub fn schema_keywords(schema: &Value) -> BTreeSet<String> {
+    let mut out = BTreeSet::new();
+    walk(schema, &mut out);
+    out
+}
+
+fn walk(schema: &Value, out: &mut BTreeSet<String>) {
+    let Value::Object(map) = schema else {
+        return;
+    };
+    for (key, value) in map {
+        if KEYWORDS.contains(&key.as_str()) {
+            out.insert(key.clone());
+        }
+        match key.as_str() {
+            "properties" | "patternProperties" | "$defs" | "definitions" | "dependentSchemas" => {
+                if let Value::Object(children) = value {
+                    children.values().for_each(|c| walk(c, out));
+                }
+            }
+            "dependencies" => {
+                if let Value::Object(children) = value {
+                    children
+                        .values()
+                        .filter(|c| c.is_object())
+                        .for_each(|c| walk(c, out));
+                }
+            }
+            "allOf" | "anyOf" | "oneOf" | "prefixItems" => {
+                if let Value::Array(children) = value {
+                    children.iter().for_each(|c| walk(c, out));
+                }
+            }
+            "items"
+            | "additionalItems"
+            | "additionalProperties"
+            | "not"
+            | "if"
+            | "then"
+            | "else"
+            | "contains"
+            | "propertyNames"
+            | "unevaluatedItems"
+            | "unevaluatedProperties"
+            | "contentSchema" => match value {
+                Value::Array(children) => children.iter().for_each(|c| walk(c, out)),
+                other => walk(other, out),
+            },
+            _ => {}
+        }
+    }
+}
+
+/// Every need of a case: declared plus derived, in a stable order.
+pub fn case_needs(case: &Case) -> Vec<String> {
+    let mut needs: BTreeSet<String> = case.needs.iter().cloned().collect();
+    for form in case.call_forms() {
+        if let Some(n) = form.need() {
+            needs.insert(n.to_owned());
+        }
+    }
+    if let Some(cap) = &case.config.cap {
+        if cap.limit.is_some() {
+            needs.insert("cap.configurable".into());
+        }
+        if let Some(unit) = cap.unit {
+            needs.insert(format!("cap.unit.{}", unit.as_str()));
+        }
+        if let Some(strategy) = cap.strategy {
+            needs.insert(format!("cap.strategy.{}", strategy.as_str()));
+        }
+    }
+    if case.config.deadline_ms.is_some() {
+        needs.insert("deadline.configurable".into());
+    }
+    for tool in &case.tools {
+        for kw in schema_keywords(&tool.input_schema) {
+            needs.insert(format!("keyword.{kw}"));
+        }
+    }
+    needs.into_iter().collect()
+}
+
+/// Whether the harness declares `need`. Cap needs always hold for a harness without a cap
+/// (the case runs and fails instead; see the module doc).
+pub fn declared(need: &str, caps: &Capabilities) -> bool {
+    let cap = caps.cap.as_ref();
+    match need {
+        _ if need.starts_with("cap.") && cap.is_none() => true,
+        "cap.configurable" => cap.is_some_and(|c| c.configurable),
+        "cap.unit.bytes" => cap.is_some_and(|c| c.unit == Unit::Bytes || c.configurable),
+        "cap.unit.chars" => cap.is_some_and(|c| c.unit == Unit::Chars || c.configurable),
+        "cap.strategy.head_only" => strategy(caps, Strategy::HeadOnly),
+        "cap.strategy.head_tail" => strategy(caps, Strategy::HeadTail),
+        "codes" => caps.codes.is_some(),
+        "retryability" => caps.retryability,
+        "deadline.configurable" => caps.deadline.as_ref().is_some_and(|d| d.configurable),
+        "call_form.arguments_text" => caps
+            .call_forms
+            .contains(&harness_conformance_protocol::CallForm::ArgumentsText),
+        "call_form.raw" => caps
+            .call_forms
+            .contains(&harness_conformance_protocol::CallForm::Raw),
+        "parallel" => caps.parallel,
+        "history" => caps.history,
+        _ => {
+            if let Some(f) = need.strip_prefix("feature.") {
+                caps.features.iter().any(|x| x == f)
+            } else if let Some(k) = need.strip_prefix("keyword.") {
+                caps.keywords.iter().any(|x| x == k)
+            } else {
+                false
+            }
+        }
+    }
+}
+
+fn strategy(caps: &Capabilities, s: Strategy) -> bool {
+    caps.cap.as_ref().is_some_and(|c| {
+        c.strategies.first() == Some(&s) || (c.configurable && c.strategies.contains(&s))
+    })
+}
+
+/// The reason to skip `case` on a harness with `caps`, if any need is missing.
+pub fn skip_reason(case: &Case, caps: &Capabilities) -> Option<String> {
+    let missing: Vec<String> = case_needs(case)
+        .into_iter()
+        .filter(|n| !declared(n, caps))
+        .collect();
+    if missing.is_empty() {
+        return None;
+    }
+    let (keywords, others): (Vec<_>, Vec<_>) =
+        missing.iter().partition(|n| n.starts_with("keyword."));
+    let mut parts = Vec::new();
+    if !others.is_empty() {
+        parts.push(format!(
+            "needs {} (not declared by the adapter)",
+            others
+                .iter()
+                .map(|n| format!("`{n}`"))
+                .collect::<Vec<_>>()
+                .join(", ")
+        ));
+    }
+    if !keywords.is_empty() {
+        parts.push(format!(
+            "uses JSON Schema keyword(s) the adapter cannot express: {}",
+            keywords
+                .iter()
+                .map(|n| format!("`{}`", &n["keyword.".len()..]))
+                .collect::<Vec<_>>()
+                .join(", ")
+        ));
+    }
+    Some(parts.join("; "))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use harness_conformance_protocol::CapCapability;
+    use serde_json::json;
+
+    #[test]
+    fn keywords_are_found_in_nested_subschemas_but_not_in_property_names() {
+        let kws = schema_keywords(&json!({
+            "type": "object",
+            "title": "ignored annotation",
+            "properties": {"minimum": {"type": "array", "items": {"pattern": "^a"}},
+                           "b": {"anyOf": [{"const": 1}, {"enum": [2]}]}},
+            "additionalProperties": false,
+            "required": ["minimum"]
+        }));
+        let got: Vec<&str> = kws.iter().map(String::as_str).collect();
+        assert_eq!(
+            got,
+            vec![
+                "additionalProperties",
+                "anyOf",
+                "const",
+                "enum",
+                "items",
+                "pattern",
+                "properties",
+                "required",
+                "type"
+            ]
+        );
+    }
+
+    #[test]
+    fn declared_follows_the_capabilities() {
+        let mut caps = Capabilities::default();
+        assert!(
+            declared("cap.configurable", &caps),
+            "no cap: cap cases run and fail"
+        );
+        caps.cap = Some(CapCapability {
+            unit: Unit::Bytes,
+            limit: 100,
+            configurable: false,
+            strategies: vec![Strategy::HeadTail],
+        });
+        assert!(!declared("cap.configurable", &caps));
+        assert!(declared("cap.unit.bytes", &caps));
+        assert!(!declared("cap.unit.chars", &caps));
+        assert!(declared("cap.strategy.head_tail", &caps));
+        assert!(!declared("cap.strategy.head_only", &caps));
+        assert!(!declared("codes", &caps));
+        caps.keywords = vec!["type".into()];
+        assert!(declared("keyword.type", &caps));
+        assert!(!declared("keyword.pattern", &caps));
+        assert!(is_known("feature.authorization"));
+        assert!(!is_known("feature."));
+        assert!(!is_known("cap.unit.lines"));
+    }
+}

@@ -1,0 +1,124 @@
+//! Verdicts: who is to blame for each case's outcome.
+//!
+//! Blame is the point (as in toml-test and MCP's conformance suite): a FAIL is the harness's
+//! fault, an ERROR the adapter's (it broke the protocol), a BUG IN CASE the suite's own. A
+//! baseline of known failures turns FAIL into XFAIL; a baseline entry for a case that now
+//! passes is STALE and fails the run, so the baseline can only shrink.
+
+use std::fmt;
+use std::time::Duration;
+
+use serde::Serialize;
+
+/// The outcome of one case against one harness.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
+pub enum Verdict {
+    /// Every check held.
+    #[serde(rename = "PASS")]
+    Pass,
+    /// The harness broke a requirement.
+    #[serde(rename = "FAIL")]
+    Fail,
+    /// A capability the case needs is missing (the reason says which).
+    #[serde(rename = "SKIP")]
+    Skip,
+    /// The adapter broke the protocol or could not run the case.
+    #[serde(rename = "ERROR")]
+    Error,
+    /// The case itself is inconsistent.
+    #[serde(rename = "BUG IN CASE")]
+    BugInCase,
+    /// Failed, as the baseline says it does.
+    #[serde(rename = "XFAIL")]
+    Xfail,
+    /// Listed in the baseline, but passed: the baseline is out of date.
+    #[serde(rename = "STALE")]
+    Stale,
+}
+
+impl Verdict {
+    /// The label reports print.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Verdict::Pass => "PASS",
+            Verdict::Fail => "FAIL",
+            Verdict::Skip => "SKIP",
+            Verdict::Error => "ERROR",
+            Verdict::BugInCase => "BUG IN CASE",
+            Verdict::Xfail => "XFAIL",
+            Verdict::Stale => "STALE",
+        }
+    }
+
+    /// Whether this outcome makes the run fail.
+    pub fn is_unexpected(self) -> bool {
+        matches!(
+            self,
+            Verdict::Fail | Verdict::Error | Verdict::BugInCase | Verdict::Stale
+        )
+    }
+
+    /// Every verdict, in report order.
+    pub const ALL: [Verdict; 7] = [
+        Verdict::Pass,
+        Verdict::Fail,
+        Verdict::Error,
+        Verdict::BugInCase,
+        Verdict::Stale,
+        Verdict::Xfail,
+        Verdict::Skip,
+    ];
+}
+
+impl fmt::Display for Verdict {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// One case's outcome, with everything a report needs.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct CaseOutcome {
+    /// The case id.
+    pub id: String,
+    /// The requirements the case tests.
+    pub requirements: Vec<String>,
+    /// The verdict after the baseline was applied.
+    pub verdict: Verdict,
+    /// Why: the failed checks (expected vs returned), the skip reason, the protocol error.
+    pub messages: Vec<String>,
+    /// A short account of what the harness returned (for matrix cells), if it returned.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub returned: Option<String>,
+    /// The baseline's reason, for XFAIL and STALE.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub baseline: Option<String>,
+    /// How long the case took, adapter round trips included.
+    #[serde(serialize_with = "ser_ms", rename = "duration_ms")]
+    pub duration: Duration,
+}
+
+fn ser_ms<S: serde::Serializer>(d: &Duration, s: S) -> Result<S::Ok, S::Error> {
+    s.serialize_f64(d.as_secs_f64() * 1000.0)
+}
+
+impl CaseOutcome {
+    /// An outcome with no messages yet.
+    pub fn new(id: &str, requirements: &[String], verdict: Verdict) -> CaseOutcome {
+        CaseOutcome {
+            id: id.to_owned(),
+            requirements: requirements.to_vec(),
+            verdict,
+            messages: Vec::new(),
+            returned: None,
+            baseline: None,
+            duration: Duration::ZERO,
+        }
+    }
+
+    /// Adds a message and returns self.
+    pub fn with(mut self, message: impl Into<String>) -> CaseOutcome {
+        self.messages.push(message.into());
+        self
+    }
+}
