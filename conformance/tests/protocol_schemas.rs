@@ -1,0 +1,127 @@
+//! The protocol's JSON Schemas (`schema/protocol/`) and the Rust wire types describe the same
+//! messages: what the types serialise validates, and what the schemas refuse, the types refuse.
+
+use std::path::Path;
+
+use harness_conformance::loader;
+use harness_conformance_protocol::{
+    decode_reply, message::decode_hello, resolve_case, Command, PROTOCOL_VERSION,
+};
+use serde_json::{json, Value};
+
+fn schema(name: &str) -> jsonschema::Validator {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("schema/protocol")
+        .join(name);
+    let text = std::fs::read_to_string(&path).unwrap();
+    let value: Value = serde_json::from_str(&text).unwrap();
+    jsonschema::validator_for(&value).unwrap_or_else(|e| panic!("{name}: {e}"))
+}
+
+fn assert_valid(v: &jsonschema::Validator, instance: &Value, what: &str) {
+    let errors: Vec<String> = v
+        .iter_errors(instance)
+        .map(|e| format!("{}: {e}", e.instance_path()))
+        .collect();
+    assert!(
+        errors.is_empty(),
+        "{what} does not validate: {errors:#?}\n{instance}"
+    );
+}
+
+#[test]
+fn commands_validate() {
+    let start = serde_json::to_value(Command::Start {
+        protocol: PROTOCOL_VERSION,
+    })
+    .unwrap();
+    assert_valid(&schema("start.schema.json"), &start, "start");
+    let stop = serde_json::to_value(Command::Stop {}).unwrap();
+    assert_valid(&schema("stop.schema.json"), &stop, "stop");
+    assert!(!schema("stop.schema.json").is_valid(&json!({"cmd": "stop", "now": true})));
+}
+
+#[test]
+fn every_case_as_sent_validates_against_the_run_schema() {
+    let run = schema("run.schema.json");
+    let suite = loader::load_embedded().expect("the embedded suite loads");
+    for case in &suite.cases {
+        let mut wire = case.wire();
+        if resolve_case(&mut wire, 2000).is_err() {
+            continue; // a BUG IN CASE the corpus test reports
+        }
+        let msg = serde_json::to_value(Command::Run { seq: 1, case: wire }).unwrap();
+        assert_valid(&run, &msg, &case.id);
+    }
+    // An unresolved size never goes on the wire.
+    let unresolved = json!({"cmd": "run", "seq": 1, "case": {"id": "a/b", "calls": [], "tools": [
+        {"name": "t", "input_schema": {}, "behavior": {"return": {"generate": {"repeat": "a", "size": {"cap": 1.0, "plus": 0}}}}}]}});
+    assert!(!run.is_valid(&unresolved));
+}
+
+#[test]
+fn hellos_validate_and_decode_alike() {
+    let hello = schema("hello.schema.json");
+    let samples = [
+        json!({"protocol": 1, "implementation": {"name": "x", "language": "rust", "version": "1"}, "capabilities": {}}),
+        json!({"protocol": 1, "implementation": {"name": "x", "language": "python", "version": "1", "homepage": "https://x"},
+               "capabilities": {"cap": {"unit": "bytes", "limit": 100, "configurable": true, "strategies": ["head_tail", "head_only"]},
+                                "codes": {"invalid_arguments": "E1"}, "retryability": true,
+                                "deadline": {"configurable": true, "default_ms": 1000}, "keywords": ["type"],
+                                "call_forms": ["structured", "raw"], "parallel": true, "history": true, "features": ["authorization"]}}),
+        json!({"protocol": 1, "implementation": {"name": "x", "language": "js", "version": "1"}, "capabilities": {"cap": null}}),
+    ];
+    for s in &samples {
+        assert_valid(&hello, s, "hello sample");
+        let decoded = decode_hello(s.to_string().as_bytes()).unwrap();
+        assert_valid(
+            &hello,
+            &serde_json::to_value(&decoded).unwrap(),
+            "re-encoded hello",
+        );
+    }
+    let bad = [
+        json!({"protocol": 1, "implementation": {"name": "x", "language": "rust", "version": "1"}, "capabilities": {"caps": {}}}),
+        json!({"protocol": 1, "implementation": {"name": "x", "language": "rust"}, "capabilities": {}}),
+        json!({"protocol": 1, "implementation": {"name": "x", "language": "rust", "version": "1"},
+               "capabilities": {"cap": {"unit": "lines", "limit": 1, "strategies": ["head_tail"]}}}),
+    ];
+    for b in &bad {
+        assert!(!hello.is_valid(b), "the schema accepts {b}");
+        assert!(
+            decode_hello(b.to_string().as_bytes()).is_err(),
+            "the types accept {b}"
+        );
+    }
+}
+
+#[test]
+fn replies_validate_and_decode_alike() {
+    let reply = schema("reply.schema.json");
+    let good = [
+        json!({"seq": 1, "case": "a/b", "results": [{"tool_use_id": "t1", "is_error": false, "content": "ok", "code": null, "native": {"x": 1}}],
+               "invocations": [{"tool": "t", "tool_use_id": "t1", "args": {"a": 1}}], "history": []}),
+        json!({"seq": 2, "case": "a/b", "results": [{"tool_use_id": null, "is_error": true, "content": ""}]}),
+        json!({"seq": 3, "case": "a/b", "skip": "no raw calls"}),
+        json!({"seq": 4, "case": "a/b", "error": "adapter bug"}),
+    ];
+    for g in &good {
+        assert_valid(&reply, g, "reply sample");
+        let decoded = decode_reply(g.to_string().as_bytes()).unwrap();
+        assert!(decoded.outcome().is_ok(), "{g}");
+    }
+    let bad = [
+        json!({"seq": 1, "case": "a/b", "results": [], "skip": "both"}),
+        json!({"seq": 1, "case": "a/b"}),
+        json!({"seq": 1, "case": "a/b", "results": [{"tool_use_id": "t", "is_error": false}]}),
+        json!({"seq": 1, "case": "a/b", "results": [], "extra": 1}),
+    ];
+    for b in &bad {
+        assert!(!reply.is_valid(b), "the schema accepts {b}");
+        let types_refuse = match decode_reply(b.to_string().as_bytes()) {
+            Err(_) => true,
+            Ok(r) => r.outcome().is_err(),
+        };
+        assert!(types_refuse, "the types accept {b}");
+    }
+}
