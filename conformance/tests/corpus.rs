@@ -1,0 +1,151 @@
+//! The corpus and the spec check each other, and the reference passes the corpus.
+//!
+//! - every case file validates against `schema/case.schema.json` and decodes strictly, with
+//!   its id matching its path;
+//! - SPEC.md's `Cases:` lines and the cases' `requirements` agree both ways, and every MUST
+//!   has at least one case;
+//! - the whole corpus runs in-process against the reference harness, and every case testing a
+//!   MUST or SHOULD requirement passes.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use harness_conformance::client::{Harness, InProcess};
+use harness_conformance::loader;
+use harness_conformance::runner::{self, RunConfig};
+use harness_conformance::spec::{self, Level};
+use harness_conformance::verdict::Verdict;
+use serde_json::Value;
+
+fn root() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+fn case_files(dir: &Path, out: &mut Vec<PathBuf>) {
+    for entry in std::fs::read_dir(dir).unwrap() {
+        let path = entry.unwrap().path();
+        if path.is_dir() {
+            case_files(&path, out);
+        } else {
+            out.push(path);
+        }
+    }
+}
+
+#[test]
+fn every_case_file_validates_against_the_case_schema_and_decodes() {
+    let schema: Value =
+        serde_json::from_str(&std::fs::read_to_string(root().join("schema/case.schema.json")).unwrap()).unwrap();
+    let validator = jsonschema::validator_for(&schema).unwrap();
+    let cases_dir = root().join("cases");
+    let mut files = Vec::new();
+    case_files(&cases_dir, &mut files);
+    files.sort();
+    assert!(!files.is_empty());
+    let mut problems = Vec::new();
+    for path in &files {
+        let rel = path.strip_prefix(&cases_dir).unwrap().to_string_lossy().replace('\\', "/");
+        let Some(id) = rel.strip_suffix(".json") else {
+            problems.push(format!("{rel}: not a .json file"));
+            continue;
+        };
+        let text = std::fs::read_to_string(path).unwrap();
+        let value: Value = match serde_json::from_str(&text) {
+            Ok(v) => v,
+            Err(e) => {
+                problems.push(format!("{rel}: not JSON: {e}"));
+                continue;
+            }
+        };
+        for e in validator.iter_errors(&value) {
+            problems.push(format!("{rel}: schema: {}: {e}", e.instance_path()));
+        }
+        match loader::decode_case(&text) {
+            Ok(case) if case.id == id => {}
+            Ok(case) => problems.push(format!("{rel}: id {:?} does not match the path", case.id)),
+            Err(e) => problems.push(format!("{rel}: {e}")),
+        }
+    }
+    assert!(problems.is_empty(), "{} problem(s):\n{}", problems.len(), problems.join("\n"));
+    assert_eq!(
+        files.len(),
+        loader::embedded_files().len(),
+        "the binary embeds a different set of cases than the checkout holds"
+    );
+}
+
+#[test]
+fn the_embedded_suite_loads() {
+    if let Err(errors) = loader::load_embedded() {
+        let list: Vec<String> = errors.iter().map(ToString::to_string).collect();
+        panic!("{} load error(s):\n{}", list.len(), list.join("\n"));
+    }
+}
+
+#[test]
+fn spec_cases_lines_match_the_corpus_both_ways() {
+    let text = std::fs::read_to_string(root().join("SPEC.md")).expect("conformance/SPEC.md exists");
+    let reqs = spec::parse(&text).unwrap();
+    assert!(!reqs.is_empty(), "SPEC.md defines no requirement");
+    let suite = loader::load_embedded().expect("the embedded suite loads");
+    let mut from_cases: BTreeMap<&str, BTreeSet<&str>> = BTreeMap::new();
+    for case in &suite.cases {
+        for r in &case.requirements {
+            from_cases.entry(r.as_str()).or_default().insert(case.id.as_str());
+        }
+    }
+    let mut problems = Vec::new();
+    for r in &reqs {
+        let listed: BTreeSet<&str> = r.cases.iter().map(String::as_str).collect();
+        let tested = from_cases.get(r.id.as_str()).cloned().unwrap_or_default();
+        for id in listed.difference(&tested) {
+            problems.push(format!("{}: SPEC.md lists `{id}`, which does not name {} in its requirements (or does not exist)", r.id, r.id));
+        }
+        for id in tested.difference(&listed) {
+            problems.push(format!("{}: case `{id}` tests it but SPEC.md's Cases: line does not list it", r.id));
+        }
+        if r.level == Level::Must && tested.is_empty() {
+            problems.push(format!("{} (MUST) has no case", r.id));
+        }
+    }
+    for id in from_cases.keys() {
+        if !reqs.iter().any(|r| r.id == *id) {
+            problems.push(format!("{id}: used by cases but not defined in SPEC.md"));
+        }
+    }
+    assert!(problems.is_empty(), "{} problem(s):\n{}", problems.len(), problems.join("\n"));
+}
+
+#[test]
+fn the_reference_passes_every_must_and_should_case() {
+    let suite = loader::load_embedded().expect("the embedded suite loads");
+    let cases: Vec<_> = suite.cases.iter().collect();
+    let cfg = RunConfig {
+        jobs: 2,
+        timeout: Duration::from_secs(20),
+        ..RunConfig::default()
+    };
+    let result = runner::run(&cases, &|| -> Box<dyn Harness> { Box::new(InProcess::new(None)) }, &cfg, &|_, _, _| {});
+    let level = |id: &str| {
+        suite
+            .case(id)
+            .into_iter()
+            .flat_map(|c| c.requirements.iter())
+            .filter_map(|r| suite.requirement(r))
+            .map(|r| r.level)
+            .min()
+    };
+    let bad: Vec<String> = result
+        .outcomes
+        .iter()
+        .filter(|o| o.verdict != Verdict::Pass && level(&o.id) != Some(Level::May))
+        .map(|o| format!("{} {}: {}", o.verdict, o.id, o.messages.join(" | ")))
+        .collect();
+    assert!(
+        bad.is_empty(),
+        "{} MUST/SHOULD case(s) do not pass on the reference:\n{}",
+        bad.len(),
+        bad.join("\n")
+    );
+}
