@@ -1,0 +1,193 @@
+//! The deliberately broken variants of the reference harness.
+//!
+//! `harness-conformance selftest` runs the suite against each variant and expects at least one
+//! case to fail for every one of them: a variant no case catches is a gap in the suite. Each
+//! fault is one mistake real harnesses make, realised by perturbing the reference at the
+//! boundary between this adapter and harness-ref (wrapping the handler, rewriting the calls
+//! before they reach the harness, configuring the harness differently, or post-processing its
+//! results). None leaves a marker in its output: a variant can only be caught by what it does.
+
+use std::fmt;
+use std::str::FromStr;
+
+/// One deliberate fault. `None` (no fault) is the reference itself.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[non_exhaustive]
+pub enum Fault {
+    /// The handler runs as soon as the call arrives; validation only decides the result.
+    RunsHandlerBeforeValidating,
+    /// Strings and numbers are converted to the type the schema asks before validating.
+    CoercesTypes,
+    /// Fields a closed object does not allow are silently removed, then the call runs.
+    DropsUnknownFields,
+    /// Head+tail is asked for, head-only is applied.
+    CapsHeadOnly,
+    /// Asked for a byte cap, the harness counts chars.
+    CountsCharsForBytes,
+    /// The cut is made at a byte offset and the broken sequence repaired with U+FFFD.
+    SplitsCodePoint,
+    /// An internal error's detail is appended to the content the model sees.
+    LeaksInternalError,
+    /// Results carry no `tool_use_id`.
+    LosesId,
+    /// Adjacent results exchange their ids.
+    SwapsIds,
+    /// A truncated output carries no note saying so.
+    OmitsNote,
+    /// The output is cut to the full limit, then the note is added beyond it.
+    NoteOutsideCap,
+    /// Error results are flagged as successes.
+    ErrorAsSuccess,
+    /// A call that could not be parsed gets no result at all.
+    DropsMalformedCall,
+    /// Handlers run without a deadline: the harness waits for them forever.
+    NoDeadline,
+    /// A call naming an unknown tool crashes the harness instead of getting a result.
+    UnknownToolCrash,
+    /// A NaN or infinite output is serialised as JSON `null` and reported as a success.
+    NanAsNull,
+    /// Handlers receive the transcript's own arguments, so their mutations change history.
+    MutationLeaks,
+    /// Only the first schema violation is reported.
+    FirstViolationOnly,
+    /// Internal errors are flagged as retryable.
+    InternalRetryable,
+}
+
+impl Fault {
+    /// Every fault, in documentation order.
+    pub const ALL: [Fault; 19] = [
+        Fault::RunsHandlerBeforeValidating,
+        Fault::CoercesTypes,
+        Fault::DropsUnknownFields,
+        Fault::CapsHeadOnly,
+        Fault::CountsCharsForBytes,
+        Fault::SplitsCodePoint,
+        Fault::LeaksInternalError,
+        Fault::LosesId,
+        Fault::SwapsIds,
+        Fault::OmitsNote,
+        Fault::NoteOutsideCap,
+        Fault::ErrorAsSuccess,
+        Fault::DropsMalformedCall,
+        Fault::NoDeadline,
+        Fault::UnknownToolCrash,
+        Fault::NanAsNull,
+        Fault::MutationLeaks,
+        Fault::FirstViolationOnly,
+        Fault::InternalRetryable,
+    ];
+
+    /// The kebab-case name used on the command line and in reports.
+    pub fn name(self) -> &'static str {
+        match self {
+            Fault::RunsHandlerBeforeValidating => "runs-handler-before-validating",
+            Fault::CoercesTypes => "coerces-types",
+            Fault::DropsUnknownFields => "drops-unknown-fields",
+            Fault::CapsHeadOnly => "caps-head-only",
+            Fault::CountsCharsForBytes => "counts-chars-for-bytes",
+            Fault::SplitsCodePoint => "splits-code-point",
+            Fault::LeaksInternalError => "leaks-internal-error",
+            Fault::LosesId => "loses-id",
+            Fault::SwapsIds => "swaps-ids",
+            Fault::OmitsNote => "omits-note",
+            Fault::NoteOutsideCap => "note-outside-cap",
+            Fault::ErrorAsSuccess => "error-as-success",
+            Fault::DropsMalformedCall => "drops-malformed-call",
+            Fault::NoDeadline => "no-deadline",
+            Fault::UnknownToolCrash => "unknown-tool-crash",
+            Fault::NanAsNull => "nan-as-null",
+            Fault::MutationLeaks => "mutation-leaks",
+            Fault::FirstViolationOnly => "first-violation-only",
+            Fault::InternalRetryable => "internal-retryable",
+        }
+    }
+
+    /// One line saying what the variant gets wrong.
+    pub fn describe(self) -> &'static str {
+        match self {
+            Fault::RunsHandlerBeforeValidating => {
+                "runs the handler as soon as a call arrives, then lets validation decide the result"
+            }
+            Fault::CoercesTypes => {
+                "converts \"3\" to 3, \"true\" to true and numbers to strings where the schema asks, before validating"
+            }
+            Fault::DropsUnknownFields => {
+                "removes fields a closed object does not allow, then runs the call"
+            }
+            Fault::CapsHeadOnly => "keeps only the head of an oversized output when head+tail was asked",
+            Fault::CountsCharsForBytes => "counts chars when the cap was asked in UTF-8 bytes",
+            Fault::SplitsCodePoint => {
+                "cuts oversized output at a byte offset and repairs the broken character with U+FFFD"
+            }
+            Fault::LeaksInternalError => "appends an internal error's detail to the content the model sees",
+            Fault::LosesId => "sets no tool_use_id on results",
+            Fault::SwapsIds => "exchanges the ids of adjacent results",
+            Fault::OmitsNote => "truncates output without a note saying what was cut",
+            Fault::NoteOutsideCap => "cuts output to the full limit, then adds the note beyond it",
+            Fault::ErrorAsSuccess => "flags error results as successes",
+            Fault::DropsMalformedCall => "returns no result for a call it could not parse",
+            Fault::NoDeadline => "waits for a handler forever instead of timing it out",
+            Fault::UnknownToolCrash => "crashes on a call naming an unknown tool instead of answering it",
+            Fault::NanAsNull => "serialises a NaN or infinite output as null and reports success",
+            Fault::MutationLeaks => {
+                "hands handlers the transcript's own arguments, so their mutations rewrite history"
+            }
+            Fault::FirstViolationOnly => "reports only the first schema violation of a call",
+            Fault::InternalRetryable => "flags internal errors as retryable",
+        }
+    }
+}
+
+impl fmt::Display for Fault {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// A name that is not a fault's.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct UnknownFault(pub String);
+
+impl fmt::Display for UnknownFault {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "unknown fault {:?}; the faults are: ", self.0)?;
+        for (i, fault) in Fault::ALL.iter().enumerate() {
+            if i > 0 {
+                f.write_str(", ")?;
+            }
+            f.write_str(fault.name())?;
+        }
+        Ok(())
+    }
+}
+
+impl std::error::Error for UnknownFault {}
+
+impl FromStr for Fault {
+    type Err = UnknownFault;
+
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        Fault::ALL
+            .into_iter()
+            .find(|f| f.name() == s)
+            .ok_or_else(|| UnknownFault(s.to_owned()))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_round_trip_and_are_unique() {
+        let mut seen = std::collections::BTreeSet::new();
+        for fault in Fault::ALL {
+            assert!(seen.insert(fault.name()), "duplicate name {}", fault.name());
+            assert_eq!(fault.name().parse::<Fault>(), Ok(fault));
+            assert!(!fault.describe().is_empty() && !fault.describe().contains('\n'));
+        }
+        let err = "nope".parse::<Fault>().unwrap_err();
+        assert!(err.to_string().contains("coerces-types"));
+    }
+}

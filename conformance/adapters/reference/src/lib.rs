@@ -1,0 +1,730 @@
+//! `harness-ref-adapter`: the reference harness behind the conformance adapter protocol.
+//!
+//! The conformance suite checks harnesses through adapters; this crate is the adapter for
+//! harness-ref, the suite's own reference, so that the suite and the reference check each
+//! other on every commit. It has two faces:
+//!
+//! - an in-process API, [`ReferenceAdapter`], which the runner calls directly for its built-in
+//!   target and for `selftest` (no process, no JSON lines);
+//! - a binary, `harness-ref-adapter [--fault NAME]`, which speaks the protocol's JSON lines on
+//!   stdin/stdout (see `conformance/PROTOCOL.md`), for `run --harness` and for the runner's
+//!   own process-driver tests.
+//!
+//! # The API
+//!
+//! ```
+//! use harness_conformance_protocol::WireCase;
+//! use harness_ref_adapter::{Fault, ReferenceAdapter};
+//!
+//! let mut adapter = ReferenceAdapter::new(None); // Some(Fault::CoercesTypes) for a variant
+//! let hello = adapter.hello();                   // the handshake answer, capabilities included
+//! let case: WireCase = serde_json::from_value(serde_json::json!({
+//!     "id": "validation/x",
+//!     "tools": [{"name": "t", "input_schema": {"type": "object",
+//!                "properties": {"n": {"type": "integer"}}},
+//!                "behavior": {"return": {"json": {"ok": true}}}}],
+//!     "calls": [{"id": "toolu_1", "name": "t", "input": {"n": "3"}}]
+//! })).unwrap();
+//! let reply = adapter.run(&case);                // seq is 0: the caller sets it
+//! let results = reply.results.unwrap();
+//! assert!(results[0].is_error);
+//! assert_eq!(results[0].code.as_deref(), Some("invalid_arguments"));
+//! assert!(reply.invocations.unwrap().is_empty());
+//! # let _ = hello;
+//! ```
+//!
+//! [`ReferenceAdapter::run`] never panics: a case the adapter cannot build (a schema that does
+//! not compile, an unresolved size, two tools with one name) comes back as `Reply { error }`.
+//!
+//! # What a run does
+//!
+//! Each case gets a fresh harness-ref [`Harness`]: the case's tools with their JSON Schemas
+//! (objects closed by default, harness-ref's documented policy) and a handler that performs the
+//! scripted behaviour; the cap and deadline the case asks for (harness-ref's defaults
+//! otherwise: 16 KiB head+tail in UTF-8 bytes, 30 s). All calls go to
+//! [`Harness::handle_batch`] as one turn, in the form given: a structured block as a JSON
+//! value, `arguments_text` as an OpenAI-style `arguments` string, a raw call as bytes.
+//!
+//! The reply reports, per result, the id, `is_error`, the content, the code, retryability and
+//! `native` (harness-ref's Anthropic `tool_result` block); the `invocations`, each with a deep
+//! copy of the arguments taken when the handler was entered, in call order; and `history`:
+//! the turn's calls as the adapter's transcript keeps them after the turn, one entry per call,
+//! each equal to the call as it arrived on the wire (`{"raw": …}`, or the block with `id`,
+//! `name`, `input` / `arguments_text` as written) unless a handler changed it.
+//!
+//! # Broken variants
+//!
+//! `ReferenceAdapter::new(Some(fault))` runs the same reference with one deliberate fault
+//! ([`Fault`], listed with `harness-ref-adapter --list-faults`). The handshake is identical:
+//! a variant can only be told apart by what it does.
+
+pub mod fault;
+mod perturb;
+mod rewrite;
+mod script;
+
+use std::collections::{HashMap, HashSet};
+use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::sync::mpsc;
+use std::sync::{Arc, Mutex, PoisonError};
+use std::time::Duration;
+
+use harness_conformance_protocol as protocol;
+use harness_conformance_protocol::{
+    CallForm, CapCapability, Capabilities, DeadlineCapability, Hello, Implementation, Invocation,
+    ObservedResult, RaiseKind, Reply, WireCase, PROTOCOL_VERSION,
+};
+use harness_ref::cap::{self, CapConfig};
+use harness_ref::{
+    CallContext, ErrorCode, Harness, HarnessConfig, MemorySink, Registry, Tool, ToolError,
+    ToolOutput, ToolResult, ToolValue,
+};
+use serde_json::{Map, Value};
+
+pub use fault::{Fault, UnknownFault};
+
+use script::{Outcome, Script};
+
+/// The JSON Schema keywords harness-ref gives their full effect: every draft 2020-12 keyword
+/// `jsonschema` evaluates (assertions, applicators, references; `format` is asserted), plus the
+/// annotations it correctly ignores. The content keywords (`contentMediaType`, …) are left
+/// out: they are annotations in 2020-12 and harness-ref does not check them.
+pub const KEYWORDS: &[&str] = &[
+    // core
+    "$schema",
+    "$id",
+    "$ref",
+    "$defs",
+    "$anchor",
+    "$dynamicRef",
+    "$dynamicAnchor",
+    "$comment",
+    // applicators
+    "allOf",
+    "anyOf",
+    "oneOf",
+    "not",
+    "if",
+    "then",
+    "else",
+    "dependentSchemas",
+    "prefixItems",
+    "items",
+    "contains",
+    "properties",
+    "patternProperties",
+    "additionalProperties",
+    "propertyNames",
+    "unevaluatedItems",
+    "unevaluatedProperties",
+    // validation
+    "type",
+    "enum",
+    "const",
+    "multipleOf",
+    "maximum",
+    "exclusiveMaximum",
+    "minimum",
+    "exclusiveMinimum",
+    "maxLength",
+    "minLength",
+    "pattern",
+    "maxItems",
+    "minItems",
+    "uniqueItems",
+    "maxContains",
+    "minContains",
+    "maxProperties",
+    "minProperties",
+    "required",
+    "dependentRequired",
+    "format",
+    // annotations
+    "title",
+    "description",
+    "default",
+    "examples",
+    "deprecated",
+    "readOnly",
+    "writeOnly",
+];
+
+/// harness-ref behind the adapter protocol, optionally with one deliberate fault.
+#[derive(Debug, Clone, Default)]
+pub struct ReferenceAdapter {
+    fault: Option<Fault>,
+}
+
+impl ReferenceAdapter {
+    /// The reference (`None`) or one of its broken variants.
+    pub fn new(fault: Option<Fault>) -> Self {
+        ReferenceAdapter { fault }
+    }
+
+    /// The variant's fault, if any.
+    pub fn fault(&self) -> Option<Fault> {
+        self.fault
+    }
+
+    /// The answer to `start`: harness-ref's name and what it can do. The same for every
+    /// variant.
+    pub fn hello(&self) -> Hello {
+        let defaults = HarnessConfig::default();
+        Hello {
+            protocol: PROTOCOL_VERSION,
+            implementation: Implementation {
+                name: "harness-ref".to_owned(),
+                language: "rust".to_owned(),
+                version: env!("CARGO_PKG_VERSION").to_owned(),
+                homepage: Some(env!("CARGO_PKG_REPOSITORY").to_owned()),
+            },
+            capabilities: Capabilities {
+                cap: Some(CapCapability {
+                    unit: to_wire_unit(defaults.cap.unit),
+                    limit: defaults.cap.limit as u64,
+                    configurable: true,
+                    strategies: vec![protocol::Strategy::HeadTail, protocol::Strategy::HeadOnly],
+                }),
+                codes: Some(
+                    ErrorCode::ALL
+                        .iter()
+                        .map(|c| (c.code().to_owned(), c.code().to_owned()))
+                        .collect(),
+                ),
+                retryability: true,
+                deadline: Some(DeadlineCapability {
+                    configurable: true,
+                    default_ms: Some(defaults.deadline.as_millis() as u64),
+                }),
+                keywords: KEYWORDS.iter().map(|k| (*k).to_owned()).collect(),
+                call_forms: vec![CallForm::Structured, CallForm::ArgumentsText, CallForm::Raw],
+                parallel: true,
+                history: true,
+                features: Vec::new(),
+            },
+        }
+    }
+
+    /// Runs one case: a fresh harness with the case's tools, all calls as one batch. The reply's
+    /// `seq` is 0 (the caller sets it). Never panics: an internal failure is `Reply { error }`.
+    pub fn run(&mut self, case: &WireCase) -> Reply {
+        let mut reply = Reply {
+            case: case.id.clone(),
+            ..Reply::default()
+        };
+        match catch_unwind(AssertUnwindSafe(|| self.observe(case))) {
+            Ok(Ok(observed)) => {
+                reply.results = Some(observed.results);
+                reply.invocations = Some(observed.invocations);
+                reply.history = Some(observed.history);
+            }
+            Ok(Err(reason)) => reply.error = Some(reason),
+            Err(payload) => {
+                let detail = payload
+                    .downcast_ref::<&str>()
+                    .map(|s| (*s).to_owned())
+                    .or_else(|| payload.downcast_ref::<String>().cloned())
+                    .unwrap_or_else(|| "a panic with a non-string payload".to_owned());
+                reply.error = Some(format!("the adapter panicked: {detail}"));
+            }
+        }
+        reply
+    }
+
+    fn observe(&self, case: &WireCase) -> Result<Observed, String> {
+        let fault = self.fault;
+        let intended = cap_config(case)?;
+        let harness_config = HarnessConfig {
+            cap: harness_cap(intended, fault),
+            deadline: match fault {
+                Some(Fault::NoDeadline) => Duration::MAX,
+                _ => Duration::from_millis(
+                    case.config
+                        .deadline_ms
+                        .unwrap_or(HarnessConfig::default().deadline.as_millis() as u64),
+                ),
+            },
+            ..HarnessConfig::default()
+        };
+        let state = Arc::new(RunState::default());
+        let unit = case
+            .config
+            .cap
+            .as_ref()
+            .and_then(|c| c.unit)
+            .unwrap_or(to_wire_unit(HarnessConfig::default().cap.unit));
+
+        let mut scripts = HashMap::new();
+        let mut registry = Registry::new();
+        for tool in &case.tools {
+            let script = Arc::new(
+                Script::compile(&tool.behavior, unit)
+                    .map_err(|e| format!("tool {:?}: {e}", tool.name))?,
+            );
+            scripts.insert(tool.name.clone(), Arc::clone(&script));
+            let handler = scripted_handler(tool.name.clone(), script, Arc::clone(&state), fault);
+            registry
+                .register(Tool::new(
+                    tool.name.clone(),
+                    tool.description.clone(),
+                    tool.input_schema.clone(),
+                    handler,
+                ))
+                .map_err(|e| format!("cannot register the case's tools: {e}"))?;
+        }
+        let sink = Arc::new(MemorySink::new());
+        let harness = Harness::new(registry, harness_config).with_diagnostics(sink.clone());
+
+        let peeked: Vec<Peeked> = case.calls.iter().map(Peeked::of).collect();
+        let mut calls = Vec::with_capacity(case.calls.len());
+        for (call, peek) in case.calls.iter().zip(&peeked) {
+            calls.push(to_harness_call(call, peek, &case.tools, fault));
+        }
+        if fault == Some(Fault::RunsHandlerBeforeValidating) {
+            dispatch_eagerly(&peeked, &harness, &scripts, &state);
+        }
+
+        let results = harness.handle_batch(calls);
+
+        if fault == Some(Fault::UnknownToolCrash) {
+            if let Some(r) = results
+                .iter()
+                .find(|r| r.code() == Some(ErrorCode::UnknownTool))
+            {
+                let name = peeked
+                    .iter()
+                    .find(|p| p.id.as_deref() == r.tool_use_id())
+                    .and_then(|p| p.name.clone())
+                    .unwrap_or_default();
+                return Err(format!(
+                    "unhandled exception while dispatching the turn: KeyError: {name:?}"
+                ));
+            }
+        }
+        let diagnostics = sink.take();
+        let mut observed: Vec<ObservedResult> = Vec::with_capacity(results.len());
+        for result in &results {
+            if fault == Some(Fault::DropsMalformedCall)
+                && result.code() == Some(ErrorCode::MalformedCall)
+            {
+                continue;
+            }
+            let mut o = observe_result(result);
+            perturb_result(
+                &mut o,
+                result,
+                fault,
+                &intended,
+                &harness_config.cap,
+                &diagnostics,
+            );
+            observed.push(o);
+        }
+        if fault == Some(Fault::SwapsIds) {
+            for pair in observed.chunks_mut(2) {
+                if let [a, b] = pair {
+                    std::mem::swap(&mut a.tool_use_id, &mut b.tool_use_id);
+                }
+            }
+        }
+        for o in &mut observed {
+            sync_native(o);
+        }
+
+        let order: HashMap<&str, usize> = peeked
+            .iter()
+            .enumerate()
+            .rev()
+            .filter_map(|(i, p)| p.id.as_deref().map(|id| (id, i)))
+            .collect();
+        let mut invocations = state.take_invocations();
+        invocations.sort_by_key(|(id, _)| order.get(id.as_str()).copied().unwrap_or(usize::MAX));
+        let invocations = invocations.into_iter().map(|(_, inv)| inv).collect();
+
+        let mut history: Vec<Value> = case
+            .calls
+            .iter()
+            .map(|c| serde_json::to_value(c).unwrap_or(Value::Null))
+            .collect();
+        for (id, args) in state.take_leaked() {
+            if let Some(&i) = order.get(id.as_str()) {
+                leak_into(&mut history[i], args);
+            }
+        }
+        Ok(Observed {
+            results: observed,
+            invocations,
+            history,
+        })
+    }
+}
+
+/// What one case produced.
+struct Observed {
+    results: Vec<ObservedResult>,
+    invocations: Vec<Invocation>,
+    history: Vec<Value>,
+}
+
+/// What the handlers of one case share with the adapter.
+#[derive(Default)]
+struct RunState {
+    /// `(tool_use_id, invocation)` in the order handlers were entered.
+    invocations: Mutex<Vec<(String, Invocation)>>,
+    /// `mutation-leaks`: `(tool_use_id, arguments as the handler left them)`.
+    leaked: Mutex<Vec<(String, Value)>>,
+    /// `runs-handler-before-validating`: outcomes of handlers started at dispatch, by id.
+    eager: Mutex<HashMap<String, mpsc::Receiver<Outcome>>>,
+}
+
+fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(PoisonError::into_inner)
+}
+
+impl RunState {
+    fn record(&self, tool: &str, id: &str, args: &Value) {
+        lock(&self.invocations).push((
+            id.to_owned(),
+            Invocation {
+                tool: tool.to_owned(),
+                tool_use_id: Some(Value::from(id)),
+                args: args.clone(),
+            },
+        ));
+    }
+
+    fn take_invocations(&self) -> Vec<(String, Invocation)> {
+        std::mem::take(&mut *lock(&self.invocations))
+    }
+
+    fn take_leaked(&self) -> Vec<(String, Value)> {
+        std::mem::take(&mut *lock(&self.leaked))
+    }
+}
+
+/// The handler registered for a case's tool: records the call, performs the script.
+fn scripted_handler(
+    tool: String,
+    script: Arc<Script>,
+    state: Arc<RunState>,
+    fault: Option<Fault>,
+) -> impl Fn(Value, &CallContext<'_>) -> Result<ToolOutput, ToolError> + Send + Sync + 'static {
+    move |mut args: Value, ctx: &CallContext<'_>| {
+        let id = ctx.tool_use_id();
+        let eager = lock(&state.eager).remove(id);
+        let outcome = match eager {
+            // Started at dispatch, before validation: its invocation is recorded already.
+            Some(rx) => rx.recv().unwrap_or_else(|_| {
+                Outcome::Raised(RaiseKind::Internal, "the handler thread ended early".into())
+            }),
+            None => {
+                state.record(&tool, id, &args);
+                let before = (fault == Some(Fault::MutationLeaks)).then(|| args.clone());
+                let outcome = script.perform(&mut args);
+                if let Some(before) = before {
+                    if before != args {
+                        lock(&state.leaked).push((id.to_owned(), args));
+                    }
+                }
+                outcome
+            }
+        };
+        into_tool_output(outcome, fault)
+    }
+}
+
+fn into_tool_output(outcome: Outcome, fault: Option<Fault>) -> Result<ToolOutput, ToolError> {
+    match outcome {
+        Outcome::Text(text) => Ok(ToolOutput::Text(text.to_string())),
+        Outcome::Json(value) => Ok(ToolOutput::json(value)),
+        // JSON.stringify(NaN) and json.dumps-with-a-fallback both give `null`.
+        Outcome::NonFinite(_) if fault == Some(Fault::NanAsNull) => {
+            Ok(ToolOutput::json(Value::Null))
+        }
+        Outcome::NonFinite(f) => Ok(ToolOutput::Json(ToolValue::Float(f))),
+        Outcome::Raised(RaiseKind::Domain, message) => Err(ToolError::refused(message)),
+        Outcome::Raised(RaiseKind::Transport, message) => Err(ToolError::unavailable(message)),
+        Outcome::Raised(RaiseKind::Internal, message) => Err(ToolError::internal(message)),
+    }
+}
+
+/// `runs-handler-before-validating`: every call that names a tool with object arguments and a
+/// usable id has its handler started at once, on its own thread, before the harness validates
+/// anything; the harness's handler then just waits for that outcome. Calls the harness refuses
+/// still ran.
+fn dispatch_eagerly(
+    peeked: &[Peeked],
+    harness: &Harness,
+    scripts: &HashMap<String, Arc<Script>>,
+    state: &Arc<RunState>,
+) {
+    let mut seen = HashSet::new();
+    for p in peeked {
+        let (Some(id), Some(name), Some(args)) = (&p.id, &p.name, &p.args) else {
+            continue;
+        };
+        if id.is_empty() || !args.is_object() || !p.tool_use || !seen.insert(id.clone()) {
+            continue;
+        }
+        let (Some(script), Some(_)) = (scripts.get(name), harness.registry().get(name)) else {
+            continue;
+        };
+        state.record(name, id, args);
+        let (tx, rx) = mpsc::channel();
+        let script = Arc::clone(script);
+        let mut args = args.clone();
+        let spawned = std::thread::Builder::new()
+            .name(format!("eager:{name}"))
+            .spawn(move || {
+                let _ = tx.send(script.perform(&mut args));
+            });
+        if spawned.is_ok() {
+            lock(&state.eager).insert(id.clone(), rx);
+        }
+    }
+}
+
+/// A lenient look at a call: what a harness reading it would find, if anything.
+#[derive(Debug, Default)]
+struct Peeked {
+    id: Option<String>,
+    name: Option<String>,
+    args: Option<Value>,
+    /// False when the block says it is something other than a `tool_use`.
+    tool_use: bool,
+}
+
+impl Peeked {
+    fn of(call: &protocol::Call) -> Peeked {
+        let block = match call {
+            protocol::Call::Block(map) => Some(map.clone()),
+            protocol::Call::Raw(raw) => match serde_json::from_str(raw) {
+                Ok(Value::Object(map)) => Some(map),
+                _ => None,
+            },
+        };
+        let Some(block) = block else {
+            return Peeked::default();
+        };
+        let args = match (
+            block.get("input"),
+            block.get("arguments"),
+            block.get("arguments_text"),
+        ) {
+            (Some(input), None, None) => Some(input.clone()),
+            (None, Some(Value::String(text)), None) | (None, None, Some(Value::String(text))) => {
+                serde_json::from_str(text).ok()
+            }
+            (None, Some(other), None) => Some(other.clone()),
+            _ => None,
+        };
+        Peeked {
+            id: block.get("id").and_then(Value::as_str).map(str::to_owned),
+            name: block.get("name").and_then(Value::as_str).map(str::to_owned),
+            args,
+            tool_use: block.get("type").is_none_or(|t| t == "tool_use"),
+        }
+    }
+}
+
+/// The call as harness-ref receives it, after the argument rewrite of a variant that has one.
+fn to_harness_call(
+    call: &protocol::Call,
+    peek: &Peeked,
+    tools: &[protocol::ToolDef],
+    fault: Option<Fault>,
+) -> harness_ref::Call {
+    let rewritten = rewrite_args(peek, tools, fault);
+    match call {
+        protocol::Call::Raw(raw) => match rewritten {
+            Some(args) => {
+                let mut block: Map<String, Value> = serde_json::from_str(raw).unwrap_or_default();
+                put_args(&mut block, args);
+                harness_ref::Call::Bytes(Value::Object(block).to_string().into_bytes())
+            }
+            None => harness_ref::Call::Bytes(raw.clone().into_bytes()),
+        },
+        protocol::Call::Block(map) if map.contains_key("arguments_text") => {
+            let mut block = Map::new();
+            for (key, value) in map {
+                let key = if key == "arguments_text" {
+                    "arguments"
+                } else {
+                    key
+                };
+                block.insert(key.to_owned(), value.clone());
+            }
+            if let Some(args) = rewritten {
+                put_args(&mut block, args);
+            }
+            harness_ref::Call::Value(Value::Object(block))
+        }
+        protocol::Call::Block(_) => {
+            let mut block = call.tool_use_block().unwrap_or_default();
+            if let (Some(args), Value::Object(map)) = (rewritten, &mut block) {
+                put_args(map, args);
+            }
+            harness_ref::Call::Value(block)
+        }
+    }
+}
+
+/// Puts rewritten arguments back where the block had them (`input`, or `arguments` text).
+fn put_args(block: &mut Map<String, Value>, args: Value) {
+    if block.contains_key("input") {
+        block.insert("input".into(), args);
+    } else {
+        block.insert("arguments".into(), Value::String(args.to_string()));
+    }
+}
+
+/// The arguments a coercing or field-dropping variant passes on, when it changed them.
+fn rewrite_args(peek: &Peeked, tools: &[protocol::ToolDef], fault: Option<Fault>) -> Option<Value> {
+    let rewrite: fn(&mut Value, &Value) = match fault {
+        Some(Fault::CoercesTypes) => rewrite::coerce,
+        Some(Fault::DropsUnknownFields) => rewrite::strip_unknown,
+        _ => return None,
+    };
+    let tool = tools.iter().find(|t| Some(&t.name) == peek.name.as_ref())?;
+    let original = peek.args.as_ref().filter(|a| a.is_object())?;
+    let mut args = original.clone();
+    rewrite(&mut args, &tool.input_schema);
+    (args != *original).then_some(args)
+}
+
+/// `mutation-leaks`: the transcript's entry for a call now holds the handler's arguments.
+fn leak_into(entry: &mut Value, args: Value) {
+    let Value::Object(map) = entry else { return };
+    if map.contains_key("input") {
+        map.insert("input".into(), args);
+    } else if map.contains_key("arguments_text") {
+        map.insert("arguments_text".into(), Value::String(args.to_string()));
+    }
+}
+
+fn observe_result(result: &ToolResult) -> ObservedResult {
+    ObservedResult {
+        tool_use_id: result.tool_use_id().map_or(Value::Null, Value::from),
+        is_error: result.is_error(),
+        content: result.content().to_owned(),
+        code: result.code_str().map(str::to_owned),
+        retryable: Some(result.retryable()),
+        native: Some(result.to_block()),
+    }
+}
+
+/// Applies the result-side faults to one observed result.
+fn perturb_result(
+    o: &mut ObservedResult,
+    result: &ToolResult,
+    fault: Option<Fault>,
+    intended: &CapConfig,
+    harness_cap: &CapConfig,
+    diagnostics: &[harness_ref::Diagnostic],
+) {
+    let Some(fault) = fault else { return };
+    let code = result.code();
+    match fault {
+        Fault::SplitsCodePoint => o.content = perturb::split_code_point(result.content(), intended),
+        Fault::NoteOutsideCap => o.content = perturb::note_outside_cap(result.content(), intended),
+        Fault::OmitsNote => {
+            if let Some(truncation) = result.truncation() {
+                o.content = perturb::strip_note(result.content(), truncation);
+            }
+        }
+        Fault::LeaksInternalError if code == Some(ErrorCode::InternalError) => {
+            let detail = diagnostics
+                .iter()
+                .find(|d| {
+                    d.code == ErrorCode::InternalError
+                        && d.tool_use_id.as_deref() == result.tool_use_id()
+                })
+                .map(|d| d.detail.clone());
+            if let Some(detail) = detail {
+                let leaked = format!("{}\n{detail}", result.content());
+                o.content = cap::cap(&leaked, harness_cap).content.into_owned();
+            }
+        }
+        Fault::FirstViolationOnly if code == Some(ErrorCode::InvalidArguments) => {
+            o.content = perturb::first_violation_only(result.content(), result.violations());
+        }
+        Fault::ErrorAsSuccess => o.is_error = false,
+        Fault::InternalRetryable if code == Some(ErrorCode::InternalError) => {
+            o.retryable = Some(true);
+        }
+        Fault::LosesId => o.tool_use_id = Value::Null,
+        _ => {}
+    }
+}
+
+/// Keeps `native` (the `tool_result` block) in step with a perturbed result.
+fn sync_native(o: &mut ObservedResult) {
+    if let Some(Value::Object(block)) = &mut o.native {
+        block.insert("tool_use_id".into(), o.tool_use_id.clone());
+        block.insert("content".into(), Value::from(o.content.as_str()));
+        block.insert("is_error".into(), Value::from(o.is_error));
+    }
+}
+
+/// The cap the case asks for, harness-ref's defaults filling the gaps.
+fn cap_config(case: &WireCase) -> Result<CapConfig, String> {
+    let defaults = HarnessConfig::default().cap;
+    let Some(request) = &case.config.cap else {
+        return Ok(defaults);
+    };
+    let limit = match request.limit {
+        Some(limit) => {
+            usize::try_from(limit).map_err(|_| format!("cap limit {limit} is too large"))?
+        }
+        None => defaults.limit,
+    };
+    Ok(CapConfig {
+        limit,
+        unit: request.unit.map_or(defaults.unit, from_wire_unit),
+        strategy: request
+            .strategy
+            .map_or(defaults.strategy, from_wire_strategy),
+        ..defaults
+    })
+}
+
+/// The cap harness-ref itself is given: the one asked for, unless the variant's fault is in
+/// how it caps.
+fn harness_cap(intended: CapConfig, fault: Option<Fault>) -> CapConfig {
+    match fault {
+        Some(Fault::CapsHeadOnly) => intended.with_strategy(harness_ref::Strategy::HeadOnly),
+        Some(Fault::CountsCharsForBytes) if intended.unit == harness_ref::Unit::Bytes => {
+            CapConfig {
+                unit: harness_ref::Unit::Chars,
+                ..intended
+            }
+        }
+        // These variants cap the full output themselves, sloppily.
+        Some(Fault::SplitsCodePoint | Fault::NoteOutsideCap) => CapConfig {
+            limit: usize::MAX,
+            ..intended
+        },
+        _ => intended,
+    }
+}
+
+fn to_wire_unit(unit: harness_ref::Unit) -> protocol::Unit {
+    match unit {
+        harness_ref::Unit::Bytes => protocol::Unit::Bytes,
+        harness_ref::Unit::Chars => protocol::Unit::Chars,
+    }
+}
+
+fn from_wire_unit(unit: protocol::Unit) -> harness_ref::Unit {
+    match unit {
+        protocol::Unit::Bytes => harness_ref::Unit::Bytes,
+        protocol::Unit::Chars => harness_ref::Unit::Chars,
+    }
+}
+
+fn from_wire_strategy(strategy: protocol::Strategy) -> harness_ref::Strategy {
+    match strategy {
+        protocol::Strategy::HeadTail => harness_ref::Strategy::HeadTail,
+        protocol::Strategy::HeadOnly => harness_ref::Strategy::HeadOnly,
+    }
+}

@@ -1,0 +1,118 @@
+//! `harness-ref-adapter [--fault NAME]`: harness-ref behind the adapter protocol.
+//!
+//! One JSON command per stdin line, one JSON answer per stdout line (flushed at once). The
+//! only other output is a one-line message on stderr when the input cannot be understood, and
+//! then the process exits non-zero: an adapter that guessed at a garbled command would hide a
+//! runner bug. `stop` (or the end of stdin) exits 0.
+
+use std::io::{self, BufRead, Write};
+use std::process::ExitCode;
+
+use harness_conformance_protocol::{decode_command, Command, PROTOCOL_VERSION};
+use harness_ref_adapter::{Fault, ReferenceAdapter};
+
+const USAGE: &str = "usage: harness-ref-adapter [--fault NAME]\n\
+  Speaks the harness-conformance adapter protocol (JSON lines) on stdin/stdout.\n\
+  --fault NAME   run a deliberately broken variant (see --list-faults)\n\
+  --list-faults  print the variants, one per line, and exit";
+
+fn main() -> ExitCode {
+    let fault = match parse_args(std::env::args().skip(1)) {
+        Ok(Some(fault)) => fault,
+        Ok(None) => return ExitCode::SUCCESS,
+        Err(message) => {
+            eprintln!("harness-ref-adapter: {message}\n{USAGE}");
+            return ExitCode::from(2);
+        }
+    };
+    match serve(fault, io::stdin().lock(), io::stdout().lock()) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(message) => {
+            eprintln!("harness-ref-adapter: {message}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+/// `Ok(None)` when the arguments asked for information that has been printed already.
+fn parse_args(mut args: impl Iterator<Item = String>) -> Result<Option<Option<Fault>>, String> {
+    let mut fault = None;
+    while let Some(arg) = args.next() {
+        let value = match arg.as_str() {
+            "--fault" => args
+                .next()
+                .ok_or_else(|| "--fault needs a fault name".to_owned())?,
+            "--list-faults" => {
+                for f in Fault::ALL {
+                    println!("{}\t{}", f.name(), f.describe());
+                }
+                return Ok(None);
+            }
+            "-h" | "--help" => {
+                println!("{USAGE}");
+                return Ok(None);
+            }
+            other => match other.strip_prefix("--fault=") {
+                Some(value) => value.to_owned(),
+                None => return Err(format!("unexpected argument {other:?}")),
+            },
+        };
+        if fault.is_some() {
+            return Err("--fault given twice; a variant has exactly one fault".to_owned());
+        }
+        fault = Some(value.parse::<Fault>().map_err(|e| e.to_string())?);
+    }
+    Ok(Some(fault))
+}
+
+fn serve(
+    fault: Option<Fault>,
+    mut input: impl BufRead,
+    mut output: impl Write,
+) -> Result<(), String> {
+    let mut adapter = ReferenceAdapter::new(fault);
+    let mut started = false;
+    let mut line = Vec::new();
+    for number in 1.. {
+        line.clear();
+        let read = input
+            .read_until(b'\n', &mut line)
+            .map_err(|e| format!("cannot read stdin: {e}"))?;
+        if read == 0 {
+            return Ok(());
+        }
+        let text = line.strip_suffix(b"\n").unwrap_or(&line);
+        let text = text.strip_suffix(b"\r").unwrap_or(text);
+        let command = decode_command(text).map_err(|e| {
+            let shown = String::from_utf8_lossy(&text[..text.len().min(200)]);
+            format!("line {number}: {e}: {shown:?}")
+        })?;
+        let answer = match command {
+            Command::Start { protocol } => {
+                if protocol != PROTOCOL_VERSION {
+                    return Err(format!(
+                        "line {number}: protocol {protocol} asked, this adapter speaks {PROTOCOL_VERSION}"
+                    ));
+                }
+                started = true;
+                serde_json::to_vec(&adapter.hello())
+            }
+            Command::Run { seq, case } => {
+                if !started {
+                    return Err(format!("line {number}: `run` before `start`"));
+                }
+                let mut reply = adapter.run(&case);
+                reply.seq = seq;
+                serde_json::to_vec(&reply)
+            }
+            Command::Stop {} => return Ok(()),
+        };
+        let mut answer = answer.map_err(|e| format!("cannot encode the answer: {e}"))?;
+        answer.push(b'\n');
+        output
+            .write_all(&answer)
+            .and_then(|()| output.flush())
+            .map_err(|e| format!("cannot write stdout: {e}"))?;
+    }
+    Ok(())
+}

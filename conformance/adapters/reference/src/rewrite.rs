@@ -1,0 +1,162 @@
+//! The argument rewrites of two broken variants, applied to a call before the harness sees it.
+//!
+//! `coerces-types` does what lenient harnesses (and lenient validators in "coerce" mode) do:
+//! turn `"3"` into `3` and `"true"` into `true` where the schema asks for a number or a boolean,
+//! and numbers into strings where it asks for a string. `drops-unknown-fields` does what a
+//! harness that builds a typed object from the arguments does: fields the schema does not
+//! declare are silently lost, and the call runs without them. Both follow `properties`,
+//! `items`/`prefixItems` and nothing else, as such harnesses do.
+
+use serde_json::{Map, Number, Value};
+
+/// The types a schema's `type` keyword allows (empty when it has none).
+fn types(schema: &Value) -> Vec<&str> {
+    match schema.get("type") {
+        Some(Value::String(t)) => vec![t.as_str()],
+        Some(Value::Array(ts)) => ts.iter().filter_map(Value::as_str).collect(),
+        _ => Vec::new(),
+    }
+}
+
+fn matches_type(value: &Value, ty: &str) -> bool {
+    match ty {
+        "integer" => value.as_i64().is_some() || value.as_u64().is_some(),
+        "number" => value.is_number(),
+        "string" => value.is_string(),
+        "boolean" => value.is_boolean(),
+        "null" => value.is_null(),
+        "object" => value.is_object(),
+        "array" => value.is_array(),
+        _ => false,
+    }
+}
+
+/// Converts `value` to the first type of `schema` it can be read as, the way a lenient
+/// harness does; then recurses into objects and arrays.
+pub(crate) fn coerce(value: &mut Value, schema: &Value) {
+    let allowed = types(schema);
+    if !allowed.is_empty() && !allowed.iter().any(|t| matches_type(value, t)) {
+        if let Some(converted) = allowed.iter().find_map(|t| convert(value, t)) {
+            *value = converted;
+        }
+    }
+    descend(value, schema, coerce);
+}
+
+fn convert(value: &Value, ty: &str) -> Option<Value> {
+    match (ty, value) {
+        ("integer", Value::String(s)) => s.trim().parse::<i64>().ok().map(Value::from),
+        ("integer", Value::Bool(b)) => Some(Value::from(i64::from(*b))),
+        ("number", Value::String(s)) => s
+            .trim()
+            .parse::<f64>()
+            .ok()
+            .and_then(Number::from_f64)
+            .map(|n| match n.as_f64() {
+                Some(f) if f.fract() == 0.0 && f.abs() < 9.0e15 => Value::from(f as i64),
+                _ => Value::Number(n),
+            }),
+        ("number", Value::Bool(b)) => Some(Value::from(i64::from(*b))),
+        ("boolean", Value::String(s)) => match s.trim().to_ascii_lowercase().as_str() {
+            "true" | "1" | "yes" => Some(Value::Bool(true)),
+            "false" | "0" | "no" => Some(Value::Bool(false)),
+            _ => None,
+        },
+        ("boolean", Value::Number(n)) => match n.as_u64() {
+            Some(0) => Some(Value::Bool(false)),
+            Some(1) => Some(Value::Bool(true)),
+            _ => None,
+        },
+        ("string", Value::Number(n)) => Some(Value::String(n.to_string())),
+        ("string", Value::Bool(b)) => Some(Value::String(b.to_string())),
+        _ => None,
+    }
+}
+
+/// Applies `f` to each property and item the schema describes.
+fn descend(value: &mut Value, schema: &Value, f: fn(&mut Value, &Value)) {
+    match value {
+        Value::Object(map) => {
+            if let Some(Value::Object(props)) = schema.get("properties") {
+                for (key, sub) in props {
+                    if let Some(v) = map.get_mut(key) {
+                        f(v, sub);
+                    }
+                }
+            }
+        }
+        Value::Array(items) => {
+            let prefix = schema
+                .get("prefixItems")
+                .and_then(Value::as_array)
+                .map(Vec::as_slice)
+                .unwrap_or_default();
+            for (i, item) in items.iter_mut().enumerate() {
+                if let Some(sub) = prefix.get(i) {
+                    f(item, sub);
+                } else if let Some(sub) = schema.get("items").filter(|s| s.is_object()) {
+                    f(item, sub);
+                }
+            }
+        }
+        _ => {}
+    }
+}
+
+/// Whether an object schema closes out undeclared fields, under harness-ref's policy:
+/// `additionalProperties: false`, or no `additionalProperties` at all (objects are closed by
+/// default) unless `patternProperties` or `unevaluatedProperties` opens it.
+fn closes_object(schema: &Value) -> bool {
+    match schema.get("additionalProperties") {
+        Some(Value::Bool(false)) => true,
+        Some(_) => false,
+        None => {
+            schema.get("patternProperties").is_none()
+                && schema.get("unevaluatedProperties").is_none()
+                && (schema.get("properties").is_some() || types(schema) == ["object"])
+        }
+    }
+}
+
+/// Removes the fields a closed object schema does not declare, at every level it describes.
+pub(crate) fn strip_unknown(value: &mut Value, schema: &Value) {
+    if let Value::Object(map) = value {
+        if closes_object(schema) {
+            let declared: Option<&Map<String, Value>> =
+                schema.get("properties").and_then(Value::as_object);
+            map.retain(|key, _| declared.is_some_and(|d| d.contains_key(key)));
+        }
+    }
+    descend(value, schema, strip_unknown);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn coercion_converts_what_a_lenient_harness_converts() {
+        let schema = json!({"type": "object", "properties": {
+            "n": {"type": "integer"}, "x": {"type": "number"}, "b": {"type": "boolean"},
+            "s": {"type": "string"}, "list": {"type": "array", "items": {"type": "integer"}},
+            "keep": {"type": "integer"}}});
+        let mut args =
+            json!({"n": "3", "x": "2.5", "b": "true", "s": 42, "list": ["1", 2], "keep": "x"});
+        coerce(&mut args, &schema);
+        assert_eq!(
+            args,
+            json!({"n": 3, "x": 2.5, "b": true, "s": "42", "list": [1, 2], "keep": "x"})
+        );
+    }
+
+    #[test]
+    fn stripping_follows_closed_objects_only() {
+        let schema = json!({"type": "object", "properties": {
+            "a": {"type": "object", "properties": {"b": {}}, "additionalProperties": false},
+            "open": {"type": "object", "additionalProperties": true}}});
+        let mut args = json!({"a": {"b": 1, "c": 2}, "open": {"z": 1}, "extra": 3});
+        strip_unknown(&mut args, &schema);
+        assert_eq!(args, json!({"a": {"b": 1}, "open": {"z": 1}}));
+    }
+}

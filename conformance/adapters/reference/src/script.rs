@@ -1,0 +1,207 @@
+//! The scripted handlers: what a case's `behavior` does when its tool runs.
+//!
+//! A behaviour is compiled once per case (generated outputs are expanded then, so a bad size
+//! is an adapter error before anything runs, not a handler failure in the middle of a batch)
+//! and performed on every call. Performing is independent of harness-ref: it yields an
+//! [`Outcome`] that the adapter turns into whatever harness-ref's handlers return.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use harness_conformance_protocol::{materialize, Behavior, NonFinite, Output, RaiseKind, Unit};
+use serde_json::Value;
+
+/// A behaviour ready to run.
+#[derive(Debug, Clone)]
+pub(crate) enum Script {
+    /// Return an output.
+    Return(Ret),
+    /// Fail with an error of a given kind.
+    Raise(RaiseKind, String),
+    /// Sleep, then continue.
+    Sleep(Duration, Box<Script>),
+    /// Set values inside the handler's own arguments, then continue.
+    Mutate(Vec<(String, Value)>, Box<Script>),
+}
+
+/// What a script returns.
+#[derive(Debug, Clone)]
+pub(crate) enum Ret {
+    /// Text, shown as is.
+    Text(Arc<str>),
+    /// A structured value.
+    Json(Value),
+    /// A float JSON cannot represent.
+    NonFinite(NonFinite),
+    /// The arguments as the handler holds them when it returns.
+    EchoArgs,
+}
+
+/// What performing a script produced.
+#[derive(Debug, Clone)]
+pub(crate) enum Outcome {
+    /// Text output.
+    Text(Arc<str>),
+    /// JSON output.
+    Json(Value),
+    /// A non-finite float output.
+    NonFinite(f64),
+    /// An error the handler raised.
+    Raised(RaiseKind, String),
+}
+
+impl Script {
+    /// Compiles a behaviour, expanding generated outputs in the cap's `unit`.
+    pub(crate) fn compile(behavior: &Behavior, unit: Unit) -> Result<Script, String> {
+        Ok(match behavior {
+            Behavior::Return { output } => Script::Return(match output {
+                Output::Text(text) => Ret::Text(text.as_str().into()),
+                Output::Json(value) => Ret::Json(value.clone()),
+                Output::Generate(gen) => Ret::Text(
+                    materialize(gen, unit)
+                        .map_err(|e| format!("cannot generate the output: {e}"))?
+                        .into(),
+                ),
+                Output::NonFinite(which) => Ret::NonFinite(*which),
+                Output::EchoArgs(true) => Ret::EchoArgs,
+                Output::EchoArgs(false) => {
+                    return Err("`echo_args` must be true".to_owned());
+                }
+            }),
+            Behavior::Raise { raise } => Script::Raise(raise.kind, raise.message.clone()),
+            Behavior::Sleep { sleep_ms, then } => Script::Sleep(
+                Duration::from_millis(*sleep_ms),
+                Box::new(Script::compile(then, unit)?),
+            ),
+            Behavior::MutateArgs { mutate_args, then } => {
+                for pointer in mutate_args.set.keys() {
+                    if !pointer.is_empty() && !pointer.starts_with('/') {
+                        return Err(format!(
+                            "`mutate_args` key {pointer:?} is not a JSON pointer"
+                        ));
+                    }
+                }
+                Script::Mutate(
+                    mutate_args
+                        .set
+                        .iter()
+                        .map(|(k, v)| (k.clone(), v.clone()))
+                        .collect(),
+                    Box::new(Script::compile(then, unit)?),
+                )
+            }
+        })
+    }
+
+    /// Runs the script against the handler's own copy of its arguments.
+    pub(crate) fn perform(&self, args: &mut Value) -> Outcome {
+        match self {
+            Script::Return(ret) => match ret {
+                Ret::Text(text) => Outcome::Text(Arc::clone(text)),
+                Ret::Json(value) => Outcome::Json(value.clone()),
+                Ret::NonFinite(which) => Outcome::NonFinite(which.value()),
+                Ret::EchoArgs => Outcome::Json(args.clone()),
+            },
+            Script::Raise(kind, message) => Outcome::Raised(*kind, message.clone()),
+            Script::Sleep(duration, then) => {
+                std::thread::sleep(*duration);
+                then.perform(args)
+            }
+            Script::Mutate(sets, then) => {
+                for (pointer, value) in sets {
+                    if let Err(e) = set_pointer(args, pointer, value.clone()) {
+                        // A handler whose own mutation fails has a bug: an unexpected error.
+                        return Outcome::Raised(RaiseKind::Internal, e);
+                    }
+                }
+                then.perform(args)
+            }
+        }
+    }
+}
+
+/// Adds or replaces the value at an RFC 6901 `pointer`; the parent must exist.
+pub(crate) fn set_pointer(target: &mut Value, pointer: &str, value: Value) -> Result<(), String> {
+    if pointer.is_empty() {
+        *target = value;
+        return Ok(());
+    }
+    let Some((parent, last)) = pointer.rsplit_once('/') else {
+        return Err(format!("{pointer:?} is not a JSON pointer"));
+    };
+    let key = last.replace("~1", "/").replace("~0", "~");
+    match target.pointer_mut(parent) {
+        Some(Value::Object(map)) => {
+            map.insert(key, value);
+            Ok(())
+        }
+        Some(Value::Array(items)) => {
+            if key == "-" {
+                items.push(value);
+                return Ok(());
+            }
+            match key.parse::<usize>() {
+                Ok(i) if i < items.len() => {
+                    items[i] = value;
+                    Ok(())
+                }
+                Ok(i) if i == items.len() => {
+                    items.push(value);
+                    Ok(())
+                }
+                _ => Err(format!("no array index {key:?} at {parent:?}")),
+            }
+        }
+        Some(_) => Err(format!("{parent:?} is neither an object nor an array")),
+        None => Err(format!("no value at {parent:?}")),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn script(v: Value) -> Script {
+        Script::compile(&serde_json::from_value(v).unwrap(), Unit::Chars).unwrap()
+    }
+
+    #[test]
+    fn mutations_apply_to_the_handlers_copy_and_echo_shows_them() {
+        let s = script(
+            json!({"mutate_args": {"set": {"/a": 2, "/b~1c": [1], "/b~1c/-": 3}},
+                              "then": {"return": {"echo_args": true}}}),
+        );
+        let mut args = json!({"a": 1});
+        let Outcome::Json(out) = s.perform(&mut args) else {
+            panic!()
+        };
+        assert_eq!(out, json!({"a": 2, "b/c": [1, 3]}));
+        assert_eq!(args, out);
+    }
+
+    #[test]
+    fn a_mutation_without_a_parent_is_an_internal_error() {
+        let s = script(
+            json!({"mutate_args": {"set": {"/x/y": 1}}, "then": {"return": {"text": "ok"}}}),
+        );
+        assert!(matches!(
+            s.perform(&mut json!({})),
+            Outcome::Raised(RaiseKind::Internal, _)
+        ));
+    }
+
+    #[test]
+    fn generated_outputs_expand_at_compile_time() {
+        let s = script(json!({"return": {"generate": {"repeat": "ab", "size": 5}}}));
+        let Outcome::Text(text) = s.perform(&mut json!({})) else {
+            panic!()
+        };
+        assert_eq!(&*text, "abab");
+        let unresolved: Behavior = serde_json::from_value(
+            json!({"return": {"generate": {"repeat": "a", "size": {"cap": 1.0, "plus": 0}}}}),
+        )
+        .unwrap();
+        assert!(Script::compile(&unresolved, Unit::Bytes).is_err());
+    }
+}
