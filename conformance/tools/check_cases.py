@@ -13,7 +13,7 @@ Usage (Python 3.11, standard library only):
                                                         # third-party `jsonschema` package)
 
 Besides the Cases: lines it checks what the schema cannot: id matches path, ids unique, every
-requirement id exists, every MUST has a case, one expectation per call, an internal error's secret
+requirement id exists, every MUST has a case, no case mixes levels, one expectation per call, an internal error's secret
 is inside its message, `equals_output` only where the output is text.
 """
 from __future__ import annotations
@@ -162,6 +162,10 @@ def main(argv):
         reqs, p = load_spec(text)
     problems += p
 
+    for cid, case in cases.items():
+        levels = {reqs[r][0] for r in case.get("requirements", []) if r in reqs}
+        if len(levels) > 1:
+            problems.append(f"{cid}: mixes requirement levels {sorted(levels)}; a SHOULD miss must not read as a MUST failure")
     for rid, cids in sorted(by_req.items()):
         if rid not in reqs:
             problems.append(f"requirement {rid} is used by {len(cids)} case(s) (e.g. {cids[0]}) but not defined in SPEC.md")
