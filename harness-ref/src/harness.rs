@@ -402,7 +402,7 @@ enum Started {
     Waiting {
         id: String,
         tool: Arc<RegisteredTool>,
-        rx: mpsc::Receiver<RunOutcome>,
+        rx: mpsc::Receiver<(RunOutcome, Instant)>,
         deadline: Instant,
         budget: Duration,
     },
@@ -666,7 +666,7 @@ impl Harness {
                             &limits,
                         );
                         // The receiver is gone when the caller already answered `timeout`.
-                        let _ = tx.send(outcome);
+                        let _ = tx.send((outcome, Instant::now()));
                     });
                 match spawned {
                     Ok(_) => Started::Waiting {
@@ -709,8 +709,10 @@ impl Harness {
             } => {
                 let wait = deadline.saturating_duration_since(Instant::now());
                 let outcome = match rx.recv_timeout(wait) {
-                    Ok(outcome) => outcome,
-                    Err(mpsc::RecvTimeoutError::Timeout) => {
+                    // Judged by when the handler finished, not when we looked: in a batch we
+                    // may look late, and that must not change this call's result.
+                    Ok((outcome, finished)) if finished <= deadline => outcome,
+                    Ok(_) | Err(mpsc::RecvTimeoutError::Timeout) => {
                         Err(Failure::new(ErrorCode::Timeout, messages::timeout(&tool.name, budget)).private(
                             Stage::Run,
                             format!(

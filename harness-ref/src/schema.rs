@@ -361,6 +361,12 @@ fn describe_schema(schema: &Value) -> Option<String> {
     if let Some(c) = m.get("const") {
         return Some(format!("exactly {}", short_json(c)));
     }
+    if let Some(required) = m.get("required").and_then(Value::as_array) {
+        if !required.is_empty() {
+            let fields = list_bounded(required.iter().map(short_json), 5);
+            return Some(format!("an object with {fields}"));
+        }
+    }
     match m.get("type") {
         Some(Value::String(t)) => Some(t.clone()),
         Some(Value::Array(ts)) => {
@@ -368,6 +374,14 @@ fn describe_schema(schema: &Value) -> Option<String> {
             (!names.is_empty()).then(|| names.join(" or "))
         }
         _ => None,
+    }
+}
+
+fn plural(n: u64, noun: &str) -> String {
+    if n == 1 {
+        format!("1 {noun}")
+    } else {
+        format!("{n} {noun}s")
     }
 }
 
@@ -476,6 +490,11 @@ fn compose(error: &ValidationError<'_>, root: &Value, out: &mut Vec<Violation>) 
                 )
             };
             for name in unexpected {
+                // Under `unevaluatedProperties`, a declared field can be "unevaluated" only because
+                // the branch declaring it failed; that failure is reported on its own.
+                if known.contains(name) {
+                    continue;
+                }
                 let value = instance
                     .get(name)
                     .map_or_else(|| "nothing".to_string(), describe_received);
@@ -547,27 +566,34 @@ fn compose(error: &ValidationError<'_>, root: &Value, out: &mut Vec<Violation>) 
         ValidationErrorKind::MultipleOf { multiple_of } => {
             (format!("a multiple of {multiple_of}"), got())
         }
-        ValidationErrorKind::MinLength { limit } => {
-            (format!("a string of at least {limit} chars"), got())
-        }
-        ValidationErrorKind::MaxLength { limit } => {
-            (format!("a string of at most {limit} chars"), got())
-        }
-        ValidationErrorKind::MinItems { limit } => {
-            (format!("an array of at least {limit} items"), got())
-        }
-        ValidationErrorKind::MaxItems { limit } => {
-            (format!("an array of at most {limit} items"), got())
-        }
-        ValidationErrorKind::AdditionalItems { limit } => {
-            (format!("an array of at most {limit} items"), got())
-        }
-        ValidationErrorKind::MinProperties { limit } => {
-            (format!("an object with at least {limit} fields"), got())
-        }
-        ValidationErrorKind::MaxProperties { limit } => {
-            (format!("an object with at most {limit} fields"), got())
-        }
+        ValidationErrorKind::MinLength { limit } => (
+            format!("a string of at least {}", plural(*limit, "char")),
+            got(),
+        ),
+        ValidationErrorKind::MaxLength { limit } => (
+            format!("a string of at most {}", plural(*limit, "char")),
+            got(),
+        ),
+        ValidationErrorKind::MinItems { limit } => (
+            format!("an array of at least {}", plural(*limit, "item")),
+            got(),
+        ),
+        ValidationErrorKind::MaxItems { limit } => (
+            format!("an array of at most {}", plural(*limit, "item")),
+            got(),
+        ),
+        ValidationErrorKind::AdditionalItems { limit } => (
+            format!("an array of at most {}", plural(*limit as u64, "item")),
+            got(),
+        ),
+        ValidationErrorKind::MinProperties { limit } => (
+            format!("an object with at least {}", plural(*limit, "field")),
+            got(),
+        ),
+        ValidationErrorKind::MaxProperties { limit } => (
+            format!("an object with at most {}", plural(*limit, "field")),
+            got(),
+        ),
         ValidationErrorKind::UniqueItems => ("an array without duplicate items".to_string(), got()),
         ValidationErrorKind::Contains => ("an array containing a matching item".to_string(), got()),
         ValidationErrorKind::UnevaluatedItems { .. } => (

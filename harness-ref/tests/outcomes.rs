@@ -1,0 +1,624 @@
+//! One test (or a few) per outcome code and per stage: the code, `is_error`, retryability, the
+//! id pairing, and what the model does or does not see.
+
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use harness_ref::cap::{self, CapConfig, Unit};
+use harness_ref::{
+    CallContext, ErrorCode, Execution, Harness, HarnessConfig, MemorySink, RegistrationErrorKind,
+    Registry, Stage, Tool, ToolError, ToolOutput, ToolValue, UnknownFields, Violation,
+};
+use serde_json::{json, Value};
+
+type Ctx<'a> = CallContext<'a>;
+
+fn obj_schema() -> Value {
+    json!({"type": "object", "properties": {"path": {"type": "string"}}, "required": ["path"]})
+}
+
+fn harness_with(tools: Vec<Tool>) -> (Harness, Arc<MemorySink>) {
+    let mut registry = Registry::new();
+    for tool in tools {
+        registry.register(tool).unwrap();
+    }
+    let sink = Arc::new(MemorySink::new());
+    let config = HarnessConfig {
+        deadline: Duration::from_millis(100),
+        ..HarnessConfig::default()
+    };
+    (
+        Harness::new(registry, config).with_diagnostics(sink.clone()),
+        sink,
+    )
+}
+
+fn echo() -> Tool {
+    Tool::new(
+        "echo",
+        "Echoes.",
+        obj_schema(),
+        |args: Value, _: &Ctx<'_>| Ok(ToolOutput::json(args)),
+    )
+    .execution(Execution::Inline)
+}
+
+#[test]
+fn success_has_no_code_and_serialises_to_the_anthropic_block() {
+    let (h, _) = harness_with(vec![echo()]);
+    let r = h.handle(
+        json!({"type": "tool_use", "id": "toolu_1", "name": "echo", "input": {"path": "a"}}),
+    );
+    assert!(!r.is_error());
+    assert_eq!(r.code(), None);
+    assert!(!r.retryable());
+    assert_eq!(r.content(), r#"{"path":"a"}"#);
+    let block = serde_json::to_value(&r).unwrap();
+    assert_eq!(
+        block,
+        json!({"type": "tool_result", "tool_use_id": "toolu_1", "content": "{\"path\":\"a\"}", "is_error": false})
+    );
+    assert_eq!(block, r.to_block());
+}
+
+#[test]
+fn unknown_tool_lists_the_available_tools() {
+    let (h, _) = harness_with(vec![echo()]);
+    let r = h.handle(json!({"id": "toolu_1", "name": "ecko", "input": {}}));
+    assert_eq!(r.code(), Some(ErrorCode::UnknownTool));
+    assert_eq!(r.tool_use_id(), Some("toolu_1"));
+    assert!(
+        r.content()
+            .starts_with(r#"unknown tool "ecko"; available tools: "echo""#),
+        "{}",
+        r.content()
+    );
+}
+
+#[test]
+fn malformed_calls_are_answered_with_the_id_when_readable() {
+    let (h, _) = harness_with(vec![echo()]);
+    let cases: Vec<(harness_ref::Call, Option<&str>, &str)> = vec![
+        (
+            r#"{"id": "toolu_1", "name": "echo", "input": {"#.into(),
+            None,
+            "not valid JSON (it ends early",
+        ),
+        (
+            b"\xff\xfe".as_slice().into(),
+            None,
+            "not valid UTF-8 (at byte 0)",
+        ),
+        (
+            json!([1, 2]).into(),
+            None,
+            "expected a JSON object, got array [1,2]",
+        ),
+        (
+            json!({"name": "echo", "input": {}}).into(),
+            None,
+            r#"missing "id""#,
+        ),
+        (
+            json!({"id": 7, "name": "echo", "input": {}}).into(),
+            None,
+            r#"expected "id" to be a string, got number 7"#,
+        ),
+        (
+            json!({"id": "", "name": "echo", "input": {}}).into(),
+            Some(""),
+            r#""id" is empty"#,
+        ),
+        (
+            json!({"id": "t1", "input": {}}).into(),
+            Some("t1"),
+            r#"missing "name""#,
+        ),
+        (
+            json!({"id": "t1", "name": "", "input": {}}).into(),
+            Some("t1"),
+            r#""name" is empty"#,
+        ),
+        (
+            json!({"id": "t1", "name": "echo"}).into(),
+            Some("t1"),
+            r#"missing "input""#,
+        ),
+        (
+            json!({"id": "t1", "name": "echo", "input": "x"}).into(),
+            Some("t1"),
+            "expected the arguments to be an object",
+        ),
+        (
+            json!({"id": "t1", "name": "echo", "arguments": "{\"path\": "}).into(),
+            Some("t1"),
+            r#""arguments" is not valid JSON"#,
+        ),
+        (
+            json!({"id": "t1", "type": "text", "name": "echo", "input": {}}).into(),
+            Some("t1"),
+            r#"expected "type" to be "tool_use""#,
+        ),
+    ];
+    for (call, id, fragment) in cases {
+        let r = h.handle(call);
+        assert_eq!(r.code(), Some(ErrorCode::MalformedCall), "{}", r.content());
+        assert_eq!(r.tool_use_id(), id);
+        assert!(
+            r.content().starts_with("malformed tool call: "),
+            "{}",
+            r.content()
+        );
+        assert!(
+            r.content().contains(fragment),
+            "{:?} not in {}",
+            fragment,
+            r.content()
+        );
+    }
+}
+
+#[test]
+fn arguments_as_text_are_accepted() {
+    let (h, _) = harness_with(vec![echo()]);
+    let r = h.handle(json!({"id": "t1", "name": "echo", "arguments": "{\"path\": \"p\"}"}));
+    assert_eq!(r.content(), r#"{"path":"p"}"#);
+    let r = h.handle(json!({"id": "t1", "name": "echo", "arguments": "{\"path\": 3}"}));
+    assert_eq!(r.code(), Some(ErrorCode::InvalidArguments));
+}
+
+#[test]
+fn refusals_keep_their_message_and_get_the_tools_remedy() {
+    let fs = Tool::new("edit", "Edits.", obj_schema(), |_: Value, _: &Ctx<'_>| {
+        Err(
+            ToolError::refused("the file changed since this session last observed it")
+                .with_reason("FS_STALE_VERSION"),
+        )
+    })
+    .remedy("FS_STALE_VERSION", "re-read the file, then retry");
+    let plain = Tool::new(
+        "lookup",
+        "Looks up.",
+        obj_schema(),
+        |_: Value, _: &Ctx<'_>| Err(ToolError::refused("no data for Atlantis")),
+    );
+    let (h, _) = harness_with(vec![fs, plain]);
+    let r = h.handle(json!({"id": "t1", "name": "edit", "input": {"path": "a"}}));
+    assert_eq!(r.code(), Some(ErrorCode::ToolRefused));
+    assert!(!r.retryable());
+    assert_eq!(
+        r.content(),
+        "the file changed since this session last observed it — re-read the file, then retry"
+    );
+    let info = r.error().unwrap();
+    assert_eq!(
+        info.message,
+        "the file changed since this session last observed it"
+    );
+    assert_eq!(info.reason.as_deref(), Some("FS_STALE_VERSION"));
+    assert_eq!(info.remedy.as_deref(), Some("re-read the file, then retry"));
+
+    let r = h.handle(json!({"id": "t2", "name": "lookup", "input": {"path": "a"}}));
+    assert_eq!(r.content(), "no data for Atlantis");
+}
+
+#[test]
+fn unavailable_is_retryable_and_shows_its_message() {
+    let t = Tool::new(
+        "weather",
+        "Weather.",
+        obj_schema(),
+        |_: Value, _: &Ctx<'_>| Err(ToolError::unavailable("the weather service did not answer")),
+    );
+    let (h, _) = harness_with(vec![t]);
+    let r = h.handle(json!({"id": "t1", "name": "weather", "input": {"path": "a"}}));
+    assert_eq!(r.code(), Some(ErrorCode::ToolUnavailable));
+    assert!(r.retryable());
+    assert!(r.content().contains("the weather service did not answer"));
+}
+
+#[test]
+fn internal_errors_are_generic_and_the_detail_goes_to_the_sink() {
+    let t = Tool::new("db", "Db.", obj_schema(), |_: Value, _: &Ctx<'_>| {
+        Err(ToolError::internal(
+            "connection string postgres://u:SECRET-7f3a9c@db",
+        ))
+    });
+    let (h, sink) = harness_with(vec![t]);
+    let r = h.handle(json!({"id": "t1", "name": "db", "input": {"path": "a"}}));
+    assert_eq!(r.code(), Some(ErrorCode::InternalError));
+    assert!(!r.content().contains("SECRET") && !r.content().contains("postgres"));
+    assert!(
+        !format!("{:?}", r.error()).contains("SECRET"),
+        "the detail must not be in the result at all"
+    );
+    let d = sink.take();
+    assert_eq!(d.len(), 1);
+    assert_eq!(d[0].tool_use_id.as_deref(), Some("t1"));
+    assert_eq!(d[0].stage, Stage::Run);
+    assert!(d[0].detail.contains("SECRET-7f3a9c"));
+}
+
+fn sleeper(name: &str, execution: Execution, ms: u64) -> Tool {
+    Tool::new(
+        name,
+        "Sleeps.",
+        json!({"type": "object"}),
+        move |_: Value, _: &Ctx<'_>| {
+            std::thread::sleep(Duration::from_millis(ms));
+            Ok(ToolOutput::text("woke up"))
+        },
+    )
+    .execution(execution)
+}
+
+#[test]
+fn deadlines_apply_to_isolated_and_inline_handlers() {
+    let (h, sink) = harness_with(vec![
+        sleeper("slow_isolated", Execution::Isolated, 5_000),
+        sleeper("slow_inline", Execution::Inline, 150),
+        sleeper("fast", Execution::Isolated, 0).deadline(Duration::from_secs(30)),
+    ]);
+    for name in ["slow_isolated", "slow_inline"] {
+        let r = h.handle(json!({"id": "t1", "name": name, "input": {}}));
+        assert_eq!(
+            r.code(),
+            Some(ErrorCode::Timeout),
+            "{name}: {}",
+            r.content()
+        );
+        assert!(r.retryable());
+        assert!(
+            r.content()
+                .contains("did not finish within its deadline of 100 ms"),
+            "{}",
+            r.content()
+        );
+    }
+    assert_eq!(sink.take().len(), 2);
+    assert_eq!(
+        h.handle(json!({"id": "t1", "name": "fast", "input": {}}))
+            .content(),
+        "woke up"
+    );
+}
+
+#[test]
+fn a_batch_answers_every_call_in_order_whatever_happens_to_the_others() {
+    let runs = Arc::new(AtomicUsize::new(0));
+    let counter = Arc::clone(&runs);
+    let count = Tool::new(
+        "count",
+        "Counts.",
+        json!({"type": "object"}),
+        move |_: Value, _: &Ctx<'_>| {
+            counter.fetch_add(1, Ordering::SeqCst);
+            Ok(ToolOutput::text("counted"))
+        },
+    );
+    // A long deadline: the panic hook (backtraces) can be slow, and this call is about the panic.
+    let crash = Tool::new(
+        "crash",
+        "Crashes.",
+        json!({"type": "object"}),
+        |_: Value, _: &Ctx<'_>| panic!("boom"),
+    )
+    .deadline(Duration::from_secs(30));
+    let (h, _) = harness_with(vec![
+        echo(),
+        count,
+        crash,
+        sleeper("slow", Execution::Isolated, 5_000),
+    ]);
+    let results = h.handle_batch(vec![
+        harness_ref::Call::from(json!({"id": "a", "name": "slow", "input": {}})),
+        json!({"id": "b", "name": "count", "input": {}}).into(),
+        json!({"id": "b", "name": "count", "input": {}}).into(),
+        json!({"id": "", "name": "count", "input": {}}).into(),
+        json!({"id": "c", "name": "crash", "input": {}}).into(),
+        json!({"id": "d", "name": "echo", "input": {"path": 1}}).into(),
+        "not json".into(),
+        json!({"id": "e", "name": "echo", "input": {"path": "ok"}}).into(),
+    ]);
+    let summary: Vec<(Option<&str>, Option<&str>)> = results
+        .iter()
+        .map(|r| (r.tool_use_id(), r.code_str()))
+        .collect();
+    assert_eq!(
+        summary,
+        [
+            (Some("a"), Some("timeout")),
+            (Some("b"), None),
+            (Some("b"), Some("duplicate_call_id")),
+            (Some(""), Some("malformed_call")),
+            (Some("c"), Some("internal_error")),
+            (Some("d"), Some("invalid_arguments")),
+            (None, Some("malformed_call")),
+            (Some("e"), None),
+        ]
+    );
+    assert_eq!(results[7].content(), r#"{"path":"ok"}"#);
+    assert_eq!(
+        runs.load(Ordering::SeqCst),
+        1,
+        "a duplicate id must not run the handler again"
+    );
+}
+
+#[test]
+fn non_json_outputs_are_invalid_tool_output() {
+    let mut deep = ToolValue::Null;
+    for _ in 0..100 {
+        deep = ToolValue::Array(vec![deep]);
+    }
+    let outputs = vec![
+        (
+            "nan",
+            ToolValue::Float(f64::NAN),
+            "(root): NaN cannot be represented in JSON",
+        ),
+        (
+            "inf",
+            ToolValue::Object(vec![("t".into(), ToolValue::Float(f64::INFINITY))]),
+            "/t: Infinity cannot",
+        ),
+        (
+            "neg_inf",
+            ToolValue::Array(vec![ToolValue::Float(f64::NEG_INFINITY)]),
+            "/0: -Infinity cannot",
+        ),
+        ("deep", deep, "nesting deeper than 64 levels"),
+        (
+            "dup",
+            ToolValue::Object(vec![
+                ("k".into(), ToolValue::Int(1)),
+                ("k".into(), ToolValue::Int(2)),
+            ]),
+            r#"the key "k" appears twice"#,
+        ),
+    ];
+    let tools = outputs
+        .iter()
+        .map(|(name, value, _)| {
+            let value = value.clone();
+            Tool::new(
+                *name,
+                "Returns.",
+                json!({"type": "object"}),
+                move |_: Value, _: &Ctx<'_>| Ok(ToolOutput::Json(value.clone())),
+            )
+        })
+        .collect();
+    let (h, sink) = harness_with(tools);
+    for (name, _, fragment) in &outputs {
+        let r = h.handle(json!({"id": "t", "name": name, "input": {}}));
+        assert_eq!(r.code(), Some(ErrorCode::InvalidToolOutput), "{name}");
+        assert!(
+            r.content().contains(fragment),
+            "{fragment:?} not in {}",
+            r.content()
+        );
+    }
+    assert_eq!(sink.take().len(), outputs.len());
+}
+
+#[test]
+fn oversized_text_output_is_invalid_tool_output() {
+    let t = Tool::new(
+        "big",
+        "Big.",
+        json!({"type": "object"}),
+        |_: Value, _: &Ctx<'_>| Ok(ToolOutput::text("x".repeat(2000))),
+    );
+    let mut registry = Registry::new();
+    registry.register(t).unwrap();
+    let mut config = HarnessConfig::default();
+    config.limits.max_bytes = 1000;
+    let h = Harness::new(registry, config);
+    let r = h.handle(json!({"id": "t", "name": "big", "input": {}}));
+    assert_eq!(r.code(), Some(ErrorCode::InvalidToolOutput));
+    assert!(r.content().contains("larger than 1000 bytes"));
+}
+
+#[test]
+fn streamed_output_is_capped_like_the_whole() {
+    let chunks: Vec<String> = (0..500).map(|i| format!("chunk {i} é\n")).collect();
+    let whole: String = chunks.concat();
+    let given = chunks.clone();
+    let t = Tool::new(
+        "stream",
+        "Streams.",
+        json!({"type": "object"}),
+        move |_: Value, _: &Ctx<'_>| Ok(ToolOutput::chunks(given.clone())),
+    );
+    let mut registry = Registry::new();
+    registry.register(t).unwrap();
+    let cap_config = CapConfig::new(700, Unit::Bytes);
+    let h = Harness::new(
+        registry,
+        HarnessConfig {
+            cap: cap_config,
+            ..HarnessConfig::default()
+        },
+    );
+    let r = h.handle(json!({"id": "t", "name": "stream", "input": {}}));
+    let expected = cap::cap(&whole, &cap_config);
+    assert_eq!(r.content(), expected.content);
+    assert_eq!(r.truncation(), expected.truncation.as_ref());
+}
+
+#[test]
+fn the_handler_gets_its_own_copy_of_the_validated_arguments() {
+    let received = Arc::new(Mutex::new(Vec::new()));
+    let log = Arc::clone(&received);
+    let t = Tool::new(
+        "mutate",
+        "Mutates.",
+        obj_schema(),
+        move |mut args: Value, _: &Ctx<'_>| {
+            log.lock().unwrap().push(args.clone());
+            args["path"] = json!("changed by the handler");
+            Ok(ToolOutput::text("done"))
+        },
+    );
+    let (h, _) = harness_with(vec![t]);
+    let call = json!({"id": "t", "name": "mutate", "input": {"path": "original"}});
+    let kept = call.clone();
+    assert_eq!(h.handle(call).content(), "done");
+    assert_eq!(
+        received.lock().unwrap().as_slice(),
+        [json!({"path": "original"})]
+    );
+    assert_eq!(kept["input"]["path"], "original");
+}
+
+#[test]
+fn semantic_checks_run_after_the_schema_and_block_the_handler() {
+    let runs = Arc::new(AtomicUsize::new(0));
+    let counter = Arc::clone(&runs);
+    let t = Tool::new(
+        "read",
+        "Reads.",
+        obj_schema(),
+        move |_: Value, _: &Ctx<'_>| {
+            counter.fetch_add(1, Ordering::SeqCst);
+            Ok(ToolOutput::text("read"))
+        },
+    )
+    .semantic_check(|args| {
+        let path = args["path"].as_str().unwrap_or_default();
+        if path.starts_with('/') || path.split('/').any(|p| p == "..") {
+            vec![Violation::new(
+                "/path",
+                "a workspace-relative path",
+                &args["path"],
+            )]
+        } else {
+            vec![]
+        }
+    });
+    let (h, _) = harness_with(vec![t]);
+    let r = h.handle(json!({"id": "t", "name": "read", "input": {"path": "../etc/passwd"}}));
+    assert_eq!(r.code(), Some(ErrorCode::InvalidArguments));
+    assert!(r
+        .content()
+        .contains(r#"/path: expected a workspace-relative path, got string "../etc/passwd""#));
+    assert_eq!(runs.load(Ordering::SeqCst), 0);
+    assert!(!h
+        .handle(json!({"id": "t", "name": "read", "input": {"path": "src/a.rs"}}))
+        .is_error());
+    assert_eq!(runs.load(Ordering::SeqCst), 1);
+}
+
+#[test]
+fn unknown_fields_policy_is_switchable_per_tool() {
+    let closed = echo();
+    let open = Tool::new("open", "Open.", obj_schema(), |args: Value, _: &Ctx<'_>| {
+        Ok(ToolOutput::json(args))
+    })
+    .unknown_fields(UnknownFields::Allow);
+    let (h, _) = harness_with(vec![closed, open]);
+    let r = h.handle(json!({"id": "t", "name": "echo", "input": {"path": "a", "extra": 1}}));
+    assert_eq!(r.code(), Some(ErrorCode::InvalidArguments));
+    let r = h.handle(json!({"id": "t", "name": "open", "input": {"path": "a", "extra": 1}}));
+    assert!(!r.is_error());
+    assert_eq!(r.content(), r#"{"extra":1,"path":"a"}"#);
+}
+
+#[test]
+fn no_coercion_of_strings_or_booleans() {
+    let t = Tool::new(
+        "n",
+        "N.",
+        json!({"type": "object", "properties": {"n": {"type": "number"}}}),
+        |_: Value, _: &Ctx<'_>| Ok(ToolOutput::text("ran")),
+    );
+    let (h, _) = harness_with(vec![t]);
+    for bad in [json!("3"), json!(true), json!(null), json!([3])] {
+        let r = h.handle(json!({"id": "t", "name": "n", "input": {"n": bad}}));
+        assert_eq!(r.code(), Some(ErrorCode::InvalidArguments), "{bad}");
+    }
+    assert!(!h
+        .handle(json!({"id": "t", "name": "n", "input": {"n": 3.5}}))
+        .is_error());
+}
+
+#[test]
+fn bad_schemas_are_refused_at_registration() {
+    let handler = |_: Value, _: &Ctx<'_>| Ok(ToolOutput::text(""));
+    let mut registry = Registry::new();
+    let e = registry
+        .register(Tool::new("t", "", json!({"type": "integr"}), handler))
+        .unwrap_err();
+    assert!(matches!(e.kind, RegistrationErrorKind::InvalidSchema(_)));
+    assert!(
+        e.to_string()
+            .starts_with(r#"tool "t": input schema refused at /type: not a valid JSON Schema"#),
+        "{e}"
+    );
+    let e = registry
+        .register(Tool::new(
+            "t",
+            "",
+            json!({"$ref": "https://example.com/s.json"}),
+            handler,
+        ))
+        .unwrap_err();
+    assert!(
+        matches!(e.kind, RegistrationErrorKind::InvalidSchema(_)),
+        "{e}"
+    );
+    let e = registry
+        .register(Tool::new("t", "", json!(42), handler))
+        .unwrap_err();
+    assert!(
+        e.to_string()
+            .contains("expected a schema (an object or a boolean), got number 42"),
+        "{e}"
+    );
+    registry
+        .register(Tool::new("t", "", json!({"type": "object"}), handler))
+        .unwrap();
+    let e = registry
+        .register(Tool::new("t", "", json!({"type": "object"}), handler))
+        .unwrap_err();
+    assert_eq!(e.kind, RegistrationErrorKind::DuplicateName);
+    let e = registry
+        .register(Tool::new("", "", json!({"type": "object"}), handler))
+        .unwrap_err();
+    assert_eq!(e.kind, RegistrationErrorKind::EmptyName);
+    assert_eq!(registry.len(), 1);
+}
+
+#[test]
+fn error_contents_are_capped_too() {
+    let props: serde_json::Map<String, Value> = (0..200)
+        .map(|i| (format!("f{i}"), json!({"type": "string"})))
+        .collect();
+    let schema = json!({"type": "object", "properties": props});
+    let t = Tool::new("wide", "Wide.", schema, |_: Value, _: &Ctx<'_>| {
+        Ok(ToolOutput::text(""))
+    });
+    let mut registry = Registry::new();
+    registry.register(t).unwrap();
+    let cap_config = CapConfig::new(500, Unit::Chars);
+    let h = Harness::new(
+        registry,
+        HarnessConfig {
+            cap: cap_config,
+            ..HarnessConfig::default()
+        },
+    );
+    let input: serde_json::Map<String, Value> =
+        (0..200).map(|i| (format!("f{i}"), json!(i))).collect();
+    let r = h.handle(json!({"id": "t", "name": "wide", "input": input}));
+    assert_eq!(r.code(), Some(ErrorCode::InvalidArguments));
+    assert_eq!(r.violations().len(), 200, "every violation is kept as data");
+    assert!(r.content().chars().count() <= 500);
+    assert!(r.truncation().is_some());
+    assert!(
+        r.content().ends_with("call \"wide\" again"),
+        "the remedy survives in the tail"
+    );
+}
