@@ -1,2 +1,146 @@
-//! Benchmarks (written below).
-fn main() {}
+//! Runner benchmarks (a plain bench binary; numbers go to docs/benchmarks.md).
+//!
+//! `cargo build --release -p harness-ref-adapter && cargo bench -p harness-conformance`
+//!
+//! Measures, over the whole embedded corpus:
+//! - wall time against the in-process reference (1 and 2 workers);
+//! - wall time and cases/second against the reference adapter *process* (1 and 2 workers);
+//! - protocol overhead per case: encoding each `run` and decoding its reply (CPU only), and
+//!   the process-vs-in-process difference per case with one worker (pipes, threads, JSON).
+//!
+//! Each figure is the median of several runs. Not a test: nothing here asserts a time.
+
+use std::path::PathBuf;
+use std::time::{Duration, Instant};
+
+use harness_conformance::case::Case;
+use harness_conformance::client::{Harness, InProcess, ProcessHarness, ProcessOptions};
+use harness_conformance::loader;
+use harness_conformance::runner::{self, RunConfig};
+use harness_conformance::verdict::Verdict;
+use harness_conformance_protocol::{decode_reply, resolve_case, Command, Reply};
+
+fn median(mut xs: Vec<Duration>) -> Duration {
+    xs.sort();
+    xs[xs.len() / 2]
+}
+
+fn adapter_binary() -> Option<PathBuf> {
+    let exe = std::env::current_exe().ok()?;
+    // target/<profile>/deps/runner-<hash> → target/<profile>/harness-ref-adapter
+    let profile_dir = exe.parent()?.parent()?;
+    let bin = profile_dir.join("harness-ref-adapter");
+    bin.exists().then_some(bin)
+}
+
+fn run_suite(cases: &[&Case], jobs: usize, process: Option<&str>) -> (Duration, usize) {
+    let cfg = RunConfig {
+        jobs,
+        timeout: Duration::from_secs(20),
+        ..RunConfig::default()
+    };
+    let cmd = process.map(str::to_owned);
+    let factory = move || -> Box<dyn Harness> {
+        match &cmd {
+            Some(c) => Box::new(ProcessHarness::new(c, ProcessOptions::default())),
+            None => Box::new(InProcess::new(None)),
+        }
+    };
+    let started = Instant::now();
+    let r = runner::run(cases, &factory, &cfg, &|_, _, _| {});
+    let elapsed = started.elapsed();
+    (elapsed, r.count(Verdict::Pass))
+}
+
+fn main() {
+    if std::env::args().any(|a| a == "--list") {
+        return; // `cargo bench -- --list` convention: nothing to list
+    }
+    let suite = loader::load_embedded().expect("the embedded suite loads");
+    let cases: Vec<&Case> = suite.cases.iter().collect();
+    let n = cases.len();
+    let reps = 5;
+    println!("corpus: {n} cases; each figure is the median of {reps} runs");
+
+    for jobs in [1, 2] {
+        let times: Vec<Duration> = (0..reps).map(|_| run_suite(&cases, jobs, None).0).collect();
+        let t = median(times);
+        println!(
+            "in-process reference, {jobs} worker(s): {:.3} s for the suite, {:.0} cases/s",
+            t.as_secs_f64(),
+            n as f64 / t.as_secs_f64()
+        );
+    }
+
+    let Some(bin) = adapter_binary() else {
+        println!("(harness-ref-adapter binary not built next to this bench: run `cargo build --release -p harness-ref-adapter` first)");
+        return;
+    };
+    let cmd = format!("exec {}", bin.display());
+    let mut process_1 = Duration::ZERO;
+    for jobs in [1, 2] {
+        let runs: Vec<(Duration, usize)> = (0..reps)
+            .map(|_| run_suite(&cases, jobs, Some(&cmd)))
+            .collect();
+        let passes = runs[0].1;
+        let t = median(runs.into_iter().map(|r| r.0).collect());
+        if jobs == 1 {
+            process_1 = t;
+        }
+        println!(
+            "reference adapter process, {jobs} worker(s): {:.3} s for the suite, {:.0} cases/s ({passes} PASS)",
+            t.as_secs_f64(),
+            n as f64 / t.as_secs_f64()
+        );
+    }
+    let inproc_1 = median((0..reps).map(|_| run_suite(&cases, 1, None).0).collect());
+    let diff = process_1.saturating_sub(inproc_1);
+    println!(
+        "process minus in-process, 1 worker: {:.1} µs per case",
+        diff.as_secs_f64() * 1e6 / n as f64
+    );
+
+    // CPU cost of the protocol itself: encode every run command, decode a reply of the size
+    // the reference sends back.
+    let mut adapter = harness_ref_adapter::ReferenceAdapter::new(None);
+    let mut lines: Vec<(String, String)> = Vec::new();
+    for (i, case) in cases.iter().enumerate() {
+        let mut wire = case.wire();
+        if resolve_case(&mut wire, 16384).is_err() {
+            continue;
+        }
+        let mut reply: Reply = adapter.run(&wire);
+        reply.seq = i as u64;
+        let reply_line = serde_json::to_string(&reply).unwrap();
+        let cmd_line = serde_json::to_string(&Command::Run {
+            seq: i as u64,
+            case: wire,
+        })
+        .unwrap();
+        lines.push((cmd_line, reply_line));
+    }
+    let mut times = Vec::new();
+    for _ in 0..reps {
+        let started = Instant::now();
+        for (i, (_, reply_line)) in lines.iter().enumerate() {
+            let mut wire = cases[i].wire();
+            let _ = resolve_case(&mut wire, 16384);
+            let encoded = serde_json::to_string(&Command::Run {
+                seq: i as u64,
+                case: wire,
+            })
+            .unwrap();
+            std::hint::black_box(encoded);
+            let decoded = decode_reply(reply_line.as_bytes()).unwrap();
+            std::hint::black_box(decoded);
+        }
+        times.push(started.elapsed());
+    }
+    let t = median(times);
+    let bytes: usize = lines.iter().map(|(a, b)| a.len() + b.len()).sum();
+    println!(
+        "protocol encode+decode: {:.1} µs per case (mean {} bytes on the wire per case)",
+        t.as_secs_f64() * 1e6 / lines.len() as f64,
+        bytes / lines.len().max(1)
+    );
+}

@@ -732,7 +732,9 @@ fn numbers(c: &str) -> Vec<(usize, usize, u64)> {
 fn longest_suffix_in(o: &str, hay: &str) -> usize {
     // Monotone: if a suffix occurs, every shorter suffix occurs inside that occurrence, so
     // binary-search the smallest start (over char boundaries) whose suffix occurs.
-    let mut starts: Vec<usize> = o.char_indices().map(|(i, _)| i).collect();
+    // Only the last `hay.len()` bytes of `o` can occur in `hay`.
+    let from = ceil_boundary(o, o.len() - o.len().min(hay.len()));
+    let mut starts: Vec<usize> = o[from..].char_indices().map(|(i, _)| from + i).collect();
     starts.push(o.len());
     let (mut lo, mut hi) = (0usize, starts.len() - 1); // starts[hi] (empty suffix) occurs
     while lo < hi {
@@ -765,7 +767,19 @@ fn note_counts(o: &str, c: &str, cap: &EffectiveCap) -> Result<(), String> {
     let total = measure(o, unit);
     let p = common_prefix(c, o);
     let mut best: Option<u64> = None;
+    // Numbers well inside the kept head or the kept tail are output text, not the note
+    // (a log's line numbers); skipping them keeps this linear on long outputs.
+    let margin = NOTE_SLACK as usize * 4;
+    let t_all = longest_suffix_in(o, &c[p..]);
+    let tail_at = c[p..]
+        .rfind(&o[o.len() - t_all..])
+        .map_or(c.len(), |at| p + at);
     for (i, j, v) in numbers(c) {
+        let in_head = j + margin <= p;
+        let in_tail = i >= tail_at + margin && j + margin <= tail_at + t_all;
+        if in_head || in_tail {
+            continue;
+        }
         let h0 = p.min(i);
         let before = longest_suffix_in(o, &c[h0..i]);
         let after = longest_suffix_in(o, &c[j..]);

@@ -384,7 +384,7 @@ impl Drop for ProcessHarness {
 /// restarted.
 #[derive(Debug)]
 pub struct InProcess {
-    fault: Option<crate::reference::Fault>,
+    fault: Option<harness_ref_adapter::Fault>,
     worker: Option<InProcessWorker>,
     hello: Option<Hello>,
 }
@@ -397,7 +397,7 @@ struct InProcessWorker {
 
 impl InProcess {
     /// The reference harness, or one of its deliberately broken variants.
-    pub fn new(fault: Option<crate::reference::Fault>) -> InProcess {
+    pub fn new(fault: Option<harness_ref_adapter::Fault>) -> InProcess {
         InProcess {
             fault,
             worker: None,
@@ -413,7 +413,7 @@ impl InProcess {
             std::thread::Builder::new()
                 .name("reference-adapter".into())
                 .spawn(move || {
-                    let mut adapter = crate::reference::ReferenceAdapter::new(fault);
+                    let mut adapter = harness_ref_adapter::ReferenceAdapter::new(fault);
                     for case in case_rx {
                         if reply_tx.send(adapter.run(&case)).is_err() {
                             return;
@@ -433,7 +433,7 @@ impl Harness for InProcess {
     fn hello(&mut self) -> Result<Hello, AdapterError> {
         Ok(self
             .hello
-            .get_or_insert_with(|| crate::reference::ReferenceAdapter::new(self.fault).hello())
+            .get_or_insert_with(|| harness_ref_adapter::ReferenceAdapter::new(self.fault).hello())
             .clone())
     }
 

@@ -24,7 +24,6 @@ pub mod loader;
 pub mod matrix;
 pub mod needs;
 pub mod quote;
-pub mod reference;
 pub mod report;
 pub mod runner;
 pub mod select;

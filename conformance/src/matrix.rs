@@ -9,7 +9,7 @@
 
 use std::fmt::Write as _;
 
-use crate::reference::Fault;
+use harness_ref_adapter::Fault;
 
 use crate::case::Case;
 use crate::client::{Harness, InProcess};
