@@ -286,21 +286,13 @@ impl ReferenceAdapter {
 
         let results = harness.handle_batch(calls);
 
-        if fault == Some(Fault::UnknownToolCrash) {
-            if let Some(r) = results
+        // `unknown-tool-crash`: the dispatcher raises on the unknown name and the turn ends
+        // there; the model is shown no result at all.
+        let crashed = fault == Some(Fault::UnknownToolCrash)
+            && results
                 .iter()
-                .find(|r| r.code() == Some(ErrorCode::UnknownTool))
-            {
-                let name = peeked
-                    .iter()
-                    .find(|p| p.id.as_deref() == r.tool_use_id())
-                    .and_then(|p| p.name.clone())
-                    .unwrap_or_default();
-                return Err(format!(
-                    "unhandled exception while dispatching the turn: KeyError: {name:?}"
-                ));
-            }
-        }
+                .any(|r| r.code() == Some(ErrorCode::UnknownTool));
+        let results = if crashed { Vec::new() } else { results };
         let diagnostics = sink.take();
         let mut observed: Vec<ObservedResult> = Vec::with_capacity(results.len());
         for result in &results {

@@ -1,0 +1,37 @@
+//! Helpers shared by the integration tests: build a case from JSON, run it, read the reply.
+#![allow(dead_code)]
+
+use harness_conformance_protocol::{Invocation, ObservedResult, Reply, WireCase};
+use harness_ref_adapter::{Fault, ReferenceAdapter};
+use serde_json::Value;
+
+pub fn case(v: Value) -> WireCase {
+    serde_json::from_value(v).expect("a well-formed case")
+}
+
+pub fn run(fault: Option<Fault>, case: &WireCase) -> Reply {
+    let reply = ReferenceAdapter::new(fault).run(case);
+    assert_eq!(reply.case, case.id);
+    reply
+}
+
+pub fn results(reply: &Reply) -> &[ObservedResult] {
+    match (&reply.results, &reply.error) {
+        (Some(r), None) => r,
+        _ => panic!("no results: {reply:?}"),
+    }
+}
+
+pub fn invocations(reply: &Reply) -> &[Invocation] {
+    reply.invocations.as_deref().expect("invocations")
+}
+
+/// A case with one tool and the given calls.
+pub fn one_tool(config: Value, schema: Value, behavior: Value, calls: Value) -> WireCase {
+    case(serde_json::json!({
+        "id": "test/case",
+        "config": config,
+        "tools": [{"name": "t", "description": "a tool", "input_schema": schema, "behavior": behavior}],
+        "calls": calls,
+    }))
+}

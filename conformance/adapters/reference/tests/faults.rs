@@ -1,0 +1,389 @@
+//! Every broken variant really is broken: on a small hand-built case it does something the
+//! reference does not, and it is the fault's own mistake that shows.
+
+mod common;
+
+use common::{case, invocations, one_tool, results, run};
+use harness_conformance_protocol::{Reply, WireCase};
+use harness_ref_adapter::Fault;
+use serde_json::{json, Value};
+
+/// A case on which `fault` shows, and a check that `variant` (compared with `reference`)
+/// made exactly that mistake.
+type Demo = (WireCase, fn(&Reply, &Reply));
+
+fn integer_n() -> Value {
+    json!({"type": "object", "properties": {"n": {"type": "integer"}}, "required": ["n"]})
+}
+
+fn echo() -> Value {
+    json!({"return": {"echo_args": true}})
+}
+
+fn call(id: &str, input: Value) -> Value {
+    json!({"id": id, "name": "t", "input": input})
+}
+
+fn big_output(unit: &str, strategy: &str, limit: u64) -> WireCase {
+    one_tool(
+        json!({"cap": {"limit": limit, "unit": unit, "strategy": strategy}}),
+        json!({}),
+        json!({"return": {"generate": {"lines": {"size": 5000, "width": 30, "last": "ValueError: boom"}}}}),
+        json!([call("a", json!({}))]),
+    )
+}
+
+fn content(reply: &Reply) -> &str {
+    &results(reply)[0].content
+}
+
+fn demo(fault: Fault) -> Demo {
+    match fault {
+        Fault::RunsHandlerBeforeValidating => (
+            one_tool(
+                json!({}),
+                integer_n(),
+                echo(),
+                json!([call("a", json!({"n": "3"})), call("b", json!({"n": 3}))]),
+            ),
+            |reference, variant| {
+                assert_eq!(invocations(reference).len(), 1);
+                assert_eq!(invocations(variant).len(), 2, "the invalid call ran");
+                assert_eq!(invocations(variant)[0].args, json!({"n": "3"}));
+                assert_eq!(
+                    results(variant),
+                    results(reference),
+                    "validation still decides the results"
+                );
+            },
+        ),
+        Fault::CoercesTypes => (
+            one_tool(
+                json!({}),
+                json!({"type": "object", "properties": {"n": {"type": "integer"}, "on": {"type": "boolean"}, "s": {"type": "string"}}}),
+                echo(),
+                json!([call("a", json!({"n": "3", "on": "true", "s": 7}))]),
+            ),
+            |reference, variant| {
+                assert_eq!(
+                    results(reference)[0].code.as_deref(),
+                    Some("invalid_arguments")
+                );
+                assert!(!results(variant)[0].is_error);
+                assert_eq!(
+                    invocations(variant)[0].args,
+                    json!({"n": 3, "on": true, "s": "7"})
+                );
+            },
+        ),
+        Fault::DropsUnknownFields => (
+            one_tool(
+                json!({}),
+                integer_n(),
+                echo(),
+                json!([call("a", json!({"n": 1, "force": true}))]),
+            ),
+            |reference, variant| {
+                assert_eq!(
+                    results(reference)[0].code.as_deref(),
+                    Some("invalid_arguments")
+                );
+                assert!(!results(variant)[0].is_error);
+                assert_eq!(invocations(variant)[0].args, json!({"n": 1}));
+            },
+        ),
+        Fault::CapsHeadOnly => (
+            big_output("chars", "head_tail", 400),
+            |reference, variant| {
+                assert!(content(reference).ends_with("ValueError: boom"));
+                assert!(!content(variant).ends_with("ValueError: boom"));
+                assert!(content(variant).contains("omitted at the end"));
+            },
+        ),
+        Fault::CountsCharsForBytes => (
+            one_tool(
+                json!({"cap": {"limit": 300, "unit": "bytes"}}),
+                json!({}),
+                json!({"return": {"generate": {"repeat": "é", "size": 1000}}}),
+                json!([call("a", json!({}))]),
+            ),
+            |reference, variant| {
+                assert!(content(reference).len() <= 300);
+                assert!(
+                    content(variant).len() > 300,
+                    "chars counted: {} bytes",
+                    content(variant).len()
+                );
+                assert!(content(variant).chars().count() <= 300);
+            },
+        ),
+        Fault::SplitsCodePoint => (
+            // One multi-byte run cut at several limits below: see `splits_code_point_on_some_limit`.
+            big_output("bytes", "head_tail", 300),
+            |reference, variant| {
+                assert_eq!(
+                    results(reference),
+                    results(variant),
+                    "ASCII cannot be split"
+                )
+            },
+        ),
+        Fault::LeaksInternalError => (
+            one_tool(
+                json!({}),
+                json!({}),
+                json!({"raise": {"kind": "internal", "message": "db password SECRET-7f3a9c", "secret": "SECRET-7f3a9c"}}),
+                json!([call("a", json!({}))]),
+            ),
+            |reference, variant| {
+                assert!(!content(reference).contains("SECRET-7f3a9c"));
+                assert!(content(variant).contains("SECRET-7f3a9c"));
+                assert_eq!(results(variant)[0].code.as_deref(), Some("internal_error"));
+            },
+        ),
+        Fault::LosesId => (
+            one_tool(json!({}), json!({}), echo(), json!([call("a", json!({}))])),
+            |reference, variant| {
+                assert_eq!(results(reference)[0].tool_use_id, json!("a"));
+                assert_eq!(results(variant)[0].tool_use_id, Value::Null);
+                assert_eq!(
+                    results(variant)[0].native.as_ref().unwrap()["tool_use_id"],
+                    Value::Null
+                );
+            },
+        ),
+        Fault::SwapsIds => (
+            one_tool(
+                json!({}),
+                json!({}),
+                echo(),
+                json!([call("a", json!({"i": 1})), call("b", json!({"i": 2}))]),
+            ),
+            |reference, variant| {
+                let ids = |r: &Reply| {
+                    results(r)
+                        .iter()
+                        .map(|r| r.tool_use_id.clone())
+                        .collect::<Vec<_>>()
+                };
+                assert_eq!(ids(reference), [json!("a"), json!("b")]);
+                assert_eq!(ids(variant), [json!("b"), json!("a")]);
+                assert_eq!(
+                    content(variant),
+                    content(reference),
+                    "contents stay in call order"
+                );
+            },
+        ),
+        Fault::OmitsNote => (
+            big_output("bytes", "head_tail", 400),
+            |reference, variant| {
+                assert!(content(reference).contains("[truncated: "));
+                assert!(!content(variant).contains("truncated"));
+                assert!(
+                    content(variant).starts_with("000001 ")
+                        && content(variant).ends_with("ValueError: boom")
+                );
+                assert!(content(variant).len() <= 400);
+            },
+        ),
+        Fault::NoteOutsideCap => (
+            big_output("chars", "head_tail", 400),
+            |reference, variant| {
+                assert!(content(reference).chars().count() <= 400);
+                assert!(content(variant).chars().count() > 400);
+                assert!(content(variant).contains("[truncated: "));
+            },
+        ),
+        Fault::ErrorAsSuccess => (
+            one_tool(
+                json!({}),
+                integer_n(),
+                echo(),
+                json!([call("a", json!({"n": "x"}))]),
+            ),
+            |reference, variant| {
+                assert!(results(reference)[0].is_error);
+                assert!(!results(variant)[0].is_error);
+                assert_eq!(
+                    results(variant)[0].native.as_ref().unwrap()["is_error"],
+                    false
+                );
+                assert!(
+                    invocations(variant).is_empty(),
+                    "still refused, only mislabelled"
+                );
+            },
+        ),
+        Fault::DropsMalformedCall => (
+            one_tool(
+                json!({}),
+                json!({}),
+                echo(),
+                json!([{"raw": "{\"id\": \"a\", \"name\": "}, call("b", json!({}))]),
+            ),
+            |reference, variant| {
+                assert_eq!(results(reference).len(), 2);
+                assert_eq!(results(variant).len(), 1);
+                assert_eq!(results(variant)[0].tool_use_id, json!("b"));
+            },
+        ),
+        Fault::NoDeadline => (
+            one_tool(
+                json!({"deadline_ms": 20}),
+                json!({}),
+                json!({"sleep_ms": 300, "then": {"return": {"text": "finally"}}}),
+                json!([call("a", json!({}))]),
+            ),
+            |reference, variant| {
+                assert_eq!(results(reference)[0].code.as_deref(), Some("timeout"));
+                assert_eq!(content(variant), "finally");
+            },
+        ),
+        Fault::UnknownToolCrash => (
+            one_tool(
+                json!({}),
+                json!({}),
+                echo(),
+                json!([call("a", json!({})), {"id": "b", "name": "nope", "input": {}}]),
+            ),
+            |reference, variant| {
+                assert_eq!(results(reference).len(), 2);
+                assert_eq!(results(reference)[1].code.as_deref(), Some("unknown_tool"));
+                assert!(results(variant).is_empty(), "the turn crashed");
+            },
+        ),
+        Fault::NanAsNull => (
+            one_tool(
+                json!({}),
+                json!({}),
+                json!({"return": {"non_finite": "nan"}}),
+                json!([call("a", json!({}))]),
+            ),
+            |reference, variant| {
+                assert_eq!(
+                    results(reference)[0].code.as_deref(),
+                    Some("invalid_tool_output")
+                );
+                assert!(!results(variant)[0].is_error);
+                assert_eq!(content(variant), "null");
+            },
+        ),
+        Fault::MutationLeaks => (
+            one_tool(
+                json!({}),
+                json!({}),
+                json!({"mutate_args": {"set": {"/path": "/etc"}}, "then": {"return": {"text": "ok"}}}),
+                json!([call("a", json!({"path": "/tmp"})), {"id": "b", "name": "t", "arguments_text": "{\"path\": \"/x\"}"}]),
+            ),
+            |reference, variant| {
+                let sent = json!([call("a", json!({"path": "/tmp"})), {"id": "b", "name": "t", "arguments_text": "{\"path\": \"/x\"}"}]);
+                assert_eq!(json!(reference.history.as_ref().unwrap()), sent);
+                let history = variant.history.as_ref().unwrap();
+                assert_eq!(history[0]["input"], json!({"path": "/etc"}));
+                assert_eq!(history[1]["arguments_text"], json!("{\"path\":\"/etc\"}"));
+                assert_eq!(
+                    invocations(variant)[0].args,
+                    json!({"path": "/tmp"}),
+                    "copied on entry"
+                );
+                assert_eq!(results(variant), results(reference));
+            },
+        ),
+        Fault::FirstViolationOnly => (
+            one_tool(
+                json!({}),
+                json!({"type": "object", "properties": {"a": {"type": "integer"}, "b": {"type": "string"}}}),
+                echo(),
+                json!([call("x", json!({"a": "1", "b": 2}))]),
+            ),
+            |reference, variant| {
+                assert!(content(reference).contains("/a: ") && content(reference).contains("/b: "));
+                assert!(
+                    content(variant).contains("/a: ") && !content(variant).contains("/b: "),
+                    "{}",
+                    content(variant)
+                );
+            },
+        ),
+        Fault::InternalRetryable => (
+            one_tool(
+                json!({}),
+                json!({}),
+                json!({"raise": {"kind": "internal", "message": "bug SECRET-1", "secret": "SECRET-1"}}),
+                json!([call("a", json!({}))]),
+            ),
+            |reference, variant| {
+                assert_eq!(results(reference)[0].retryable, Some(false));
+                assert_eq!(results(variant)[0].retryable, Some(true));
+            },
+        ),
+        other => panic!("no demonstration case for {other}: add one here"),
+    }
+}
+
+#[test]
+fn every_variant_shows_its_fault_on_its_demonstration_case() {
+    for fault in Fault::ALL {
+        let (c, check) = demo(fault);
+        let reference = run(None, &c);
+        let variant = run(Some(fault), &c);
+        check(&reference, &variant);
+        if fault != Fault::SplitsCodePoint {
+            assert_ne!(
+                (
+                    reference.results.as_ref(),
+                    reference.invocations.as_ref(),
+                    reference.history.as_ref()
+                ),
+                (
+                    variant.results.as_ref(),
+                    variant.invocations.as_ref(),
+                    variant.history.as_ref()
+                ),
+                "{fault}: no visible difference"
+            );
+        }
+    }
+}
+
+#[test]
+fn splits_code_point_on_some_limit() {
+    // Whether a budget ends inside a character depends on the note's length, so sweep limits.
+    let mut split = 0;
+    for unit in ["bytes", "chars"] {
+        for limit in 300..320 {
+            let c = one_tool(
+                json!({"cap": {"limit": limit, "unit": unit}}),
+                json!({}),
+                json!({"return": {"generate": {"repeat": "é😀", "size": 3000}}}),
+                json!([call("a", json!({}))]),
+            );
+            let reference = run(None, &c);
+            let variant = run(Some(Fault::SplitsCodePoint), &c);
+            assert!(!content(&reference).contains('\u{FFFD}'));
+            split += usize::from(content(&variant).contains('\u{FFFD}'));
+        }
+    }
+    assert!(
+        split > 0,
+        "no limit made the sloppy slicer split a character"
+    );
+}
+
+#[test]
+fn without_its_trigger_a_variant_behaves_like_the_reference() {
+    // A valid call with a small output: only the id faults show here.
+    let c = case(json!({
+        "id": "test/plain",
+        "tools": [{"name": "t", "input_schema": integer_n(), "behavior": {"return": {"json": {"ok": true}}}}],
+        "calls": [call("a", json!({"n": 1}))]
+    }));
+    let reference = run(None, &c);
+    for fault in Fault::ALL {
+        if matches!(fault, Fault::LosesId) {
+            continue;
+        }
+        assert_eq!(run(Some(fault), &c), reference, "{fault}");
+    }
+}
