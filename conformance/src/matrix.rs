@@ -27,20 +27,17 @@ pub struct SelftestReport {
 }
 
 impl SelftestReport {
-    /// The cases that caught a variant (FAIL or ERROR).
-    pub fn caught_by(result: &RunResult) -> Vec<&CaseOutcome> {
-        result
-            .outcomes
-            .iter()
-            .filter(|o| matches!(o.verdict, Verdict::Fail | Verdict::Error))
-            .collect()
+    /// The cases that caught a variant: FAIL or ERROR on it, PASS on the reference (a case
+    /// the reference fails too proves nothing about the variant).
+    pub fn caught_by<'r>(&self, result: &'r RunResult) -> Vec<&'r CaseOutcome> {
+        caught(&self.reference, result)
     }
 
     /// The variants no case caught: gaps in the suite.
     pub fn gaps(&self) -> Vec<Fault> {
         self.variants
             .iter()
-            .filter(|(_, r)| Self::caught_by(r).is_empty())
+            .filter(|(_, r)| self.caught_by(r).is_empty())
             .map(|(f, _)| *f)
             .collect()
     }
@@ -80,7 +77,7 @@ impl SelftestReport {
             );
         }
         for (fault, result) in &self.variants {
-            let caught = Self::caught_by(result);
+            let caught = self.caught_by(result);
             if caught.is_empty() {
                 let _ = writeln!(
                     out,
@@ -120,6 +117,20 @@ impl SelftestReport {
     }
 }
 
+fn caught<'r>(reference: &RunResult, result: &'r RunResult) -> Vec<&'r CaseOutcome> {
+    result
+        .outcomes
+        .iter()
+        .filter(|o| matches!(o.verdict, Verdict::Fail | Verdict::Error))
+        .filter(|o| {
+            reference
+                .outcomes
+                .iter()
+                .any(|r| r.id == o.id && r.verdict == Verdict::Pass)
+        })
+        .collect()
+}
+
 /// Runs `cases` against the reference and each of its broken variants.
 pub fn selftest(cases: &[&Case], cfg: &RunConfig, log: &(dyn Fn(&str) + Sync)) -> SelftestReport {
     let reference = runner::run(
@@ -143,7 +154,7 @@ pub fn selftest(cases: &[&Case], cfg: &RunConfig, log: &(dyn Fn(&str) + Sync)) -
         log(&format!(
             "selftest: {} — {} case(s) catch it ({:.2}s)",
             fault.name(),
-            SelftestReport::caught_by(&result).len(),
+            caught(&reference, &result).len(),
             result.elapsed.as_secs_f64()
         ));
         variants.push((fault, result));
