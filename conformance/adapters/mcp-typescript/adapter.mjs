@@ -282,7 +282,13 @@ const lines = createInterface({ input: process.stdin, crlfDelay: Infinity });
 for await (const line of lines) {
   if (!line.trim()) continue;
   const msg = JSON.parse(line);
-  if (msg.cmd === 'start') write(HELLO);
+  if (msg.cmd === 'start') {
+    if (msg.protocol !== 1) {
+      process.stderr.write(`this adapter speaks protocol 1, the runner asked for ${msg.protocol}\n`);
+      process.exit(1);
+    }
+    write(HELLO);
+  }
   else if (msg.cmd === 'stop') break;
   else if (msg.cmd === 'run') {
     let body;

@@ -70,6 +70,8 @@ def serve(hello: dict, run_case: Callable[[dict], dict]) -> None:
         message = json.loads(raw)
         cmd = message.get("cmd")
         if cmd == "start":
+            if message.get("protocol") != PROTOCOL:
+                sys.exit(f"this adapter speaks protocol {PROTOCOL}, the runner asked for {message.get('protocol')!r}")
             _write({"protocol": PROTOCOL, **hello})
         elif cmd == "run":
             seq, case = message["seq"], message["case"]

@@ -30,11 +30,17 @@ class ToyHarness:  # ===== delete this class: it stands in for your harness ====
     def __init__(self):
         self.tools = {}
 
+    def is_a(self, value, type_name):
+        if type_name == "null":
+            return value is None
+        want = self.TYPES.get(type_name, ())
+        return isinstance(value, want) and isinstance(value, bool) == (want is bool)
+
     def register(self, name, schema, handler):
         self.tools[name] = (schema, handler)
 
     def call(self, name, args):
-        if name not in self.tools:
+        if not isinstance(name, str) or name not in self.tools:
             return {"error": True, "text": f"unknown tool {name!r}"}
         schema, handler = self.tools[name]
         if not isinstance(args, dict):
@@ -43,9 +49,10 @@ class ToyHarness:  # ===== delete this class: it stands in for your harness ====
             if key not in args:
                 return {"error": True, "text": f"/{key}: required"}
         for key, sub in schema.get("properties", {}).items():
-            want = self.TYPES.get(sub.get("type"))
-            if key in args and want and (not isinstance(args[key], want) or isinstance(args[key], bool) != (want is bool)):
-                return {"error": True, "text": f"/{key}: expected {sub['type']}, received {json.dumps(args[key])}"}
+            types = sub.get("type", []) if isinstance(sub, dict) else [] if sub else ["nothing"]
+            types = types if isinstance(types, list) else [types]
+            if key in args and types and not any(self.is_a(args[key], t) for t in types):
+                return {"error": True, "text": f"/{key}: expected {' or '.join(types)}, received {json.dumps(args[key])}"}
         try:
             out = handler(args)
         except Exception:
@@ -126,6 +133,8 @@ def main():
     for line in sys.stdin:
         msg = json.loads(line)
         if msg["cmd"] == "start":
+            if msg["protocol"] != 1:
+                sys.exit(f"adapter speaks protocol 1, runner asked for {msg['protocol']}")
             reply = HELLO
         elif msg["cmd"] == "stop":
             return

@@ -27,13 +27,14 @@ class ToyHarness {
   tools = new Map();
   register(name, schema, handler) { this.tools.set(name, { schema, handler }); }
   async call(name, args) {
-    const tool = this.tools.get(name);
+    const tool = typeof name === 'string' ? this.tools.get(name) : undefined;
     if (!tool) return { error: true, text: `unknown tool ${JSON.stringify(name)}` };
     if (typeof args !== 'object' || args === null || Array.isArray(args)) return { error: true, text: 'arguments must be an object' };
     for (const key of tool.schema.required ?? []) if (!(key in args)) return { error: true, text: `/${key}: required` };
     for (const [key, sub] of Object.entries(tool.schema.properties ?? {})) {
-      if (key in args && sub.type && !matches(sub.type, args[key])) {
-        return { error: true, text: `/${key}: expected ${sub.type}, received ${JSON.stringify(args[key])}` };
+      const types = sub === false ? ['nothing'] : [sub?.type ?? []].flat();
+      if (key in args && types.length && !types.some((t) => matches(t, args[key]))) {
+        return { error: true, text: `/${key}: expected ${types.join(' or ')}, received ${JSON.stringify(args[key])}` };
       }
     }
     try {
@@ -47,7 +48,7 @@ class ToyHarness {
 const matches = (type, v) => ({
   string: typeof v === 'string', integer: Number.isInteger(v), number: typeof v === 'number', boolean: typeof v === 'boolean',
   object: typeof v === 'object' && v !== null && !Array.isArray(v), array: Array.isArray(v), null: v === null,
-})[type] ?? true;
+})[type] ?? false;
 
 // ===== PLUG IN 2: build the case's tools in your harness. =====================================
 function buildHarness(c, makeHandler) {
@@ -104,7 +105,10 @@ const makeHandlerFactory = (c, log) => (tool) => async (args) => {
 for await (const line of createInterface({ input: process.stdin, crlfDelay: Infinity })) {
   const msg = JSON.parse(line);
   let reply;
-  if (msg.cmd === 'start') reply = HELLO;
+  if (msg.cmd === 'start') {
+    if (msg.protocol !== 1) { process.stderr.write(`adapter speaks protocol 1, not ${msg.protocol}\n`); process.exit(1); }
+    reply = HELLO;
+  }
   else if (msg.cmd === 'stop') break;
   else {
     const c = msg.case;
