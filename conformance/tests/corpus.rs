@@ -35,8 +35,10 @@ fn case_files(dir: &Path, out: &mut Vec<PathBuf>) {
 
 #[test]
 fn every_case_file_validates_against_the_case_schema_and_decodes() {
-    let schema: Value =
-        serde_json::from_str(&std::fs::read_to_string(root().join("schema/case.schema.json")).unwrap()).unwrap();
+    let schema: Value = serde_json::from_str(
+        &std::fs::read_to_string(root().join("schema/case.schema.json")).unwrap(),
+    )
+    .unwrap();
     let validator = jsonschema::validator_for(&schema).unwrap();
     let cases_dir = root().join("cases");
     let mut files = Vec::new();
@@ -45,7 +47,11 @@ fn every_case_file_validates_against_the_case_schema_and_decodes() {
     assert!(!files.is_empty());
     let mut problems = Vec::new();
     for path in &files {
-        let rel = path.strip_prefix(&cases_dir).unwrap().to_string_lossy().replace('\\', "/");
+        let rel = path
+            .strip_prefix(&cases_dir)
+            .unwrap()
+            .to_string_lossy()
+            .replace('\\', "/");
         let Some(id) = rel.strip_suffix(".json") else {
             problems.push(format!("{rel}: not a .json file"));
             continue;
@@ -67,7 +73,12 @@ fn every_case_file_validates_against_the_case_schema_and_decodes() {
             Err(e) => problems.push(format!("{rel}: {e}")),
         }
     }
-    assert!(problems.is_empty(), "{} problem(s):\n{}", problems.len(), problems.join("\n"));
+    assert!(
+        problems.is_empty(),
+        "{} problem(s):\n{}",
+        problems.len(),
+        problems.join("\n")
+    );
     assert_eq!(
         files.len(),
         loader::embedded_files().len(),
@@ -92,7 +103,10 @@ fn spec_cases_lines_match_the_corpus_both_ways() {
     let mut from_cases: BTreeMap<&str, BTreeSet<&str>> = BTreeMap::new();
     for case in &suite.cases {
         for r in &case.requirements {
-            from_cases.entry(r.as_str()).or_default().insert(case.id.as_str());
+            from_cases
+                .entry(r.as_str())
+                .or_default()
+                .insert(case.id.as_str());
         }
     }
     let mut problems = Vec::new();
@@ -103,7 +117,10 @@ fn spec_cases_lines_match_the_corpus_both_ways() {
             problems.push(format!("{}: SPEC.md lists `{id}`, which does not name {} in its requirements (or does not exist)", r.id, r.id));
         }
         for id in tested.difference(&listed) {
-            problems.push(format!("{}: case `{id}` tests it but SPEC.md's Cases: line does not list it", r.id));
+            problems.push(format!(
+                "{}: case `{id}` tests it but SPEC.md's Cases: line does not list it",
+                r.id
+            ));
         }
         if r.level == Level::Must && tested.is_empty() {
             problems.push(format!("{} (MUST) has no case", r.id));
@@ -114,7 +131,12 @@ fn spec_cases_lines_match_the_corpus_both_ways() {
             problems.push(format!("{id}: used by cases but not defined in SPEC.md"));
         }
     }
-    assert!(problems.is_empty(), "{} problem(s):\n{}", problems.len(), problems.join("\n"));
+    assert!(
+        problems.is_empty(),
+        "{} problem(s):\n{}",
+        problems.len(),
+        problems.join("\n")
+    );
 }
 
 #[test]
@@ -126,7 +148,12 @@ fn the_reference_passes_every_must_and_should_case() {
         timeout: Duration::from_secs(20),
         ..RunConfig::default()
     };
-    let result = runner::run(&cases, &|| -> Box<dyn Harness> { Box::new(InProcess::new(None)) }, &cfg, &|_, _, _| {});
+    let result = runner::run(
+        &cases,
+        &|| -> Box<dyn Harness> { Box::new(InProcess::new(None)) },
+        &cfg,
+        &|_, _, _| {},
+    );
     let level = |id: &str| {
         suite
             .case(id)

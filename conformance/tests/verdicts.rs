@@ -1,0 +1,489 @@
+//! Verdicts end to end, with a scripted harness standing in for an adapter: each test fixes
+//! what the "harness" answers and checks who gets the blame and what the message says.
+
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use harness_conformance::baseline;
+use harness_conformance::case::Case;
+use harness_conformance::client::{AdapterError, Harness};
+use harness_conformance::loader::decode_case;
+use harness_conformance::runner::{self, RunConfig};
+use harness_conformance::verdict::{CaseOutcome, Verdict};
+use harness_conformance_protocol::{
+    message::decode_hello, CapCapability, Hello, ObservedResult, Reply, Strategy, Unit, WireCase,
+};
+use serde_json::{json, Value};
+
+type Answer = Box<dyn Fn(&WireCase) -> Reply + Send>;
+
+/// A harness whose hello and replies are scripted; it records the cases it was sent.
+struct Scripted {
+    hello: Hello,
+    answer: Answer,
+    sent: Arc<Mutex<Vec<WireCase>>>,
+}
+
+impl Harness for Scripted {
+    fn hello(&mut self) -> Result<Hello, AdapterError> {
+        Ok(self.hello.clone())
+    }
+    fn run(&mut self, case: &WireCase, _timeout: Duration) -> Result<Reply, AdapterError> {
+        self.sent.lock().unwrap().push(case.clone());
+        let mut r = (self.answer)(case);
+        r.case = case.id.clone();
+        Ok(r)
+    }
+}
+
+fn hello(caps: Value) -> Hello {
+    decode_hello(
+        json!({"protocol": 1, "implementation": {"name": "scripted", "language": "rust", "version": "0"}, "capabilities": caps})
+            .to_string()
+            .as_bytes(),
+    )
+    .unwrap()
+}
+
+fn result(id: &str, is_error: bool, content: &str) -> ObservedResult {
+    ObservedResult {
+        tool_use_id: json!(id),
+        is_error,
+        content: content.to_owned(),
+        code: None,
+        retryable: None,
+        native: None,
+    }
+}
+
+fn reply(results: Vec<ObservedResult>) -> Reply {
+    Reply {
+        results: Some(results),
+        invocations: Some(vec![]),
+        ..Reply::default()
+    }
+}
+
+fn run_one(case: &Case, caps: Value, answer: Answer) -> (CaseOutcome, Vec<WireCase>) {
+    run_with(case, caps, answer, RunConfig::default())
+}
+
+fn run_with(
+    case: &Case,
+    caps: Value,
+    answer: Answer,
+    cfg: RunConfig,
+) -> (CaseOutcome, Vec<WireCase>) {
+    let sent = Arc::new(Mutex::new(Vec::new()));
+    let mut h = Scripted {
+        hello: hello(caps),
+        answer,
+        sent: Arc::clone(&sent),
+    };
+    let (mut o, _) = runner::run_case(&mut h, case, &cfg);
+    baseline::apply(&cfg.baseline, &mut o);
+    let sent = sent.lock().unwrap().clone();
+    (o, sent)
+}
+
+fn plain_case() -> Case {
+    decode_case(
+        r#"{"id": "t/plain", "requirements": ["OUT-1"], "description": "d",
+            "tools": [{"name": "t", "input_schema": {"type": "object"}, "behavior": {"return": {"text": "ok"}}}],
+            "calls": [{"id": "toolu_1", "name": "t", "input": {}}],
+            "expect": {"results": [{"is_error": false, "content": {"equals": "ok"}}], "invocations": {"t": 1}}}"#,
+    )
+    .unwrap()
+}
+
+fn cap_case() -> Case {
+    decode_case(
+        r#"{"id": "cap/lines", "requirements": ["CAP-1"], "description": "d",
+            "config": {"cap": {"strategy": "head_tail"}},
+            "tools": [{"name": "t", "input_schema": {"type": "object"},
+                       "behavior": {"return": {"generate": {"lines": {"size": {"cap": 3.0, "plus": 0}, "width": 20, "last": "ValueError: boom"}}}}}],
+            "calls": [{"id": "toolu_1", "name": "t", "input": {}}],
+            "expect": {"results": [{"is_error": false, "cap": {"truncated": true, "keeps_head": true, "keeps_last_line": true, "note_counts": true, "idempotent": true}}]}}"#,
+    )
+    .unwrap()
+}
+
+fn capped_caps() -> Value {
+    json!({"cap": {"unit": "chars", "limit": 400, "strategies": ["head_tail"]}, "keywords": ["type"]})
+}
+
+/// Head+tail the generated output honestly, the way a good harness does.
+fn honest_cut(text: &str, limit: usize) -> String {
+    if text.chars().count() <= limit {
+        return text.to_owned();
+    }
+    let chars: Vec<char> = text.chars().collect();
+    let head: String = chars[..200].iter().collect();
+    let tail: String = chars[chars.len() - 150..].iter().collect();
+    let omitted = chars.len() - 350;
+    format!("{head}\n[… {omitted} chars omitted …]\n{tail}")
+}
+
+fn generated(case: &WireCase) -> String {
+    use harness_conformance_protocol::{materialize, Behavior, Output};
+    match &case.tools[0].behavior {
+        Behavior::Return {
+            output: Output::Generate(g),
+        } => materialize(g, Unit::Chars).unwrap(),
+        Behavior::Return {
+            output: Output::Text(t),
+        } => t.clone(),
+        other => panic!("{other:?}"),
+    }
+}
+
+#[test]
+fn a_correct_answer_passes() {
+    let (o, _) = run_one(
+        &plain_case(),
+        json!({"keywords": ["type"]}),
+        Box::new(|_| {
+            let mut r = reply(vec![result("toolu_1", false, "ok")]);
+            r.invocations = Some(vec![serde_json::from_value(
+                json!({"tool": "t", "args": {}}),
+            )
+            .unwrap()]);
+            r
+        }),
+    );
+    assert_eq!(o.verdict, Verdict::Pass, "{:?}", o.messages);
+}
+
+#[test]
+fn a_wrong_flag_fails_and_says_what_was_returned() {
+    let (o, _) = run_one(
+        &plain_case(),
+        json!({"keywords": ["type"]}),
+        Box::new(|_| reply(vec![result("toolu_1", true, "boom")])),
+    );
+    assert_eq!(o.verdict, Verdict::Fail);
+    let all = o.messages.join("\n");
+    assert!(
+        all.contains("expected is_error false, the harness returned is_error true"),
+        "{all}"
+    );
+    assert!(all.contains("\"boom\""), "{all}");
+    assert!(
+        all.contains("expected the handler of `t` to run 1 time(s), it ran 0 time(s)"),
+        "{all}"
+    );
+}
+
+#[test]
+fn a_missing_keyword_skips_with_the_reason() {
+    let (o, sent) = run_one(&plain_case(), json!({}), Box::new(|_| reply(vec![])));
+    assert_eq!(o.verdict, Verdict::Skip);
+    assert!(o.messages[0].contains("`type`"), "{:?}", o.messages);
+    assert!(sent.is_empty(), "a skipped case is not sent");
+}
+
+#[test]
+fn adapter_skip_and_error_replies_are_skip_and_error() {
+    let (o, _) = run_one(
+        &plain_case(),
+        json!({"keywords": ["type"]}),
+        Box::new(|_| Reply {
+            skip: Some("cannot".into()),
+            ..Reply::default()
+        }),
+    );
+    assert_eq!(o.verdict, Verdict::Skip);
+    assert!(o.messages[0].contains("cannot"));
+    let (o, _) = run_one(
+        &plain_case(),
+        json!({"keywords": ["type"]}),
+        Box::new(|_| Reply {
+            error: Some("adapter bug".into()),
+            ..Reply::default()
+        }),
+    );
+    assert_eq!(o.verdict, Verdict::Error);
+    assert!(o.messages[0].contains("adapter bug"));
+}
+
+#[test]
+fn an_honest_head_tail_cap_passes_with_sizes_resolved_against_the_declared_cap() {
+    let (o, sent) = run_one(
+        &cap_case(),
+        capped_caps(),
+        Box::new(|case| {
+            let text = generated(case);
+            reply(vec![result("toolu_1", false, &honest_cut(&text, 400))])
+        }),
+    );
+    assert_eq!(o.verdict, Verdict::Pass, "{:?}", o.messages);
+    // The size was resolved to 3 × 400 before sending, and the idempotence re-run was sent.
+    assert_eq!(sent.len(), 2);
+    assert!(generated(&sent[0]).chars().count() <= 1200);
+    assert!(generated(&sent[0]).chars().count() > 1100);
+    assert_eq!(sent[1].calls.len(), 1);
+}
+
+#[test]
+fn a_head_only_cut_without_a_note_fails_each_check() {
+    let (o, _) = run_one(
+        &cap_case(),
+        capped_caps(),
+        Box::new(|case| {
+            let text = generated(case);
+            let head: String = text.chars().take(400).collect();
+            reply(vec![result("toolu_1", false, &head)])
+        }),
+    );
+    assert_eq!(o.verdict, Verdict::Fail);
+    let all = o.messages.join("\n");
+    assert!(all.contains("last line \"ValueError: boom\""), "{all}");
+    assert!(
+        all.contains("expected a note stating how much was omitted"),
+        "{all}"
+    );
+}
+
+#[test]
+fn a_note_outside_the_cap_fails_the_universal_cap_check() {
+    let (o, _) = run_one(
+        &cap_case(),
+        capped_caps(),
+        Box::new(|case| {
+            let text = generated(case);
+            let chars: Vec<char> = text.chars().collect();
+            let head: String = chars[..250].iter().collect();
+            let tail: String = chars[chars.len() - 150..].iter().collect();
+            reply(vec![result(
+                "toolu_1",
+                false,
+                &format!("{head}[… {} chars omitted …]{tail}", chars.len() - 400),
+            )])
+        }),
+    );
+    assert_eq!(o.verdict, Verdict::Fail);
+    assert!(
+        o.messages
+            .iter()
+            .any(|m| m.contains("the cap is 400 chars")),
+        "{:?}",
+        o.messages
+    );
+}
+
+#[test]
+fn a_harness_without_a_cap_fails_cap_cases_instead_of_skipping() {
+    let (o, sent) = run_one(
+        &cap_case(),
+        json!({"keywords": ["type"]}),
+        Box::new(|case| {
+            let text = generated(case);
+            reply(vec![result("toolu_1", false, &text)])
+        }),
+    );
+    assert_eq!(o.verdict, Verdict::Fail);
+    assert!(
+        o.messages[0].contains("declares no output cap"),
+        "{:?}",
+        o.messages
+    );
+    // Sizes resolve against the nominal 2000-char cap.
+    assert!(generated(&sent[0]).chars().count() > 5000);
+}
+
+#[test]
+fn a_cap_that_is_not_idempotent_fails() {
+    let (o, _) = run_one(
+        &cap_case(),
+        capped_caps(),
+        Box::new(|case| {
+            let text = generated(case);
+            // Re-capping adds a second note: the follow-up's content differs from its input.
+            let out = if text.chars().count() <= 400 {
+                format!("{text}!")
+            } else {
+                honest_cut(&text, 400)
+            };
+            reply(vec![result("toolu_1", false, &out)])
+        }),
+    );
+    assert_eq!(o.verdict, Verdict::Fail);
+    assert!(
+        o.messages.iter().any(|m| m.contains("not idempotent")),
+        "{:?}",
+        o.messages
+    );
+}
+
+#[test]
+fn swapped_ids_and_lost_results_fail() {
+    let case = decode_case(
+        r#"{"id": "t/two", "requirements": ["CORR-1"], "description": "d",
+            "tools": [{"name": "t", "input_schema": {}, "behavior": {"return": {"text": "ok"}}}],
+            "calls": [{"id": "a", "name": "t", "input": {}}, {"id": "b", "name": "t", "input": {}}],
+            "expect": {"results": [{}, {}]}}"#,
+    )
+    .unwrap();
+    let (o, _) = run_one(
+        &case,
+        json!({}),
+        Box::new(|_| reply(vec![result("b", false, "ok"), result("a", false, "ok")])),
+    );
+    assert_eq!(o.verdict, Verdict::Fail);
+    assert!(
+        o.messages[0].contains("expected tool_use_id \"a\", the harness returned \"b\""),
+        "{:?}",
+        o.messages
+    );
+    let (o, _) = run_one(
+        &case,
+        json!({}),
+        Box::new(|_| reply(vec![result("a", false, "ok")])),
+    );
+    assert!(
+        o.messages[0].contains("expected 2 result(s), one per call; the harness returned 1"),
+        "{:?}",
+        o.messages
+    );
+}
+
+#[test]
+fn leaked_secrets_and_replacement_characters_fail() {
+    let case = decode_case(
+        r#"{"id": "t/secret", "requirements": ["OUT-5"], "description": "d",
+            "tools": [{"name": "t", "input_schema": {}, "behavior": {"raise": {"kind": "internal", "message": "db password SECRET-1234", "secret": "SECRET-1234"}}}],
+            "calls": [{"id": "a", "name": "t", "input": {}}],
+            "expect": {"results": [{"is_error": true}]}}"#,
+    )
+    .unwrap();
+    let (o, _) = run_one(
+        &case,
+        json!({}),
+        Box::new(|_| {
+            reply(vec![result(
+                "a",
+                true,
+                "error: db password SECRET-1234 \u{FFFD}",
+            )])
+        }),
+    );
+    assert_eq!(o.verdict, Verdict::Fail);
+    let all = o.messages.join("\n");
+    assert!(all.contains("leaks an internal error's text"), "{all}");
+    assert!(all.contains("U+FFFD"), "{all}");
+}
+
+#[test]
+fn codes_are_checked_through_the_code_map_only_when_declared() {
+    let case = decode_case(
+        r#"{"id": "t/code", "requirements": ["OUT-7"], "description": "d",
+            "tools": [], "calls": [{"id": "a", "name": "nope", "input": {}}],
+            "expect": {"results": [{"is_error": true, "class": "unknown_tool"}]}}"#,
+    )
+    .unwrap();
+    let answer = || -> Answer {
+        Box::new(|_| {
+            let mut r = result("a", true, "no such tool");
+            r.code = Some("E_TOOL".into());
+            reply(vec![r])
+        })
+    };
+    let (o, _) = run_one(&case, json!({}), answer());
+    assert_eq!(
+        o.verdict,
+        Verdict::Pass,
+        "no codes declared: class not checked"
+    );
+    let (o, _) = run_one(
+        &case,
+        json!({"codes": {"unknown_tool": "E_TOOL"}}),
+        answer(),
+    );
+    assert_eq!(o.verdict, Verdict::Pass, "{:?}", o.messages);
+    let (o, _) = run_one(
+        &case,
+        json!({"codes": {"unknown_tool": "E_UNKNOWN"}}),
+        answer(),
+    );
+    assert_eq!(o.verdict, Verdict::Fail);
+    assert!(
+        o.messages[0].contains("expected code \"E_UNKNOWN\" (class `unknown_tool`)"),
+        "{:?}",
+        o.messages
+    );
+}
+
+#[test]
+fn equals_output_on_a_raising_tool_is_a_bug_in_the_case() {
+    let case = decode_case(
+        r#"{"id": "t/bug", "requirements": ["OUT-1"], "description": "d",
+            "tools": [{"name": "t", "input_schema": {}, "behavior": {"raise": {"kind": "domain", "message": "no"}}}],
+            "calls": [{"id": "a", "name": "t", "input": {}}],
+            "expect": {"results": [{"content": {"equals_output": true}}]}}"#,
+    )
+    .unwrap();
+    let (o, _) = run_one(
+        &case,
+        json!({}),
+        Box::new(|_| reply(vec![result("a", true, "no")])),
+    );
+    assert_eq!(o.verdict, Verdict::BugInCase, "{:?}", o.messages);
+}
+
+#[test]
+fn the_baseline_turns_failures_into_xfail_and_passes_into_stale() {
+    let b = baseline::parse(r#"{"t/plain": {"reason": "known", "link": "https://example.org/1"}}"#)
+        .unwrap();
+    let cfg = RunConfig {
+        baseline: b,
+        ..RunConfig::default()
+    };
+    let (o, _) = run_with(
+        &plain_case(),
+        json!({"keywords": ["type"]}),
+        Box::new(|_| reply(vec![result("toolu_1", true, "x")])),
+        cfg.clone(),
+    );
+    assert_eq!(o.verdict, Verdict::Xfail);
+    assert!(!o.verdict.is_unexpected());
+    let (o, _) = run_with(
+        &plain_case(),
+        json!({"keywords": ["type"]}),
+        Box::new(|_| {
+            let mut r = reply(vec![result("toolu_1", false, "ok")]);
+            r.invocations = Some(vec![serde_json::from_value(
+                json!({"tool": "t", "args": {}}),
+            )
+            .unwrap()]);
+            r
+        }),
+        cfg,
+    );
+    assert_eq!(o.verdict, Verdict::Stale);
+    assert!(o.verdict.is_unexpected());
+}
+
+#[test]
+fn unit_and_strategy_needs_follow_the_declared_cap() {
+    let mut case = cap_case();
+    case.config.cap.as_mut().unwrap().unit = Some(Unit::Bytes);
+    let fixed_chars = json!({"cap": {"unit": "chars", "limit": 400, "strategies": ["head_tail"]}, "keywords": ["type"]});
+    let (o, _) = run_one(&case, fixed_chars, Box::new(|_| reply(vec![])));
+    assert_eq!(o.verdict, Verdict::Skip);
+    assert!(o.messages[0].contains("cap.unit.bytes"), "{:?}", o.messages);
+    case.config.cap.as_mut().unwrap().strategy = Some(Strategy::HeadOnly);
+    let c = CapCapability {
+        unit: Unit::Bytes,
+        limit: 10,
+        configurable: true,
+        strategies: vec![Strategy::HeadTail],
+    };
+    let caps = json!({"cap": c, "keywords": ["type"]});
+    let (o, _) = run_one(&case, caps, Box::new(|_| reply(vec![])));
+    assert_eq!(o.verdict, Verdict::Skip);
+    assert!(
+        o.messages[0].contains("cap.strategy.head_only"),
+        "{:?}",
+        o.messages
+    );
+}
