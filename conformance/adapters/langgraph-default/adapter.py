@@ -118,6 +118,15 @@ def ai_message(calls: list) -> AIMessage:
     return AIMessage(content="", tool_calls=structured)
 
 
+def history_of(m: AIMessage) -> list:
+    """The calls as the assistant message keeps them after the turn."""
+    if m.additional_kwargs.get("tool_calls"):
+        # provider-format calls: the message keeps the model's text verbatim here
+        return [{"id": c.get("id"), "name": c["function"].get("name"), "arguments_text": c["function"].get("arguments")}
+                for c in m.additional_kwargs["tool_calls"]]
+    return [{"id": c.get("id"), "name": c.get("name"), "input": hcproto.jsonable(c.get("args"))} for c in m.tool_calls]
+
+
 def content_text(content) -> str:
     if isinstance(content, str):
         return content
@@ -137,21 +146,21 @@ async def run_async(case: dict) -> dict:
     ids = [c.get("id") for c in case["calls"]]
     try:
         message = ai_message(case["calls"])
-        state = await app.ainvoke({"messages": [message]})
     except hcproto.Skip:
         raise
-    except Exception as exc:
+    except Exception as exc:  # langchain-core refuses to build the assistant message itself
         hcproto.log_harness_raise(ids, exc)
         return {"results": [], "invocations": invocations.entries}
+    try:
+        state = await app.ainvoke({"messages": [message]})
+    except Exception as exc:
+        # The turn is lost; the transcript is the assistant message the caller still holds.
+        hcproto.log_harness_raise(ids, exc)
+        return {"results": [], "invocations": invocations.entries, "history": history_of(message)}
     results, history = [], []
     for m in state["messages"]:
-        if isinstance(m, AIMessage) and m.additional_kwargs.get("tool_calls"):
-            # provider-format calls: the message keeps the model's text verbatim here
-            history = [{"id": c.get("id"), "name": c["function"].get("name"), "arguments_text": c["function"].get("arguments")}
-                       for c in m.additional_kwargs["tool_calls"]]
-        elif isinstance(m, AIMessage):
-            history = [{"id": c.get("id"), "name": c.get("name"), "input": hcproto.jsonable(c.get("args"))}
-                       for c in m.tool_calls]
+        if isinstance(m, AIMessage):
+            history = history_of(m)
         elif isinstance(m, ToolMessage):
             results.append({
                 "tool_use_id": m.tool_call_id,

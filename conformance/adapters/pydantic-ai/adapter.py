@@ -145,21 +145,26 @@ async def run_async(case: dict) -> dict:
     try:
         run = await agent.run("run the tools")
     except Exception as exc:
+        # The run is over; the transcript is the model response the run was holding.
         hcproto.log_harness_raise([c.get("id") for c in case["calls"]], exc)
-        return {"results": [], "invocations": invocations.entries}
+        return {"results": [], "invocations": invocations.entries, "history": history_of(parts)}
     request = seen.get("next_request")
     tool_parts = [] if not isinstance(request, ModelRequest) else [
         p for p in request.parts if isinstance(p, (ToolReturnPart, RetryPromptPart))
     ]
-    history = []
-    for message in run.all_messages():
-        if isinstance(message, ModelResponse):
-            for p in message.parts:
-                if isinstance(p, ToolCallPart):
-                    key = "arguments_text" if isinstance(p.args, str) else "input"
-                    history.append({"id": p.tool_call_id, "name": p.tool_name, key: hcproto.jsonable(p.args)})
-            break  # the first response is the turn under test
+    first = next((m for m in run.all_messages() if isinstance(m, ModelResponse)), None)  # the turn under test
+    history = history_of(first.parts if first else [])
     return {"results": [result_of(p) for p in tool_parts], "invocations": invocations.entries, "history": history}
+
+
+def history_of(parts: list) -> list:
+    """The calls as the transcript's model response keeps them after the turn."""
+    out = []
+    for p in parts:
+        if isinstance(p, ToolCallPart):
+            key = "arguments_text" if isinstance(p.args, str) else "input"
+            out.append({"id": p.tool_call_id, "name": p.tool_name, key: hcproto.jsonable(p.args)})
+    return out
 
 
 def run_case(case: dict) -> dict:
