@@ -52,11 +52,31 @@ pub enum Fault {
     FirstViolationOnly,
     /// Internal errors are flagged as retryable.
     InternalRetryable,
+    /// Outputs pass through whatever their size.
+    NoCap,
+    /// A property sent as `null` is treated as absent.
+    NullsAsAbsent,
+    /// An invalid-arguments message ends with the tool's whole input schema.
+    DumpsSchema,
+    /// Arguments text is read up to its first JSON value, and a JSON string holding an object
+    /// is decoded again.
+    ParsesArgumentsLeniently,
+    /// Tool names are matched ignoring case, surrounding blanks and `-` versus `_`.
+    FoldsToolNames,
+    /// Handlers get a shallow copy of the arguments: changes inside nested values reach the
+    /// transcript.
+    ShallowCopiesArguments,
+    /// A failing handler is run a second time, whatever the failure.
+    RetriesAnyFailure,
+    /// A call that reuses an earlier call's id in the turn is run like any other.
+    AcceptsDuplicateIds,
+    /// `\r\n` in text outputs becomes `\n`.
+    NormalizesLineEndings,
 }
 
 impl Fault {
     /// Every fault, in documentation order.
-    pub const ALL: [Fault; 19] = [
+    pub const ALL: [Fault; 28] = [
         Fault::RunsHandlerBeforeValidating,
         Fault::CoercesTypes,
         Fault::DropsUnknownFields,
@@ -76,6 +96,15 @@ impl Fault {
         Fault::MutationLeaks,
         Fault::FirstViolationOnly,
         Fault::InternalRetryable,
+        Fault::NoCap,
+        Fault::NullsAsAbsent,
+        Fault::DumpsSchema,
+        Fault::ParsesArgumentsLeniently,
+        Fault::FoldsToolNames,
+        Fault::ShallowCopiesArguments,
+        Fault::RetriesAnyFailure,
+        Fault::AcceptsDuplicateIds,
+        Fault::NormalizesLineEndings,
     ];
 
     /// The kebab-case name used on the command line and in reports.
@@ -100,6 +129,15 @@ impl Fault {
             Fault::MutationLeaks => "mutation-leaks",
             Fault::FirstViolationOnly => "first-violation-only",
             Fault::InternalRetryable => "internal-retryable",
+            Fault::NoCap => "no-cap",
+            Fault::NullsAsAbsent => "nulls-as-absent",
+            Fault::DumpsSchema => "dumps-schema",
+            Fault::ParsesArgumentsLeniently => "parses-arguments-leniently",
+            Fault::FoldsToolNames => "folds-tool-names",
+            Fault::ShallowCopiesArguments => "shallow-copies-arguments",
+            Fault::RetriesAnyFailure => "retries-any-failure",
+            Fault::AcceptsDuplicateIds => "accepts-duplicate-ids",
+            Fault::NormalizesLineEndings => "normalizes-line-endings",
         }
     }
 
@@ -135,6 +173,21 @@ impl Fault {
             }
             Fault::FirstViolationOnly => "reports only the first schema violation of a call",
             Fault::InternalRetryable => "flags internal errors as retryable",
+            Fault::NoCap => "passes outputs through uncapped, whatever their size",
+            Fault::NullsAsAbsent => "treats a property sent as null as if it were absent",
+            Fault::DumpsSchema => "ends an invalid-arguments message with the tool's whole input schema",
+            Fault::ParsesArgumentsLeniently => {
+                "reads arguments text up to its first JSON value and decodes a JSON string holding an object"
+            }
+            Fault::FoldsToolNames => {
+                "matches tool names ignoring case, surrounding blanks and '-' versus '_'"
+            }
+            Fault::ShallowCopiesArguments => {
+                "gives handlers a shallow copy, so changes inside nested values rewrite history"
+            }
+            Fault::RetriesAnyFailure => "runs a failing handler a second time, whatever the failure",
+            Fault::AcceptsDuplicateIds => "runs a call that reuses an earlier call's id like any other",
+            Fault::NormalizesLineEndings => "turns \\r\\n into \\n in text outputs",
         }
     }
 }

@@ -275,13 +275,27 @@ impl ReferenceAdapter {
         let sink = Arc::new(MemorySink::new());
         let harness = Harness::new(registry, harness_config).with_diagnostics(sink.clone());
 
+        // What the harness reads of each call, after the variant's edits (if any).
         let peeked: Vec<Peeked> = case.calls.iter().map(Peeked::of).collect();
-        let mut calls = Vec::with_capacity(case.calls.len());
-        for (call, peek) in case.calls.iter().zip(&peeked) {
-            calls.push(to_harness_call(call, peek, &case.tools, fault));
+        let edits = edit_calls(case, &peeked, fault);
+        let fed: Vec<Peeked> = peeked
+            .iter()
+            .zip(&edits)
+            .map(|(p, e)| p.edited(e))
+            .collect();
+        for (p, e) in peeked.iter().zip(&edits) {
+            if let (Some(original), Some(renamed)) = (&p.id, &e.id) {
+                lock(&state.aliases).insert(renamed.clone(), original.clone());
+            }
         }
+        let calls: Vec<harness_ref::Call> = case
+            .calls
+            .iter()
+            .zip(&edits)
+            .map(|(call, edit)| to_harness_call(call, edit))
+            .collect();
         if fault == Some(Fault::RunsHandlerBeforeValidating) {
-            dispatch_eagerly(&peeked, &harness, &scripts, &state);
+            dispatch_eagerly(&fed, &harness, &scripts, &state);
         }
 
         let results = harness.handle_batch(calls);
@@ -294,22 +308,31 @@ impl ReferenceAdapter {
                 .any(|r| r.code() == Some(ErrorCode::UnknownTool));
         let results = if crashed { Vec::new() } else { results };
         let diagnostics = sink.take();
+        let aliases = lock(&state.aliases).clone();
         let mut observed: Vec<ObservedResult> = Vec::with_capacity(results.len());
-        for result in &results {
+        // harness-ref answers every call, in call order: result `i` is call `i`'s.
+        for (i, result) in results.iter().enumerate() {
             if fault == Some(Fault::DropsMalformedCall)
                 && result.code() == Some(ErrorCode::MalformedCall)
             {
                 continue;
             }
             let mut o = observe_result(result);
-            perturb_result(
-                &mut o,
-                result,
-                fault,
-                &intended,
-                &harness_config.cap,
-                &diagnostics,
-            );
+            if let Some(original) = result.tool_use_id().and_then(|id| aliases.get(id)) {
+                o.tool_use_id = Value::from(original.as_str());
+            }
+            let schema = fed
+                .get(i)
+                .and_then(|p| p.name.as_deref())
+                .and_then(|name| case.tools.iter().find(|t| t.name == name))
+                .map(|t| &t.input_schema);
+            let context = Context {
+                intended: &intended,
+                harness_cap: &harness_config.cap,
+                diagnostics: &diagnostics,
+                schema,
+            };
+            perturb_result(&mut o, result, fault, &context);
             observed.push(o);
         }
         if fault == Some(Fault::SwapsIds) {
@@ -323,14 +346,16 @@ impl ReferenceAdapter {
             sync_native(o);
         }
 
-        let order: HashMap<&str, usize> = peeked
+        // Call position of each id the harness saw (the first call, for a repeated id).
+        let order: HashMap<&str, usize> = fed
             .iter()
             .enumerate()
             .rev()
             .filter_map(|(i, p)| p.id.as_deref().map(|id| (id, i)))
             .collect();
+        let position = |id: &str| order.get(id).copied().unwrap_or(usize::MAX);
         let mut invocations = state.take_invocations();
-        invocations.sort_by_key(|(id, _)| order.get(id.as_str()).copied().unwrap_or(usize::MAX));
+        invocations.sort_by_key(|(id, _)| position(id));
         let invocations = invocations.into_iter().map(|(_, inv)| inv).collect();
 
         let mut history: Vec<Value> = case
@@ -339,8 +364,8 @@ impl ReferenceAdapter {
             .map(|c| serde_json::to_value(c).unwrap_or(Value::Null))
             .collect();
         for (id, args) in state.take_leaked() {
-            if let Some(&i) = order.get(id.as_str()) {
-                leak_into(&mut history[i], args);
+            if let Some(entry) = history.get_mut(position(&id)) {
+                leak_into(entry, args);
             }
         }
         Ok(Observed {
@@ -367,6 +392,8 @@ struct RunState {
     leaked: Mutex<Vec<(String, Value)>>,
     /// `runs-handler-before-validating`: outcomes of handlers started at dispatch, by id.
     eager: Mutex<HashMap<String, mpsc::Receiver<Outcome>>>,
+    /// `accepts-duplicate-ids`: the id the harness was given → the id the model sent.
+    aliases: Mutex<HashMap<String, String>>,
 }
 
 fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
@@ -374,12 +401,18 @@ fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
 }
 
 impl RunState {
+    /// Records a handler run under the id the harness gave it; the invocation carries the id
+    /// the model sent.
     fn record(&self, tool: &str, id: &str, args: &Value) {
+        let sent = lock(&self.aliases)
+            .get(id)
+            .cloned()
+            .unwrap_or_else(|| id.to_owned());
         lock(&self.invocations).push((
             id.to_owned(),
             Invocation {
                 tool: tool.to_owned(),
-                tool_use_id: Some(Value::from(id)),
+                tool_use_id: Some(Value::from(sent)),
                 args: args.clone(),
             },
         ));
@@ -404,29 +437,49 @@ fn scripted_handler(
     move |mut args: Value, ctx: &CallContext<'_>| {
         let id = ctx.tool_use_id();
         let eager = lock(&state.eager).remove(id);
-        let outcome = match eager {
+        if let Some(rx) = eager {
             // Started at dispatch, before validation: its invocation is recorded already.
-            Some(rx) => rx.recv().unwrap_or_else(|_| {
+            let outcome = rx.recv().unwrap_or_else(|_| {
                 Outcome::Raised(RaiseKind::Internal, "the handler thread ended early".into())
-            }),
-            None => {
-                state.record(&tool, id, &args);
-                let before = (fault == Some(Fault::MutationLeaks)).then(|| args.clone());
-                let outcome = script.perform(&mut args);
-                if let Some(before) = before {
-                    if before != args {
-                        lock(&state.leaked).push((id.to_owned(), args));
+            });
+            return into_tool_output(outcome, fault);
+        }
+        let entry = args.clone();
+        state.record(&tool, id, &entry);
+        let mut outcome = script.perform(&mut args);
+        if fault == Some(Fault::RetriesAnyFailure) && matches!(outcome, Outcome::Raised(..)) {
+            let mut again = entry.clone();
+            state.record(&tool, id, &again);
+            outcome = script.perform(&mut again);
+        }
+        match fault {
+            Some(Fault::MutationLeaks) if args != entry => {
+                lock(&state.leaked).push((id.to_owned(), args));
+            }
+            Some(Fault::ShallowCopiesArguments) => {
+                // Top-level fields were copied; everything nested is shared with the transcript.
+                let mut shared = entry.clone();
+                for (pointer, value) in script.mutations() {
+                    if pointer.matches('/').count() >= 2 {
+                        let _ = script::set_pointer(&mut shared, &pointer, value);
                     }
                 }
-                outcome
+                if shared != entry {
+                    lock(&state.leaked).push((id.to_owned(), shared));
+                }
             }
-        };
+            _ => {}
+        }
         into_tool_output(outcome, fault)
     }
 }
 
 fn into_tool_output(outcome: Outcome, fault: Option<Fault>) -> Result<ToolOutput, ToolError> {
     match outcome {
+        // Text read through a "universal newlines" decoder.
+        Outcome::Text(text) if fault == Some(Fault::NormalizesLineEndings) => {
+            Ok(ToolOutput::Text(text.replace("\r\n", "\n")))
+        }
         Outcome::Text(text) => Ok(ToolOutput::Text(text.to_string())),
         Outcome::Json(value) => Ok(ToolOutput::json(value)),
         // JSON.stringify(NaN) and json.dumps-with-a-fallback both give `null`.
@@ -477,7 +530,7 @@ fn dispatch_eagerly(
 }
 
 /// A lenient look at a call: what a harness reading it would find, if anything.
-#[derive(Debug, Default)]
+#[derive(Debug, Default, Clone)]
 struct Peeked {
     id: Option<String>,
     name: Option<String>,
@@ -517,64 +570,129 @@ impl Peeked {
             tool_use: block.get("type").is_none_or(|t| t == "tool_use"),
         }
     }
+
+    /// The call as the harness reads it once `edit` is applied.
+    fn edited(&self, edit: &Edit) -> Peeked {
+        Peeked {
+            id: edit.id.clone().or_else(|| self.id.clone()),
+            name: edit.name.clone().or_else(|| self.name.clone()),
+            args: edit.args.clone().or_else(|| self.args.clone()),
+            tool_use: self.tool_use,
+        }
+    }
 }
 
-/// The call as harness-ref receives it, after the argument rewrite of a variant that has one.
-fn to_harness_call(
-    call: &protocol::Call,
-    peek: &Peeked,
-    tools: &[protocol::ToolDef],
-    fault: Option<Fault>,
-) -> harness_ref::Call {
-    let rewritten = rewrite_args(peek, tools, fault);
-    match call {
-        protocol::Call::Raw(raw) => match rewritten {
-            Some(args) => {
-                let mut block: Map<String, Value> = serde_json::from_str(raw).unwrap_or_default();
-                put_args(&mut block, args);
-                harness_ref::Call::Bytes(Value::Object(block).to_string().into_bytes())
+/// How a variant changes a call before the harness reads it (all `None` for the reference).
+#[derive(Debug, Default)]
+struct Edit {
+    id: Option<String>,
+    name: Option<String>,
+    args: Option<Value>,
+}
+
+impl Edit {
+    fn is_empty(&self) -> bool {
+        self.id.is_none() && self.name.is_none() && self.args.is_none()
+    }
+}
+
+/// The edits a variant makes to the calls of a turn.
+fn edit_calls(case: &WireCase, peeked: &[Peeked], fault: Option<Fault>) -> Vec<Edit> {
+    let all_ids: HashSet<&str> = peeked.iter().filter_map(|p| p.id.as_deref()).collect();
+    let mut seen = HashSet::new();
+    let mut edits = Vec::with_capacity(peeked.len());
+    for (i, (call, peek)) in case.calls.iter().zip(peeked).enumerate() {
+        let mut edit = Edit::default();
+        match fault {
+            Some(Fault::CoercesTypes | Fault::DropsUnknownFields | Fault::NullsAsAbsent) => {
+                edit.args = rewrite_args(peek, &case.tools, fault);
             }
-            None => harness_ref::Call::Bytes(raw.clone().into_bytes()),
-        },
-        protocol::Call::Block(map) if map.contains_key("arguments_text") => {
-            let mut block = Map::new();
-            for (key, value) in map {
+            Some(Fault::ParsesArgumentsLeniently) => {
+                if !peek.args.as_ref().is_some_and(Value::is_object) {
+                    edit.args = call.arguments_text().and_then(rewrite::lenient_arguments);
+                }
+            }
+            Some(Fault::FoldsToolNames) => {
+                edit.name = peek.name.as_deref().and_then(|name| {
+                    rewrite::fold_tool_name(name, case.tools.iter().map(|t| t.name.as_str()))
+                });
+            }
+            Some(Fault::AcceptsDuplicateIds) => {
+                if let Some(id) = peek.id.as_deref().filter(|id| !id.is_empty()) {
+                    if !seen.insert(id) {
+                        // A harness that keys calls by position: give the repeat a private id.
+                        let mut private = format!("{id}#{i}");
+                        while all_ids.contains(private.as_str()) {
+                            private.push('#');
+                        }
+                        edit.id = Some(private);
+                    }
+                }
+            }
+            _ => {}
+        }
+        edits.push(edit);
+    }
+    edits
+}
+
+/// The call as harness-ref receives it: a structured block as a JSON value, arguments text as
+/// an OpenAI-style `arguments` string, a raw call as bytes; with the variant's edit applied.
+fn to_harness_call(call: &protocol::Call, edit: &Edit) -> harness_ref::Call {
+    let block = match call {
+        protocol::Call::Raw(raw) => {
+            if edit.is_empty() {
+                return harness_ref::Call::Bytes(raw.clone().into_bytes());
+            }
+            match serde_json::from_str::<Map<String, Value>>(raw) {
+                Ok(block) => block,
+                Err(_) => return harness_ref::Call::Bytes(raw.clone().into_bytes()),
+            }
+        }
+        protocol::Call::Block(map) if map.contains_key("arguments_text") => map
+            .iter()
+            .map(|(key, value)| {
                 let key = if key == "arguments_text" {
                     "arguments"
                 } else {
                     key
                 };
-                block.insert(key.to_owned(), value.clone());
-            }
-            if let Some(args) = rewritten {
-                put_args(&mut block, args);
-            }
-            harness_ref::Call::Value(Value::Object(block))
+                (key.to_owned(), value.clone())
+            })
+            .collect(),
+        protocol::Call::Block(_) => match call.tool_use_block() {
+            Some(Value::Object(block)) => block,
+            _ => Map::new(),
+        },
+    };
+    let mut block = block;
+    if let Some(id) = &edit.id {
+        block.insert("id".into(), Value::from(id.as_str()));
+    }
+    if let Some(name) = &edit.name {
+        block.insert("name".into(), Value::from(name.as_str()));
+    }
+    if let Some(args) = &edit.args {
+        if block.contains_key("input") {
+            block.insert("input".into(), args.clone());
+        } else {
+            block.insert("arguments".into(), Value::String(args.to_string()));
         }
-        protocol::Call::Block(_) => {
-            let mut block = call.tool_use_block().unwrap_or_default();
-            if let (Some(args), Value::Object(map)) = (rewritten, &mut block) {
-                put_args(map, args);
-            }
-            harness_ref::Call::Value(block)
+    }
+    match call {
+        protocol::Call::Raw(_) => {
+            harness_ref::Call::Bytes(Value::Object(block).to_string().into_bytes())
         }
+        protocol::Call::Block(_) => harness_ref::Call::Value(Value::Object(block)),
     }
 }
 
-/// Puts rewritten arguments back where the block had them (`input`, or `arguments` text).
-fn put_args(block: &mut Map<String, Value>, args: Value) {
-    if block.contains_key("input") {
-        block.insert("input".into(), args);
-    } else {
-        block.insert("arguments".into(), Value::String(args.to_string()));
-    }
-}
-
-/// The arguments a coercing or field-dropping variant passes on, when it changed them.
+/// The arguments a rewriting variant passes on, when it changed them.
 fn rewrite_args(peek: &Peeked, tools: &[protocol::ToolDef], fault: Option<Fault>) -> Option<Value> {
     let rewrite: fn(&mut Value, &Value) = match fault {
         Some(Fault::CoercesTypes) => rewrite::coerce,
         Some(Fault::DropsUnknownFields) => rewrite::strip_unknown,
+        Some(Fault::NullsAsAbsent) => rewrite::drop_nulls,
         _ => return None,
     };
     let tool = tools.iter().find(|t| Some(&t.name) == peek.name.as_ref())?;
@@ -605,36 +723,53 @@ fn observe_result(result: &ToolResult) -> ObservedResult {
     }
 }
 
+/// What the result-side faults may need besides the result.
+struct Context<'a> {
+    /// The cap the case asked for.
+    intended: &'a CapConfig,
+    /// The cap harness-ref was given.
+    harness_cap: &'a CapConfig,
+    /// harness-ref's private diagnostics for the turn.
+    diagnostics: &'a [harness_ref::Diagnostic],
+    /// The input schema of the tool the call named, if any.
+    schema: Option<&'a Value>,
+}
+
 /// Applies the result-side faults to one observed result.
 fn perturb_result(
     o: &mut ObservedResult,
     result: &ToolResult,
     fault: Option<Fault>,
-    intended: &CapConfig,
-    harness_cap: &CapConfig,
-    diagnostics: &[harness_ref::Diagnostic],
+    cx: &Context<'_>,
 ) {
     let Some(fault) = fault else { return };
     let code = result.code();
     match fault {
-        Fault::SplitsCodePoint => o.content = perturb::split_code_point(result.content(), intended),
-        Fault::NoteOutsideCap => o.content = perturb::note_outside_cap(result.content(), intended),
+        Fault::SplitsCodePoint => {
+            o.content = perturb::split_code_point(result.content(), cx.intended);
+        }
+        Fault::NoteOutsideCap => {
+            o.content = perturb::note_outside_cap(result.content(), cx.intended);
+        }
         Fault::OmitsNote => {
             if let Some(truncation) = result.truncation() {
                 o.content = perturb::strip_note(result.content(), truncation);
             }
         }
         Fault::LeaksInternalError if code == Some(ErrorCode::InternalError) => {
-            let detail = diagnostics
-                .iter()
-                .find(|d| {
-                    d.code == ErrorCode::InternalError
-                        && d.tool_use_id.as_deref() == result.tool_use_id()
-                })
-                .map(|d| d.detail.clone());
-            if let Some(detail) = detail {
-                let leaked = format!("{}\n{detail}", result.content());
-                o.content = cap::cap(&leaked, harness_cap).content.into_owned();
+            let detail = cx.diagnostics.iter().find(|d| {
+                d.code == ErrorCode::InternalError
+                    && d.tool_use_id.as_deref() == result.tool_use_id()
+            });
+            if let Some(d) = detail {
+                let leaked = format!("{}\n{}", result.content(), d.detail);
+                o.content = cap::cap(&leaked, cx.harness_cap).content.into_owned();
+            }
+        }
+        Fault::DumpsSchema if code == Some(ErrorCode::InvalidArguments) => {
+            if let Some(schema) = cx.schema {
+                let dumped = format!("{}\nschema: {schema}", result.content());
+                o.content = cap::cap(&dumped, cx.harness_cap).content.into_owned();
             }
         }
         Fault::FirstViolationOnly if code == Some(ErrorCode::InvalidArguments) => {
@@ -691,8 +826,8 @@ fn harness_cap(intended: CapConfig, fault: Option<Fault>) -> CapConfig {
                 ..intended
             }
         }
-        // These variants cap the full output themselves, sloppily.
-        Some(Fault::SplitsCodePoint | Fault::NoteOutsideCap) => CapConfig {
+        // These variants cap the full output themselves, sloppily, or not at all.
+        Some(Fault::SplitsCodePoint | Fault::NoteOutsideCap | Fault::NoCap) => CapConfig {
             limit: usize::MAX,
             ..intended
         },

@@ -6,6 +6,12 @@
 //! harness that builds a typed object from the arguments does: fields the schema does not
 //! declare are silently lost, and the call runs without them. Both follow `properties`,
 //! `items`/`prefixItems` and nothing else, as such harnesses do.
+//!
+//! Three more variants rewrite calls the way real decoders do: `nulls-as-absent` drops
+//! properties sent as `null` (keyword-argument plumbing that filters `None`),
+//! `parses-arguments-leniently` reads arguments text like Python's `raw_decode` plus a second
+//! decode of double-encoded JSON, and `folds-tool-names` looks tools up through a normalised
+//! name.
 
 use serde_json::{Map, Number, Value};
 
@@ -130,6 +136,56 @@ pub(crate) fn strip_unknown(value: &mut Value, schema: &Value) {
     descend(value, schema, strip_unknown);
 }
 
+/// Removes every object property whose value is `null`, at any depth.
+pub(crate) fn drop_nulls(value: &mut Value, _schema: &Value) {
+    match value {
+        Value::Object(map) => {
+            map.retain(|_, v| !v.is_null());
+            for v in map.values_mut() {
+                drop_nulls(v, &Value::Null);
+            }
+        }
+        Value::Array(items) => {
+            for v in items {
+                drop_nulls(v, &Value::Null);
+            }
+        }
+        _ => {}
+    }
+}
+
+/// Arguments text read leniently: the first JSON value, whatever follows it; a string that
+/// holds a JSON object is decoded again. `None` when even that finds no object.
+pub(crate) fn lenient_arguments(text: &str) -> Option<Value> {
+    let first = serde_json::Deserializer::from_str(text)
+        .into_iter::<Value>()
+        .next()?
+        .ok()?;
+    match first {
+        Value::String(inner) => match serde_json::from_str::<Value>(&inner) {
+            Ok(object @ Value::Object(_)) => Some(object),
+            _ => None,
+        },
+        object @ Value::Object(_) => Some(object),
+        _ => None,
+    }
+}
+
+/// The registered name a folding harness finds for `name`, when it differs from `name`.
+pub(crate) fn fold_tool_name<'a>(
+    name: &str,
+    registered: impl Iterator<Item = &'a str>,
+) -> Option<String> {
+    fn key(s: &str) -> String {
+        s.trim().to_lowercase().replace('-', "_")
+    }
+    let wanted = key(name);
+    registered
+        .filter(|r| *r != name)
+        .find(|r| key(r) == wanted)
+        .map(str::to_owned)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -158,5 +214,41 @@ mod tests {
         let mut args = json!({"a": {"b": 1, "c": 2}, "open": {"z": 1}, "extra": 3});
         strip_unknown(&mut args, &schema);
         assert_eq!(args, json!({"a": {"b": 1}, "open": {"z": 1}}));
+    }
+
+    #[test]
+    fn nulls_vanish_at_every_depth() {
+        let mut args = json!({"a": null, "b": {"c": null, "d": 1}, "e": [{"f": null}]});
+        drop_nulls(&mut args, &Value::Null);
+        assert_eq!(args, json!({"b": {"d": 1}, "e": [{}]}));
+    }
+
+    #[test]
+    fn lenient_reading_takes_the_first_value() {
+        assert_eq!(
+            lenient_arguments("{\"a\": 1} trailing"),
+            Some(json!({"a": 1}))
+        );
+        assert_eq!(
+            lenient_arguments("{\"a\": 1}{\"b\": 2}"),
+            Some(json!({"a": 1}))
+        );
+        assert_eq!(
+            lenient_arguments("\"{\\\"a\\\": 1}\""),
+            Some(json!({"a": 1}))
+        );
+        assert_eq!(lenient_arguments("[1]"), None);
+        assert_eq!(lenient_arguments("{\"a\": "), None);
+    }
+
+    #[test]
+    fn names_fold_to_a_registered_tool() {
+        let names = ["get_weather", "Other"];
+        assert_eq!(
+            fold_tool_name(" Get-Weather", names.into_iter()),
+            Some("get_weather".into())
+        );
+        assert_eq!(fold_tool_name("get_weather", names.into_iter()), None);
+        assert_eq!(fold_tool_name("nothing", names.into_iter()), None);
     }
 }

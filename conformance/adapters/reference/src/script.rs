@@ -120,6 +120,22 @@ impl Script {
     }
 }
 
+impl Script {
+    /// The mutations this script makes before it returns, in order (the
+    /// `shallow-copies-arguments` variant replays the nested ones on the transcript's copy).
+    pub(crate) fn mutations(&self) -> Vec<(String, Value)> {
+        match self {
+            Script::Return(_) | Script::Raise(..) => Vec::new(),
+            Script::Sleep(_, then) => then.mutations(),
+            Script::Mutate(sets, then) => {
+                let mut all = sets.clone();
+                all.extend(then.mutations());
+                all
+            }
+        }
+    }
+}
+
 /// Adds or replaces the value at an RFC 6901 `pointer`; the parent must exist.
 pub(crate) fn set_pointer(target: &mut Value, pointer: &str, value: Value) -> Result<(), String> {
     if pointer.is_empty() {

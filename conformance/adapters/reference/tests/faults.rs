@@ -318,6 +318,148 @@ fn demo(fault: Fault) -> Demo {
                 assert_eq!(results(variant)[0].retryable, Some(true));
             },
         ),
+        Fault::NoCap => (
+            big_output("bytes", "head_tail", 400),
+            |reference, variant| {
+                assert!(content(reference).len() <= 400);
+                assert!(content(variant).len() > 4000);
+                assert!(!content(variant).contains("[truncated: "));
+            },
+        ),
+        Fault::NullsAsAbsent => (
+            one_tool(
+                json!({}),
+                json!({"type": "object", "properties": {"n": {"type": "integer"}}}),
+                echo(),
+                json!([call("a", json!({"n": null}))]),
+            ),
+            |reference, variant| {
+                assert_eq!(
+                    results(reference)[0].code.as_deref(),
+                    Some("invalid_arguments")
+                );
+                assert!(!results(variant)[0].is_error);
+                assert_eq!(invocations(variant)[0].args, json!({}));
+            },
+        ),
+        Fault::DumpsSchema => (
+            one_tool(
+                json!({}),
+                json!({"type": "object", "properties": {"n": {"type": "integer", "description": "internal counter, see ADR-12"}}}),
+                echo(),
+                json!([call("a", json!({"n": "x"}))]),
+            ),
+            |reference, variant| {
+                assert!(!content(reference).contains("ADR-12"));
+                assert!(content(variant).contains("ADR-12"));
+                assert_eq!(
+                    results(variant)[0].code.as_deref(),
+                    Some("invalid_arguments")
+                );
+            },
+        ),
+        Fault::ParsesArgumentsLeniently => (
+            one_tool(
+                json!({}),
+                json!({}),
+                echo(),
+                json!([
+                    {"id": "a", "name": "t", "arguments_text": "{\"n\": 1} and then some"},
+                    {"id": "b", "name": "t", "arguments_text": "\"{\\\"n\\\": 2}\""}
+                ]),
+            ),
+            |reference, variant| {
+                assert!(results(reference)
+                    .iter()
+                    .all(|r| r.code.as_deref() == Some("malformed_call")));
+                assert!(results(variant).iter().all(|r| !r.is_error));
+                let args: Vec<&Value> = invocations(variant).iter().map(|i| &i.args).collect();
+                assert_eq!(args, [&json!({"n": 1}), &json!({"n": 2})]);
+            },
+        ),
+        Fault::FoldsToolNames => (
+            one_tool(
+                json!({}),
+                json!({}),
+                echo(),
+                json!([{"id": "a", "name": " T", "input": {}}]),
+            ),
+            |reference, variant| {
+                assert_eq!(results(reference)[0].code.as_deref(), Some("unknown_tool"));
+                assert!(!results(variant)[0].is_error);
+                assert_eq!(invocations(variant)[0].tool, "t");
+            },
+        ),
+        Fault::ShallowCopiesArguments => (
+            one_tool(
+                json!({}),
+                json!({}),
+                json!({"mutate_args": {"set": {"/top": 0, "/inner/x": 9}}, "then": {"return": {"text": "ok"}}}),
+                json!([call("a", json!({"top": 1, "inner": {"x": 1}}))]),
+            ),
+            |reference, variant| {
+                assert_eq!(
+                    reference.history.as_ref().unwrap()[0]["input"],
+                    json!({"top": 1, "inner": {"x": 1}})
+                );
+                assert_eq!(
+                    variant.history.as_ref().unwrap()[0]["input"],
+                    json!({"top": 1, "inner": {"x": 9}}),
+                    "only the nested change leaks"
+                );
+                assert_eq!(results(variant), results(reference));
+            },
+        ),
+        Fault::RetriesAnyFailure => (
+            one_tool(
+                json!({}),
+                json!({}),
+                json!({"raise": {"kind": "domain", "message": "no data for Atlantis"}}),
+                json!([call("a", json!({}))]),
+            ),
+            |reference, variant| {
+                assert_eq!(invocations(reference).len(), 1);
+                assert_eq!(invocations(variant).len(), 2);
+                assert_eq!(results(variant), results(reference));
+            },
+        ),
+        Fault::AcceptsDuplicateIds => (
+            one_tool(
+                json!({}),
+                json!({}),
+                echo(),
+                json!([call("a", json!({"i": 1})), call("a", json!({"i": 2}))]),
+            ),
+            |reference, variant| {
+                assert_eq!(
+                    results(reference)[1].code.as_deref(),
+                    Some("duplicate_call_id")
+                );
+                assert!(!results(variant)[1].is_error);
+                assert_eq!(
+                    results(variant)[1].tool_use_id,
+                    json!("a"),
+                    "the id is echoed as sent"
+                );
+                let ids: Vec<_> = invocations(variant)
+                    .iter()
+                    .map(|i| i.tool_use_id.clone())
+                    .collect();
+                assert_eq!(ids, [Some(json!("a")), Some(json!("a"))]);
+            },
+        ),
+        Fault::NormalizesLineEndings => (
+            one_tool(
+                json!({}),
+                json!({}),
+                json!({"return": {"text": "line 1\r\nline 2\r\n"}}),
+                json!([call("a", json!({}))]),
+            ),
+            |reference, variant| {
+                assert_eq!(content(reference), "line 1\r\nline 2\r\n");
+                assert_eq!(content(variant), "line 1\nline 2\n");
+            },
+        ),
         other => panic!("no demonstration case for {other}: add one here"),
     }
 }
