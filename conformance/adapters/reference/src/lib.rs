@@ -607,10 +607,10 @@ fn edit_calls(case: &WireCase, peeked: &[Peeked], fault: Option<Fault>) -> Vec<E
             Some(Fault::CoercesTypes | Fault::DropsUnknownFields | Fault::NullsAsAbsent) => {
                 edit.args = rewrite_args(peek, &case.tools, fault);
             }
-            Some(Fault::ParsesArgumentsLeniently) => {
-                if !peek.args.as_ref().is_some_and(Value::is_object) {
-                    edit.args = call.arguments_text().and_then(rewrite::lenient_arguments);
-                }
+            Some(Fault::ParsesArgumentsLeniently)
+                if !peek.args.as_ref().is_some_and(Value::is_object) =>
+            {
+                edit.args = call.arguments_text().and_then(rewrite::lenient_arguments);
             }
             Some(Fault::FoldsToolNames) => {
                 edit.name = peek.name.as_deref().and_then(|name| {
