@@ -591,28 +591,40 @@ impl Harness {
             }
         };
 
-        // Stage::Validate
-        if !tool.schema.is_valid(&args) {
-            let violations = tool.schema.violations(&args);
-            let failure = invalid_arguments(&tool, violations);
+        // Stage::Validate, then Stage::SemanticChecks. Semantic checks are embedder code and
+        // the validator is a dependency: a panic in either is answered, not propagated.
+        let checked = catch_unwind(AssertUnwindSafe(|| -> Result<(), Failure> {
+            if !tool.schema.is_valid(&args) {
+                return Err(invalid_arguments(&tool, tool.schema.violations(&args)));
+            }
+            if !tool.semantic.is_empty() {
+                let violations = tool.semantic_violations(&args);
+                if !violations.is_empty() {
+                    return Err(invalid_arguments(&tool, violations));
+                }
+            }
+            Ok(())
+        }));
+        let failure = match checked {
+            Ok(Ok(())) => None,
+            Ok(Err(failure)) => Some(failure),
+            Err(payload) => Some(
+                Failure::new(
+                    ErrorCode::InternalError,
+                    messages::internal(Some(&tool.name)),
+                )
+                .private(
+                    Stage::Validate,
+                    format!("argument checks panicked: {}", panic_text(payload)),
+                ),
+            ),
+        };
+        if let Some(failure) = failure {
             return Err(Rejected {
                 id: Some(id),
                 tool: Some(tool),
                 failure,
             });
-        }
-
-        // Stage::SemanticChecks
-        if !tool.semantic.is_empty() {
-            let violations = tool.semantic_violations(&args);
-            if !violations.is_empty() {
-                let failure = invalid_arguments(&tool, violations);
-                return Err(Rejected {
-                    id: Some(id),
-                    tool: Some(tool),
-                    failure,
-                });
-            }
         }
         Ok(Ready { id, tool, args })
     }
@@ -747,13 +759,15 @@ impl Harness {
             },
             Err(failure) => {
                 if let Some((stage, detail)) = failure.diagnostic {
-                    self.sink.record(Diagnostic {
+                    let diagnostic = Diagnostic {
                         tool_use_id: id.clone(),
                         tool: tool.map(|t| t.name.clone()),
                         code: failure.code,
                         stage,
                         detail,
-                    });
+                    };
+                    // The sink is embedder code; its panic must not become ours.
+                    let _ = catch_unwind(AssertUnwindSafe(|| self.sink.record(diagnostic)));
                 }
                 let text = messages::render(&failure.message, failure.remedy.as_deref());
                 let (content, truncation) = cap::cap_string(text, &self.config.cap);
@@ -780,6 +794,20 @@ fn deadline_after(started: Instant, budget: Duration) -> Instant {
         .checked_add(budget)
         .or_else(|| started.checked_add(Duration::from_secs(100 * 365 * 24 * 3600)))
         .unwrap_or(started)
+}
+
+/// The message of a panic payload. Dropping a payload can itself panic, so it is dropped
+/// inside `catch_unwind` too.
+fn panic_text(payload: Box<dyn std::any::Any + Send>) -> String {
+    let text = if let Some(s) = payload.downcast_ref::<&str>() {
+        (*s).to_string()
+    } else if let Some(s) = payload.downcast_ref::<String>() {
+        s.clone()
+    } else {
+        "a panic with a non-string payload".to_string()
+    };
+    let _ = catch_unwind(AssertUnwindSafe(move || drop(payload)));
+    text
 }
 
 /// Stage::Parse: text and bytes become a JSON value; a value passes through.
@@ -861,15 +889,7 @@ fn execute(
     match run {
         Ok(outcome) => outcome,
         Err(payload) => {
-            let detail = if let Some(s) = payload.downcast_ref::<&str>() {
-                (*s).to_string()
-            } else if let Some(s) = payload.downcast_ref::<String>() {
-                s.clone()
-            } else {
-                "a panic with a non-string payload".to_string()
-            };
-            // Dropping a panic payload can itself panic; keep it from unwinding into the caller.
-            let _ = catch_unwind(AssertUnwindSafe(move || drop(payload)));
+            let detail = panic_text(payload);
             Err(Failure::new(
                 ErrorCode::InternalError,
                 messages::internal(Some(&tool.name)),

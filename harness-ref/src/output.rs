@@ -71,13 +71,7 @@ pub enum OutputProblem {
 
 impl fmt::Display for OutputProblem {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let at = |p: &str| {
-            if p.is_empty() {
-                "(root)".to_string()
-            } else {
-                p.to_string()
-            }
-        };
+        let at = crate::schema::display_pointer;
         match self {
             OutputProblem::NonFinite { pointer, value } => {
                 let v = if value.is_nan() {

@@ -76,17 +76,32 @@ impl Violation {
 impl fmt::Display for Violation {
     /// `<pointer>: expected <what>, got <received>`; the root pointer is shown as `(root)`.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let pointer = if self.pointer.is_empty() {
-            "(root)"
-        } else {
-            &self.pointer
-        };
+        let pointer = display_pointer(&self.pointer);
         write!(
             f,
             "{pointer}: expected {}, got {}",
             self.expected, self.received
         )
     }
+}
+
+/// The longest pointer shown in a message, in characters; longer ones keep their start and end.
+pub const POINTER_MAX_CHARS: usize = 200;
+
+/// A pointer as shown in messages: `(root)` for the empty pointer, long ones cut in the middle
+/// (`/a/very/lo.../path`). The data keeps the exact pointer.
+pub fn display_pointer(pointer: &str) -> String {
+    if pointer.is_empty() {
+        return "(root)".to_string();
+    }
+    let len = pointer.chars().count();
+    if len <= POINTER_MAX_CHARS {
+        return pointer.to_string();
+    }
+    let keep = (POINTER_MAX_CHARS - 3) / 2;
+    let head: String = pointer.chars().take(keep).collect();
+    let tail: String = pointer.chars().skip(len - keep).collect();
+    format!("{head}...{tail}")
 }
 
 /// A schema refused at registration.
@@ -100,12 +115,7 @@ pub struct SchemaError {
 
 impl fmt::Display for SchemaError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let pointer = if self.pointer.is_empty() {
-            "(root)"
-        } else {
-            &self.pointer
-        };
-        write!(f, "{pointer}: {}", self.problem)
+        write!(f, "{}: {}", display_pointer(&self.pointer), self.problem)
     }
 }
 
@@ -365,6 +375,12 @@ fn describe_schema(schema: &Value) -> Option<String> {
         if !required.is_empty() {
             let fields = list_bounded(required.iter().map(short_json), 5);
             return Some(format!("an object with {fields}"));
+        }
+    }
+    if let (Some(Value::String(t)), Some(Value::String(format))) = (m.get("type"), m.get("format"))
+    {
+        if t == "string" {
+            return Some(format!("a string in the {format:?} format"));
         }
     }
     match m.get("type") {

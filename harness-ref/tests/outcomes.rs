@@ -622,3 +622,22 @@ fn error_contents_are_capped_too() {
         "the remedy survives in the tail"
     );
 }
+
+#[test]
+fn a_panicking_semantic_check_is_an_internal_error_and_the_handler_does_not_run() {
+    let runs = Arc::new(AtomicUsize::new(0));
+    let counter = Arc::clone(&runs);
+    let t = Tool::new("t", "T.", obj_schema(), move |_: Value, _: &Ctx<'_>| {
+        counter.fetch_add(1, Ordering::SeqCst);
+        Ok(ToolOutput::text("ran"))
+    })
+    .semantic_check(|_| panic!("check exploded with SECRET-7f3a9c"));
+    let (h, sink) = harness_with(vec![t]);
+    let r = h.handle(json!({"id": "t1", "name": "t", "input": {"path": "a"}}));
+    assert_eq!(r.code(), Some(ErrorCode::InternalError));
+    assert!(!r.content().contains("SECRET"));
+    assert_eq!(runs.load(Ordering::SeqCst), 0);
+    let d = sink.take();
+    assert_eq!(d[0].stage, Stage::Validate);
+    assert!(d[0].detail.contains("SECRET-7f3a9c"));
+}

@@ -206,8 +206,17 @@ fn chunked(text: &str, splits: &[f64]) -> Vec<String> {
         .collect()
 }
 
+/// 256 cases by default; `PROPTEST_CASES=N` overrides (heavy runs use `--release`).
+fn config() -> ProptestConfig {
+    let mut config = ProptestConfig::default();
+    if std::env::var_os("PROPTEST_CASES").is_none() {
+        config.cases = 256;
+    }
+    config
+}
+
 proptest! {
-    #![proptest_config(ProptestConfig { cases: 256, ..ProptestConfig::default() })]
+    #![proptest_config(config())]
 
     #[test]
     fn prop_content_is_within_the_cap(text in text_strategy(), config in cap_strategy()) {
