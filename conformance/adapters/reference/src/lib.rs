@@ -47,7 +47,8 @@
 //!
 //! The reply reports, per result, the id, `is_error`, the content, the code, retryability and
 //! `native` (harness-ref's Anthropic `tool_result` block); the `invocations`, each with a deep
-//! copy of the arguments taken when the handler was entered, in call order; and `history`:
+//! copy of the arguments taken when the handler was entered and the id of the call it served,
+//! sorted into call order (handlers of one turn run concurrently); and `history`:
 //! the turn's calls as the adapter's transcript keeps them after the turn, one entry per call,
 //! each equal to the call as it arrived on the wire (`{"raw": …}`, or the block with `id`,
 //! `name`, `input` / `arguments_text` as written) unless a handler changed it.
@@ -55,8 +56,26 @@
 //! # Broken variants
 //!
 //! `ReferenceAdapter::new(Some(fault))` runs the same reference with one deliberate fault
-//! ([`Fault`], listed with `harness-ref-adapter --list-faults`). The handshake is identical:
-//! a variant can only be told apart by what it does.
+//! ([`Fault`]; [`Fault::ALL`] lists them, [`Fault::name`] is the kebab-case name that
+//! `--fault NAME` and [`str::parse`] take, [`Fault::describe`] says in one line what it gets
+//! wrong; `harness-ref-adapter --list-faults` prints both). Each is realised at the boundary
+//! between this adapter and harness-ref, using only harness-ref's public API:
+//!
+//! - rewriting the calls before the harness reads them (`coerces-types`,
+//!   `drops-unknown-fields`, `nulls-as-absent`, `parses-arguments-leniently`,
+//!   `folds-tool-names`, `accepts-duplicate-ids`);
+//! - wrapping the handler (`runs-handler-before-validating` starts handlers at dispatch,
+//!   `nan-as-null`, `normalizes-line-endings`, `retries-any-failure`, `mutation-leaks`,
+//!   `shallow-copies-arguments`);
+//! - configuring harness-ref differently (`caps-head-only`, `counts-chars-for-bytes`,
+//!   `no-deadline`, `no-cap`);
+//! - post-processing its results, with harness-ref's own cap primitives where the fault is in
+//!   capping (`splits-code-point`, `note-outside-cap`, `omits-note`, `leaks-internal-error`,
+//!   `dumps-schema`, `first-violation-only`, `loses-id`, `swaps-ids`, `error-as-success`,
+//!   `internal-retryable`, `drops-malformed-call`, `unknown-tool-crash`).
+//!
+//! The handshake is identical for every variant and no variant leaves a marker in what it
+//! returns: a variant can only be told apart by what it does.
 
 pub mod fault;
 mod perturb;
