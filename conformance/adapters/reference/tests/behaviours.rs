@@ -343,3 +343,69 @@ fn the_handshake_declares_what_harness_ref_does() {
         );
     }
 }
+
+#[test]
+fn declared_keywords_take_effect() {
+    // One schema per keyword family the handshake declares: a valid call runs, an invalid one
+    // is refused, so declaring the keyword is honest.
+    let schemas = [
+        (
+            json!({"type": "object", "properties": {"a": {"const": 1}}}),
+            json!({"a": 1}),
+            json!({"a": 2}),
+        ),
+        (
+            json!({"type": "object", "dependentRequired": {"a": ["b"]}, "additionalProperties": true}),
+            json!({"a": 1, "b": 2}),
+            json!({"a": 1}),
+        ),
+        (
+            json!({"type": "object", "allOf": [{"properties": {"a": {}}}], "unevaluatedProperties": false}),
+            json!({"a": 1}),
+            json!({"a": 1, "b": 2}),
+        ),
+        (
+            json!({"$defs": {"n": {"type": "integer", "minimum": 0}}, "type": "object",
+                   "properties": {"a": {"$ref": "#/$defs/n"}}}),
+            json!({"a": 0}),
+            json!({"a": -1}),
+        ),
+        (
+            json!({"type": "object", "properties": {"a": {"type": "array", "prefixItems": [{"type": "string"}],
+                   "items": false}}}),
+            json!({"a": ["x"]}),
+            json!({"a": ["x", 1]}),
+        ),
+        (
+            json!({"type": "object", "properties": {"a": {"type": "string", "format": "date"}}}),
+            json!({"a": "2026-11-29"}),
+            json!({"a": "yesterday"}),
+        ),
+        (
+            json!({"$id": "https://example.org/tree", "$dynamicAnchor": "node", "type": "object",
+                   "properties": {"kids": {"type": "array", "items": {"$dynamicRef": "#node"}},
+                                  "v": {"type": "integer"}}}),
+            json!({"v": 1, "kids": [{"v": 2}]}),
+            json!({"v": 1, "kids": [{"v": "2"}]}),
+        ),
+    ];
+    let declared = ReferenceAdapter::new(None).hello().capabilities.keywords;
+    for (schema, good, bad) in schemas {
+        for key in schema.as_object().unwrap().keys() {
+            assert!(
+                declared.contains(key),
+                "{key} is used here but not declared"
+            );
+        }
+        let c = one_tool(
+            json!({}),
+            schema.clone(),
+            json!({"return": {"text": "ran"}}),
+            json!([{"id": "good", "name": "t", "input": good}, {"id": "bad", "name": "t", "input": bad}]),
+        );
+        let reply = run(None, &c);
+        let r = results(&reply);
+        assert_eq!(r[0].content, "ran", "{schema}: {}", r[0].content);
+        assert_eq!(r[1].code.as_deref(), Some("invalid_arguments"), "{schema}");
+    }
+}
