@@ -728,7 +728,7 @@ impl Harness {
                         Err(Failure::new(ErrorCode::Timeout, messages::timeout(&tool.name, budget)).private(
                             Stage::Run,
                             format!(
-                                "handler still running at its deadline of {} ms; its thread was left to finish and its result will be discarded",
+                                "handler had not finished at its deadline of {} ms; its result (if any comes) is discarded and its thread left to finish",
                                 budget.as_millis()
                             ),
                         ))
@@ -903,7 +903,10 @@ fn tool_failure(tool: &RegisteredTool, e: crate::tool::ToolError) -> Failure {
     let reason = e.reason().map(str::to_string);
     let mut failure = match e.kind() {
         ToolErrorKind::Refused => {
-            let mut f = Failure::new(ErrorCode::ToolRefused, e.message().to_string());
+            let mut f = Failure::new(
+                ErrorCode::ToolRefused,
+                messages::refused(&tool.name, e.message()),
+            );
             f.remedy = tool.remedy_for(e.reason()).or(f.remedy);
             f
         }

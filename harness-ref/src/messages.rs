@@ -53,6 +53,19 @@ fn quoted(s: &str) -> String {
     q
 }
 
+/// A domain refusal is shown as the tool wrote it; a refusal with no words still gets a
+/// sentence, because an empty error teaches the model nothing (SPEC OUT-9).
+pub(crate) fn refused(tool: &str, message: &str) -> String {
+    if message.trim().is_empty() {
+        format!(
+            "tool {} refused the request without giving a reason",
+            quoted(tool)
+        )
+    } else {
+        message.to_string()
+    }
+}
+
 pub(crate) fn invalid_arguments(tool: &str, violations: &[Violation]) -> String {
     let list: Vec<String> = violations.iter().map(Violation::to_string).collect();
     format!(
