@@ -27,5 +27,7 @@ pub mod quote;
 pub mod report;
 pub mod runner;
 pub mod select;
+pub mod snapshot;
 pub mod spec;
+pub mod teaching;
 pub mod verdict;

@@ -19,6 +19,8 @@ use harness_conformance::runner::{self, RunConfig, RunResult};
 use harness_conformance::verdict::Verdict;
 use harness_conformance::{matrix, needs, select};
 
+mod review;
+
 #[derive(Parser, Debug)]
 #[command(
     name = "harness-conformance",
@@ -53,6 +55,19 @@ enum Cmd {
     Selftest(SelftestArgs),
     /// Run the suite against several harnesses and write a Markdown and an HTML grid.
     Matrix(MatrixArgs),
+    /// Review the wording snapshots a `run --snapshots <DIR>` left as `.snap.new` files:
+    /// show each diff and accept, reject or skip it (docs/wording.md).
+    Review(review::ReviewArgs),
+    /// Accept every pending `.snap.new` in a snapshot directory (`review --accept-all`).
+    Accept {
+        /// The snapshot directory.
+        dir: PathBuf,
+    },
+    /// Reject (delete) every pending `.snap.new` in a snapshot directory (`review --reject-all`).
+    Reject {
+        /// The snapshot directory.
+        dir: PathBuf,
+    },
 }
 
 #[derive(Args, Debug, Clone)]
@@ -117,6 +132,10 @@ struct RunArgs {
     /// No per-case progress lines.
     #[arg(long, short = 'q')]
     quiet: bool,
+    /// Record each case's model-visible content as an insta snapshot in DIR, compare it with the
+    /// stored one, and fail on a difference (written beside it as `.snap.new` for review).
+    #[arg(long, value_name = "DIR")]
+    snapshots: Option<PathBuf>,
 }
 
 #[derive(Args, Debug)]
@@ -217,6 +236,9 @@ fn real_main(cli: Cli) -> Result<ExitCode, String> {
         }
         Cmd::Selftest(args) => cmd_selftest(args),
         Cmd::Matrix(args) => cmd_matrix(args),
+        Cmd::Review(args) => review::review(&args),
+        Cmd::Accept { dir } => review::review(&review::ReviewArgs::all(dir, true)),
+        Cmd::Reject { dir } => review::review(&review::ReviewArgs::all(dir, false)),
     }
 }
 
@@ -355,6 +377,20 @@ fn cmd_run(args: RunArgs) -> Result<ExitCode, String> {
         let ids: Vec<&str> = suite.cases.iter().map(|c| c.id.as_str()).collect();
         for stale in baseline::unknown_entries(&old, &ids) {
             eprintln!("warning: the baseline lists {stale:?}, which is not a case of this suite");
+        }
+    }
+    if let Some(dir) = &args.snapshots {
+        let whole_suite =
+            args.case_file.is_none() && args.filter.run.is_empty() && args.filter.skip.is_empty();
+        if !review::record(
+            dir,
+            &cases,
+            &result,
+            &suite,
+            args.case_file.as_deref(),
+            whole_suite,
+        )? {
+            return Ok(ExitCode::FAILURE);
         }
     }
     Ok(exit_for(&result))

@@ -263,5 +263,6 @@ fn run_case_inner(
         findings.failures
     };
     outcome.returned = Some(checks::returned_summary(&results));
+    outcome.results = Some(results);
     (outcome, Some(hello))
 }

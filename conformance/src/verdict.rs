@@ -96,6 +96,10 @@ pub struct CaseOutcome {
     /// How long the case took, adapter round trips included.
     #[serde(serialize_with = "ser_ms", rename = "duration_ms")]
     pub duration: Duration,
+    /// The results exactly as the harness returned them (None when it returned none), for
+    /// snapshots of the wording (`run --snapshots`).
+    #[serde(skip)]
+    pub results: Option<Vec<harness_conformance_protocol::ObservedResult>>,
 }
 
 fn ser_ms<S: serde::Serializer>(d: &Duration, s: S) -> Result<S::Ok, S::Error> {
@@ -113,6 +117,7 @@ impl CaseOutcome {
             returned: None,
             baseline: None,
             duration: Duration::ZERO,
+            results: None,
         }
     }
 

@@ -60,6 +60,7 @@ pub fn render(r: &Report) -> String {
             );
         }
     }
+    out.push_str(&crate::teaching::render_markdown(r));
     let unexpected: Vec<_> = r.unexpected().collect();
     if !unexpected.is_empty() {
         let _ = writeln!(out, "\n### Unexpected results\n");

@@ -94,6 +94,7 @@ pub fn render(r: &Report) -> String {
     for row in unknown {
         let _ = writeln!(out, "  ? {} (not in SPEC.md)", row.id);
     }
+    out.push_str(&crate::teaching::render_terminal(r));
     let totals: Vec<String> = r.totals().iter().map(|(v, n)| format!("{n} {v}")).collect();
     let _ = writeln!(
         out,
