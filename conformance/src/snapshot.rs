@@ -64,7 +64,8 @@ pub struct Filter {
 }
 
 /// Characters that may precede a path (so `/tmp` inside a word or a JSON pointer is left alone).
-const PATH_LEAD: &str = r#"(^|[\s"'`(\[{=:,])"#;
+/// A filter's `lead` group is kept; only the rest of the match (or its `v` group) is replaced.
+const PATH_LEAD: &str = r#"(?P<lead>^|[\s"'`(\[{=:,])"#;
 /// Characters a path runs over.
 const PATH_BODY: &str = r#"[^\s"'`<>()\[\]{},;]*"#;
 
@@ -130,10 +131,10 @@ pub static FILTERS: LazyLock<Vec<Filter>> = LazyLock::new(|| {
             Some(generated_id),
         ),
         f(
-            "long hexadecimal ids (32 to 64 hex digits mixing letters and digits: trace ids, hashes)",
+            "long hexadecimal ids (32 to 64 hex digits mixing letters and digits, alone or after `_`: trace ids, hashes, pydantic-ai's `pyd_ai_…` call ids)",
             "[ID]",
-            "4bf92f3577b34da6a3ce929d0e0e4736",
-            r"\b[0-9a-fA-F]{32,64}\b",
+            "4bf92f3577b34da6a3ce929d0e0e4736 / pyd_ai_d8ed9cc72f7746d899baea2faac9b52c",
+            r"(?P<lead>^|[^0-9A-Za-z])(?P<v>[0-9a-fA-F]{32,64})\b",
             Some(hex_id),
         ),
         f(
@@ -147,7 +148,7 @@ pub static FILTERS: LazyLock<Vec<Filter>> = LazyLock::new(|| {
             "process ids (`pid 1234`, `pid=1234`, `process 1234`)",
             "[PID]",
             "worker pid=48213 exited",
-            r"(?i)\b(pid|process)([ =:#]+)\d+\b",
+            r"(?i)(?P<lead>\b(?:pid|process)[ =:#]+)\d+\b",
             None,
         ),
         f(
@@ -171,21 +172,14 @@ pub fn apply_filters(text: &str) -> String {
             .regex
             .replace_all(&out, |c: &Captures| {
                 let whole = c.get(0).map_or("", |m| m.as_str());
+                let lead = c.name("lead").map_or("", |m| m.as_str());
+                let value = c.name("v").map_or(&whole[lead.len()..], |m| m.as_str());
                 if let Some(accept) = f.accept {
-                    if !accept(whole) {
+                    if !accept(value) {
                         return whole.to_owned();
                     }
                 }
-                match f.placeholder {
-                    // Keep what led into the path.
-                    "[PATH]" => format!("{}[PATH]", c.get(1).map_or("", |m| m.as_str())),
-                    "[PID]" => format!(
-                        "{}{}[PID]",
-                        c.get(1).map_or("", |m| m.as_str()),
-                        c.get(2).map_or("", |m| m.as_str())
-                    ),
-                    p => p.to_owned(),
-                }
+                format!("{lead}{}", f.placeholder)
             })
             .into_owned();
     }
@@ -558,6 +552,10 @@ mod tests {
             ),
             ("at 2026-11-30T00:12:09.123Z", "at [TIMESTAMP]"),
             ("worker pid=48213 exited", "worker pid=[PID] exited"),
+            (
+                "\"pyd_ai_d8ed9cc72f7746d899baea2faac9b52c\"",
+                "\"pyd_ai_[ID]\"",
+            ),
         ];
         for (input, want) in cases {
             assert_eq!(apply_filters(input), want, "{input}");

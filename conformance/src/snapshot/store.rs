@@ -70,7 +70,7 @@ impl SnapshotRun {
         let _ = writeln!(out, "\n── wording snapshots ({}) ──", self.dir.display());
         let _ = writeln!(
             out,
-            "{} matched, {} changed, {} new, {} not recorded (no results)",
+            "{} matched, {} changed, {} new, {} not recorded (skipped, or no reply from the adapter)",
             self.count(Status::Matched),
             self.count(Status::Changed),
             self.count(Status::New),
