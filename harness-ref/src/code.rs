@@ -34,11 +34,23 @@ pub enum ErrorCode {
     /// The handler's output is not representable as JSON (NaN, ±inf, duplicate keys) or breaks
     /// the nesting or size limits.
     InvalidToolOutput,
+    /// The arguments are well-formed but break a rule of the tool's policy (a path outside
+    /// the workspace, a string or array over its bound, nesting too deep).
+    SemanticViolation,
+    /// The caller may not make this call (capability, target, approval); nothing ran.
+    PermissionDenied,
+    /// The call would exceed the caller's remaining budget; nothing ran.
+    BudgetExhausted,
+    /// The idempotency key was already used for this tool with different arguments; nothing ran.
+    IdempotencyConflict,
+    /// A commit did not match its prepare (arguments, caller, policy version, target, expired
+    /// or unknown token), or a prepare-first tool was called without one; nothing ran.
+    CommitRejected,
 }
 
 impl ErrorCode {
     /// Every code, in the documentation's order.
-    pub const ALL: [ErrorCode; 9] = [
+    pub const ALL: [ErrorCode; 14] = [
         ErrorCode::InvalidArguments,
         ErrorCode::UnknownTool,
         ErrorCode::MalformedCall,
@@ -48,6 +60,11 @@ impl ErrorCode {
         ErrorCode::Timeout,
         ErrorCode::InternalError,
         ErrorCode::InvalidToolOutput,
+        ErrorCode::SemanticViolation,
+        ErrorCode::PermissionDenied,
+        ErrorCode::BudgetExhausted,
+        ErrorCode::IdempotencyConflict,
+        ErrorCode::CommitRejected,
     ];
 
     /// The stable machine string, e.g. `"invalid_arguments"`.
@@ -62,6 +79,11 @@ impl ErrorCode {
             ErrorCode::Timeout => "timeout",
             ErrorCode::InternalError => "internal_error",
             ErrorCode::InvalidToolOutput => "invalid_tool_output",
+            ErrorCode::SemanticViolation => "semantic_violation",
+            ErrorCode::PermissionDenied => "permission_denied",
+            ErrorCode::BudgetExhausted => "budget_exhausted",
+            ErrorCode::IdempotencyConflict => "idempotency_conflict",
+            ErrorCode::CommitRejected => "commit_rejected",
         }
     }
 
@@ -90,6 +112,17 @@ impl ErrorCode {
             ErrorCode::InternalError => "panic or unexpected error; detail to the private diagnostic sink only",
             ErrorCode::InvalidToolOutput => {
                 "the handler's output is not representable as JSON or breaks nesting/size limits"
+            }
+            ErrorCode::SemanticViolation => {
+                "arguments are well-formed but break a rule of the tool's policy (path confinement, bounds)"
+            }
+            ErrorCode::PermissionDenied => "the caller may not make this call; nothing ran",
+            ErrorCode::BudgetExhausted => "the call would exceed the caller's budget; nothing ran",
+            ErrorCode::IdempotencyConflict => {
+                "the idempotency key was already used for this tool with other arguments; nothing ran"
+            }
+            ErrorCode::CommitRejected => {
+                "the commit does not match its prepare (or none was made), or the token expired; nothing ran"
             }
         }
     }

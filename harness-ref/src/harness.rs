@@ -979,3 +979,82 @@ fn check_and_cap(
     }
     Ok(cap::cap_string(text, cap))
 }
+
+/// A call that passed parse → correlate id → look up tool → validate → semantic checks, held
+/// by the security gates ([`crate::security`]), which decide whether it runs.
+pub(crate) struct Admitted {
+    ready: Ready,
+}
+
+impl Admitted {
+    pub(crate) fn id(&self) -> &str {
+        &self.ready.id
+    }
+
+    pub(crate) fn tool(&self) -> &RegisteredTool {
+        &self.ready.tool
+    }
+
+    pub(crate) fn args(&self) -> &Value {
+        &self.ready.args
+    }
+}
+
+/// The hook the security gates use: the same stages as [`Harness::handle`], split at the point
+/// where the handler would start, so that authorization, budget, idempotency and prepare/commit
+/// run between validation and the effect.
+impl Harness {
+    /// Stages parse → semantic checks: the call ready to run, or its one result (with its tool's
+    /// name when known). `seen` is the batch's id set, as in [`Harness::handle_batch`].
+    pub(crate) fn admit(
+        &self,
+        call: Call,
+        seen: Option<&mut HashSet<String>>,
+    ) -> Result<Admitted, (ToolResult, Option<String>)> {
+        match self.prepare(call, seen) {
+            Ok(ready) => Ok(Admitted { ready }),
+            Err(r) => {
+                let tool = r.tool.as_ref().map(|t| t.name.clone());
+                Err((self.envelope(r.id, r.tool.as_deref(), Err(r.failure)), tool))
+            }
+        }
+    }
+
+    /// Stages run → envelope for an admitted call.
+    pub(crate) fn run_admitted(&self, admitted: Admitted) -> ToolResult {
+        self.finish(self.start(admitted.ready))
+    }
+
+    /// The result of a call a gate refused: capped like every content; no diagnostic (a
+    /// refusal is policy, not a fault).
+    #[allow(clippy::too_many_arguments)]
+    pub(crate) fn refusal(
+        &self,
+        id: Option<String>,
+        code: ErrorCode,
+        message: String,
+        remedy: Option<String>,
+        reason: Option<String>,
+        violations: Vec<Violation>,
+    ) -> ToolResult {
+        let mut failure = Failure::new(code, message);
+        if remedy.is_some() {
+            failure.remedy = remedy;
+        }
+        failure.reason = reason;
+        failure.violations = violations;
+        self.envelope(id, None, Err(failure))
+    }
+
+    /// A successful result with `text` as its content (capped), for a gate's own answer (a
+    /// prepare's preview).
+    pub(crate) fn answer(&self, id: String, text: String) -> ToolResult {
+        let (content, truncation) = cap::cap_string(text, &self.config.cap);
+        ToolResult {
+            tool_use_id: Some(id),
+            content,
+            error: None,
+            truncation,
+        }
+    }
+}

@@ -89,6 +89,7 @@ mod harness;
 mod messages;
 pub mod output;
 pub mod schema;
+pub mod security;
 mod tool;
 
 pub use cap::{CapConfig, Strategy, Truncation, Unit};

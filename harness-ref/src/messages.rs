@@ -37,6 +37,17 @@ pub(crate) fn default_remedy(code: ErrorCode) -> Option<String> {
         ErrorCode::Timeout => "the same call may succeed if retried; a narrower request may finish sooner",
         ErrorCode::InternalError => "retrying the same call will not help; try another approach",
         ErrorCode::InvalidToolOutput => "retrying the same call will not help; try a different request",
+        ErrorCode::SemanticViolation => "fix every listed argument and call the tool again",
+        ErrorCode::PermissionDenied => {
+            "retrying will not help; do not work around it — tell the user if this action is needed"
+        }
+        ErrorCode::BudgetExhausted => {
+            "retrying will not help until the budget is raised; tell the user, or do without this call"
+        }
+        ErrorCode::IdempotencyConflict => {
+            "resend the original arguments with this key, or use a new key for a different request"
+        }
+        ErrorCode::CommitRejected => "prepare the call again, then commit it with the new token",
         // A code added later gets no remedy until one is written here.
         #[allow(unreachable_patterns)]
         _ => return None,
@@ -147,5 +158,89 @@ pub(crate) fn invalid_output(tool: &str, problem: &OutputProblem) -> String {
     format!(
         "tool {} produced output that cannot be returned: {problem}",
         quoted(tool)
+    )
+}
+
+// --- The security gates (`crate::security`): refusals and previews. ---------------------------
+// None of these names a capability, a rule, a limit or a budget figure: the model learns what
+// failed and what to do next, not how the policy is built.
+
+pub(crate) fn semantic_violation(tool: &str, violations: &[Violation]) -> String {
+    let list: Vec<String> = violations.iter().map(Violation::to_string).collect();
+    format!(
+        "arguments for tool {} break its rules: {}",
+        quoted(tool),
+        list.join("; ")
+    )
+}
+
+pub(crate) fn semantic_violation_remedy(tool: &str) -> String {
+    format!("fix every listed argument and call {} again", quoted(tool))
+}
+
+pub(crate) fn permission_denied(tool: &str) -> String {
+    format!(
+        "tool {} is not permitted for this caller; nothing was run",
+        quoted(tool)
+    )
+}
+
+pub(crate) fn approval_required(tool: &str) -> String {
+    format!(
+        "tool {} needs the user's approval before it runs; nothing was run",
+        quoted(tool)
+    )
+}
+
+pub(crate) fn approval_required_remedy() -> String {
+    "ask the user to approve this call, then call it again".to_string()
+}
+
+pub(crate) fn budget_exhausted(tool: &str) -> String {
+    format!(
+        "tool {} would exceed this caller's budget; nothing was run",
+        quoted(tool)
+    )
+}
+
+pub(crate) fn idempotency_conflict(tool: &str) -> String {
+    format!(
+        "the idempotency key was already used for tool {} with different arguments; nothing was run",
+        quoted(tool)
+    )
+}
+
+/// `why` is one of the fixed phrases of `security::CommitProblem::phrase`.
+pub(crate) fn commit_rejected(tool: &str, why: &str) -> String {
+    format!(
+        "commit of tool {} rejected: {why}; nothing was run",
+        quoted(tool)
+    )
+}
+
+pub(crate) fn prepare_required_remedy(tool: &str) -> String {
+    format!(
+        "call {} in prepare mode first, show the preview, then commit it with its token",
+        quoted(tool)
+    )
+}
+
+/// The preview a prepare returns: what would run, on what, and how to commit it.
+pub(crate) fn preview(
+    tool: &str,
+    effect: &str,
+    target: Option<&str>,
+    arguments: &str,
+    token: &str,
+    ttl_secs: u64,
+) -> String {
+    let on = match target {
+        Some(target) => format!(" on {}", quoted(target)),
+        None => String::new(),
+    };
+    format!(
+        "preview: tool {} would {effect}{on} with arguments {arguments}; nothing has run yet — to run it, commit the same call with token {} within {ttl_secs} s",
+        quoted(tool),
+        quoted(token)
     )
 }
