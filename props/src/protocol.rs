@@ -34,7 +34,10 @@ impl<'a> Arbitrary<'a> for ProtocolLine {
 
 impl fmt::Debug for ProtocolLine {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        writeln!(f, "// protocol_messages reproduction; run it as a test in props/tests:")?;
+        writeln!(
+            f,
+            "// protocol_messages reproduction; run it as a test in props/tests:"
+        )?;
         writeln!(
             f,
             "harness_ref_props::protocol::check(&harness_ref_props::protocol::ProtocolLine {{ line: b\"{}\".to_vec() }});",
@@ -60,9 +63,13 @@ pub fn check(input: &ProtocolLine) {
     let reply = decode_reply(line);
     let hello = decode_hello(line);
 
-    for err in [command.as_ref().err(), reply.as_ref().err(), hello.as_ref().err()]
-        .into_iter()
-        .flatten()
+    for err in [
+        command.as_ref().err(),
+        reply.as_ref().err(),
+        hello.as_ref().err(),
+    ]
+    .into_iter()
+    .flatten()
     {
         check_error(err, line);
     }
@@ -70,9 +77,21 @@ pub fn check(input: &ProtocolLine) {
         let expected = DecodeError::NotUtf8 {
             valid_up_to: e.valid_up_to(),
         };
-        assert_eq!(command.as_ref().err(), Some(&expected), "command from non-UTF-8");
-        assert_eq!(reply.as_ref().err(), Some(&expected), "reply from non-UTF-8");
-        assert_eq!(hello.as_ref().err(), Some(&expected), "hello from non-UTF-8");
+        assert_eq!(
+            command.as_ref().err(),
+            Some(&expected),
+            "command from non-UTF-8"
+        );
+        assert_eq!(
+            reply.as_ref().err(),
+            Some(&expected),
+            "reply from non-UTF-8"
+        );
+        assert_eq!(
+            hello.as_ref().err(),
+            Some(&expected),
+            "hello from non-UTF-8"
+        );
     }
 
     if let Ok(command) = command {

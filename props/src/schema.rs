@@ -49,7 +49,15 @@ pub enum Ty {
     Integer,
 }
 
-const TYS: [Ty; 7] = [Ty::Null, Ty::Boolean, Ty::Object, Ty::Array, Ty::Number, Ty::String, Ty::Integer];
+const TYS: [Ty; 7] = [
+    Ty::Null,
+    Ty::Boolean,
+    Ty::Object,
+    Ty::Array,
+    Ty::Number,
+    Ty::String,
+    Ty::Integer,
+];
 
 impl Ty {
     fn name(self) -> &'static str {
@@ -101,7 +109,18 @@ fn pattern_matches(index: usize, s: &str) -> bool {
 pub const KEYS: [&str; 8] = ["a", "b", "n", "", "a/b", "~1", "é", "x y"];
 
 /// Strings generated values draw from.
-pub const STRINGS: [&str; 10] = ["", "a", "abc", "x", "123", "é", "3", "true", "aaaaaaaaaaaa", "a\u{0}b"];
+pub const STRINGS: [&str; 10] = [
+    "",
+    "a",
+    "abc",
+    "x",
+    "123",
+    "é",
+    "3",
+    "true",
+    "aaaaaaaaaaaa",
+    "a\u{0}b",
+];
 
 /// Numbers generated values draw from: small integers, integral and fractional floats, and
 /// the edges of the integer representations.
@@ -237,7 +256,7 @@ const ALL_TAGS: usize = 13;
 
 fn read_small(r: &mut Reader<'_>) -> Option<u8> {
     let b = r.byte();
-    (b >= 128).then_some(b % 6)
+    (b >= 128).then(|| (b - 128) % 6)
 }
 
 fn write_small(w: &mut Writer, v: Option<u8>) {
@@ -279,7 +298,11 @@ fn write_bounds(w: &mut Writer, b: &Bounds, halves: bool) {
     write_small(w, b.multiple_of.map(|m| m - 1));
 }
 
-fn read_list<T>(r: &mut Reader<'_>, max: usize, mut item: impl FnMut(&mut Reader<'_>) -> T) -> Vec<T> {
+fn read_list<T>(
+    r: &mut Reader<'_>,
+    max: usize,
+    mut item: impl FnMut(&mut Reader<'_>) -> T,
+) -> Vec<T> {
     let n = r.choose(max + 1);
     (0..n).map(|_| item(r)).collect()
 }
@@ -287,13 +310,24 @@ fn read_list<T>(r: &mut Reader<'_>, max: usize, mut item: impl FnMut(&mut Reader
 impl Schema {
     /// Decodes a schema from fuzz bytes.
     pub fn read(r: &mut Reader<'_>, depth: usize) -> Schema {
-        let tags = if depth >= MAX_DEPTH { LEAF_TAGS } else { ALL_TAGS };
+        let tags = if depth >= MAX_DEPTH {
+            LEAF_TAGS
+        } else {
+            ALL_TAGS
+        };
         match r.choose(tags) {
             TAG_ANY => Schema::Any,
             TAG_TYPES => {
+                let first = TYS[r.choose(TYS.len())];
                 let mut tys = read_list(r, 2, |r| TYS[r.choose(TYS.len())]);
-                tys.insert(0, TYS[r.choose(TYS.len())]);
-                tys.dedup();
+                tys.insert(0, first);
+                // `type` arrays must not repeat a type (the meta-schema says so).
+                let mut seen = Vec::new();
+                tys.retain(|t| {
+                    let fresh = !seen.contains(t);
+                    seen.push(*t);
+                    fresh
+                });
                 Schema::Types(tys)
             }
             TAG_STR => Schema::Str {
@@ -304,8 +338,9 @@ impl Schema {
             TAG_INT => Schema::Int(read_bounds(r, false)),
             TAG_NUM => Schema::Num(read_bounds(r, true)),
             TAG_ENUM => {
+                let first = read_value(r, depth + 1);
                 let mut values = read_list(r, 2, |r| read_value(r, depth + 1));
-                values.insert(0, read_value(r, depth + 1));
+                values.insert(0, first);
                 Schema::Enum(values)
             }
             TAG_CONST => Schema::Const(read_value(r, depth + 1)),
@@ -366,7 +401,9 @@ impl Schema {
 }
 
 fn key_index(key: &str) -> usize {
-    KEYS.iter().position(|k| *k == key).expect("seed keys come from KEYS")
+    KEYS.iter()
+        .position(|k| *k == key)
+        .expect("seed keys come from KEYS")
 }
 
 impl Schema {
@@ -378,15 +415,19 @@ impl Schema {
                 w.choose(TAG_ANY);
             }
             Schema::Types(tys) => {
-                w.choose(TAG_TYPES).choose(tys.len() - 1);
                 let index = |t: &Ty| TYS.iter().position(|x| x == t).expect("a type");
-                // The first type is read after the extra ones' count, then the extra ones.
-                w.choose(index(&tys[0]));
+                w.choose(TAG_TYPES)
+                    .choose(index(&tys[0]))
+                    .choose(tys.len() - 1);
                 for t in &tys[1..] {
                     w.choose(index(t));
                 }
             }
-            Schema::Str { min_length, max_length, pattern } => {
+            Schema::Str {
+                min_length,
+                max_length,
+                pattern,
+            } => {
                 w.choose(TAG_STR);
                 write_small(w, *min_length);
                 write_small(w, *max_length);
@@ -401,8 +442,9 @@ impl Schema {
                 write_bounds(w, b, true);
             }
             Schema::Enum(values) => {
-                w.choose(TAG_ENUM).choose(values.len() - 1);
+                w.choose(TAG_ENUM);
                 write_value(w, &values[0]);
+                w.choose(values.len() - 1);
                 for v in &values[1..] {
                     write_value(w, v);
                 }
@@ -411,7 +453,14 @@ impl Schema {
                 w.choose(TAG_CONST);
                 write_value(w, v);
             }
-            Schema::Object { typed, properties, required, additional, min_properties, max_properties } => {
+            Schema::Object {
+                typed,
+                properties,
+                required,
+                additional,
+                min_properties,
+                max_properties,
+            } => {
                 w.choose(TAG_OBJECT).flag(*typed).choose(properties.len());
                 for (k, s) in properties {
                     w.choose(key_index(k));
@@ -439,7 +488,12 @@ impl Schema {
                 write_small(w, *min_properties);
                 write_small(w, *max_properties);
             }
-            Schema::Array { items, min_items, max_items, unique } => {
+            Schema::Array {
+                items,
+                min_items,
+                max_items,
+                unique,
+            } => {
                 w.choose(TAG_ARRAY).flag(items.is_some());
                 if let Some(s) = items {
                     s.write(w);
@@ -474,14 +528,23 @@ impl Schema {
             Schema::Any => json!({}),
             Schema::Types(tys) if tys.len() == 1 => json!({"type": tys[0].name()}),
             Schema::Types(tys) => json!({"type": tys.iter().map(|t| t.name()).collect::<Vec<_>>()}),
-            Schema::Object { typed, properties, required, additional, min_properties, max_properties } => {
+            Schema::Object {
+                typed,
+                properties,
+                required,
+                additional,
+                min_properties,
+                max_properties,
+            } => {
                 let mut m = Map::new();
                 if *typed {
                     m.insert("type".into(), json!("object"));
                 }
                 if !properties.is_empty() {
-                    let props: Map<String, Value> =
-                        properties.iter().map(|(k, s)| (k.clone(), s.to_json())).collect();
+                    let props: Map<String, Value> = properties
+                        .iter()
+                        .map(|(k, s)| (k.clone(), s.to_json()))
+                        .collect();
                     m.insert("properties".into(), Value::Object(props));
                 }
                 if !required.is_empty() {
@@ -503,7 +566,12 @@ impl Schema {
                 insert_small(&mut m, "maxProperties", *max_properties);
                 Value::Object(m)
             }
-            Schema::Array { items, min_items, max_items, unique } => {
+            Schema::Array {
+                items,
+                min_items,
+                max_items,
+                unique,
+            } => {
                 let mut m = Map::new();
                 m.insert("type".into(), json!("array"));
                 if let Some(s) = items {
@@ -516,7 +584,11 @@ impl Schema {
                 }
                 Value::Object(m)
             }
-            Schema::Str { min_length, max_length, pattern } => {
+            Schema::Str {
+                min_length,
+                max_length,
+                pattern,
+            } => {
                 let mut m = Map::new();
                 m.insert("type".into(), json!("string"));
                 insert_small(&mut m, "minLength", *min_length);
@@ -530,9 +602,15 @@ impl Schema {
             Schema::Num(b) => bounds_json("number", b, false),
             Schema::Enum(values) => json!({"enum": values}),
             Schema::Const(v) => json!({"const": v}),
-            Schema::AnyOf(bs) => json!({"anyOf": bs.iter().map(Schema::to_json).collect::<Vec<_>>()}),
-            Schema::AllOf(bs) => json!({"allOf": bs.iter().map(Schema::to_json).collect::<Vec<_>>()}),
-            Schema::OneOf(bs) => json!({"oneOf": bs.iter().map(Schema::to_json).collect::<Vec<_>>()}),
+            Schema::AnyOf(bs) => {
+                json!({"anyOf": bs.iter().map(Schema::to_json).collect::<Vec<_>>()})
+            }
+            Schema::AllOf(bs) => {
+                json!({"allOf": bs.iter().map(Schema::to_json).collect::<Vec<_>>()})
+            }
+            Schema::OneOf(bs) => {
+                json!({"oneOf": bs.iter().map(Schema::to_json).collect::<Vec<_>>()})
+            }
             Schema::Not(s) => json!({"not": s.to_json()}),
         }
     }
@@ -540,7 +618,12 @@ impl Schema {
     /// Every field name some `required` in the schema lists.
     pub fn required_names(&self, out: &mut BTreeSet<String>) {
         match self {
-            Schema::Object { properties, required, additional, .. } => {
+            Schema::Object {
+                properties,
+                required,
+                additional,
+                ..
+            } => {
                 out.extend(required.iter().cloned());
                 properties.iter().for_each(|(_, s)| s.required_names(out));
                 if let Additional::Schema(s) = additional {
@@ -595,7 +678,11 @@ const V_OBJECT: usize = 5;
 
 /// Decodes a JSON value drawn from the alphabets ([`KEYS`], [`STRINGS`], [`numbers`]).
 pub fn read_value(r: &mut Reader<'_>, depth: usize) -> Value {
-    let tags = if depth > MAX_DEPTH { V_ARRAY } else { V_OBJECT + 1 };
+    let tags = if depth > MAX_DEPTH {
+        V_ARRAY
+    } else {
+        V_OBJECT + 1
+    };
     match r.choose(tags) {
         V_NULL => Value::Null,
         V_BOOL => Value::Bool(r.flag()),
@@ -604,10 +691,12 @@ pub fn read_value(r: &mut Reader<'_>, depth: usize) -> Value {
             ns[r.choose(ns.len())].clone()
         }
         V_STRING => Value::String(STRINGS[r.choose(STRINGS.len())].to_string()),
-        V_ARRAY => Value::Array(read_list(r, 3, |r| read_value(r, depth + 1))),
+        // As many items and fields as `shaped` may produce, so that every generated value
+        // can be written back as a plain value.
+        V_ARRAY => Value::Array(read_list(r, 4, |r| read_value(r, depth + 1))),
         _ => {
             let mut m = Map::new();
-            for _ in 0..r.choose(4) {
+            for _ in 0..r.choose(6) {
                 let key = KEYS[r.choose(KEYS.len())].to_string();
                 let v = read_value(r, depth + 1);
                 m.insert(key, v);
@@ -627,11 +716,17 @@ pub fn write_value(w: &mut Writer, v: &Value) {
             w.choose(V_BOOL).flag(*b);
         }
         Value::Number(_) => {
-            let i = numbers().iter().position(|n| n == v).expect("a number from the alphabet");
+            let i = numbers()
+                .iter()
+                .position(|n| n == v)
+                .expect("a number from the alphabet");
             w.choose(V_NUMBER).choose(i);
         }
         Value::String(s) => {
-            let i = STRINGS.iter().position(|x| x == s).expect("a string from the alphabet");
+            let i = STRINGS
+                .iter()
+                .position(|x| x == s)
+                .expect("a string from the alphabet");
             w.choose(V_STRING).choose(i);
         }
         Value::Array(items) => {
@@ -678,7 +773,11 @@ fn shaped(r: &mut Reader<'_>, schema: &Schema, depth: usize) -> Value {
                 Ty::Object => read_value(r, depth),
             }
         }
-        Schema::Object { properties, additional, .. } => {
+        Schema::Object {
+            properties,
+            additional,
+            ..
+        } => {
             let mut m = Map::new();
             for (k, s) in properties {
                 if r.choose(4) != 0 {
@@ -721,7 +820,10 @@ pub fn json_equal(a: &Value, b: &Value) -> bool {
             xs.len() == ys.len() && xs.iter().zip(ys).all(|(x, y)| json_equal(x, y))
         }
         (Value::Object(xs), Value::Object(ys)) => {
-            xs.len() == ys.len() && xs.iter().all(|(k, x)| ys.get(k).is_some_and(|y| json_equal(x, y)))
+            xs.len() == ys.len()
+                && xs
+                    .iter()
+                    .all(|(k, x)| ys.get(k).is_some_and(|y| json_equal(x, y)))
         }
         _ => a == b,
     }
@@ -758,7 +860,10 @@ fn compare(n: &Number, bound: f64) -> std::cmp::Ordering {
         let f = i as f64;
         return f.partial_cmp(&bound).expect("finite");
     }
-    n.as_f64().expect("a number").partial_cmp(&bound).expect("finite")
+    n.as_f64()
+        .expect("a number")
+        .partial_cmp(&bound)
+        .expect("finite")
 }
 
 fn multiple_of(n: &Number, k: u8) -> bool {
@@ -782,7 +887,9 @@ struct Checked {
 fn objectish_here(schema: &Schema) -> bool {
     match schema {
         Schema::Types(tys) => tys.contains(&Ty::Object),
-        Schema::Object { typed, properties, .. } => *typed || !properties.is_empty(),
+        Schema::Object {
+            typed, properties, ..
+        } => *typed || !properties.is_empty(),
         Schema::AnyOf(bs) | Schema::AllOf(bs) | Schema::OneOf(bs) => bs.iter().any(objectish_here),
         _ => false,
     }
@@ -803,7 +910,14 @@ fn check(schema: &Schema, value: &Value, policy: Policy, at_location: bool) -> C
             // Closed with `additionalProperties: false`: an object must be empty.
             ok && !(closed && value.as_object().is_some_and(|m| !m.is_empty()))
         }
-        Schema::Object { properties, required, additional, min_properties, max_properties, .. } => {
+        Schema::Object {
+            typed,
+            properties,
+            required,
+            additional,
+            min_properties,
+            max_properties,
+        } => {
             match value {
                 Value::Object(m) => {
                     let mut ok = required.iter().all(|k| m.contains_key(k));
@@ -827,10 +941,17 @@ fn check(schema: &Schema, value: &Value, policy: Policy, at_location: bool) -> C
                     }
                     ok
                 }
-                _ => true,
+                // `"type": "object"` refuses everything else; without it, the keywords
+                // only apply to objects.
+                _ => !typed,
             }
         }
-        Schema::Array { items, min_items, max_items, unique } => match value {
+        Schema::Array {
+            items,
+            min_items,
+            max_items,
+            unique,
+        } => match value {
             Value::Array(xs) => {
                 let mut ok = min_items.is_none_or(|n| xs.len() >= usize::from(n));
                 ok &= max_items.is_none_or(|n| xs.len() <= usize::from(n));
@@ -844,9 +965,13 @@ fn check(schema: &Schema, value: &Value, policy: Policy, at_location: bool) -> C
                 }
                 ok
             }
-            _ => true,
+            _ => false,
         },
-        Schema::Str { min_length, max_length, pattern } => match value {
+        Schema::Str {
+            min_length,
+            max_length,
+            pattern,
+        } => match value {
             Value::String(s) => {
                 let len = s.chars().count();
                 min_length.is_none_or(|n| len >= usize::from(n))
@@ -884,7 +1009,10 @@ fn check(schema: &Schema, value: &Value, policy: Policy, at_location: bool) -> C
                 }
             }
             // Closed with `unevaluatedProperties: false`.
-            ok && !(closed && value.as_object().is_some_and(|m| m.keys().any(|k| !evaluated.contains(k))))
+            ok && !(closed
+                && value
+                    .as_object()
+                    .is_some_and(|m| m.keys().any(|k| !evaluated.contains(k))))
         }
         Schema::Not(s) => !check(s, value, policy, false).valid,
     };

@@ -1,10 +1,18 @@
-//! The hand-picked seeds, described in code and encoded with the byte grammar.
+//! The hand-picked seeds of the targets with structured inputs, described in code.
 //!
-//! Seeds for targets whose input is plain text (a tool_use block, a protocol line) are
-//! committed as files and read as they are; the ones listed here are the seeds for targets
-//! with structured inputs, which a person cannot type as bytes. `props/tests/replay.rs`
-//! checks that the committed files under `fuzz/seeds/` equal what this module produces, and
-//! rewrites them on request.
+//! Seeds for targets whose input is plain text (a tool_use block, a protocol line, a case
+//! file) are committed as files and read as they are. The ones here are for `cap_output` and
+//! `structured_call`, whose bytes a person cannot type: each is a readable description,
+//! encoded with the [`crate::bytes`] grammar. `props/tests/replay.rs` checks that the files
+//! under `fuzz/seeds/` are exactly what this module produces; to rewrite them after a change,
+//! run `WRITE_SEEDS=1 cargo test -p harness-ref-props --test replay`.
+
+use harness_ref::cap::{Strategy, Unit};
+use serde_json::json;
+
+use crate::cap::CapOutput;
+use crate::schema::{Additional, Bounds, Policy, Schema, Ty};
+use crate::structured::{Outcome, StructuredCall, TEXTS};
 
 /// A seed: its target, a descriptive file name, and its bytes.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -17,7 +25,501 @@ pub struct Seed {
     pub bytes: Vec<u8>,
 }
 
+fn cap(name: &'static str, limit: usize, unit: Unit, strategy: Strategy, output: &str) -> Seed {
+    let input = CapOutput {
+        limit,
+        unit,
+        strategy,
+        head_permille: 500,
+        repeat: 1,
+        chunk_sizes: vec![7, 1, 64],
+        output: output.as_bytes().to_vec(),
+    };
+    Seed {
+        target: "cap_output",
+        name,
+        bytes: input.to_bytes(),
+    }
+}
+
+fn stack_trace() -> String {
+    let mut s = String::from("Traceback (most recent call last):\n");
+    for i in 0..40 {
+        s.push_str(&format!(
+            "  File \"/srv/app/module_{i}.py\", line {i}, in handler_{i}\n"
+        ));
+    }
+    s.push_str("ValueError: invalid literal for int() with base 10: 'abc'");
+    s
+}
+
+fn cap_seeds() -> Vec<Seed> {
+    let trace = stack_trace();
+    let mut seeds = vec![
+        cap(
+            "fits-unchanged",
+            200,
+            Unit::Bytes,
+            Strategy::HeadTail,
+            "a short result\nwith two lines\n",
+        ),
+        cap(
+            "stack-trace-last-line-survives",
+            600,
+            Unit::Bytes,
+            Strategy::HeadTail,
+            &trace,
+        ),
+        cap(
+            "stack-trace-head-only",
+            600,
+            Unit::Bytes,
+            Strategy::HeadOnly,
+            &trace,
+        ),
+        cap(
+            "stack-trace-in-chars",
+            600,
+            Unit::Chars,
+            Strategy::HeadTail,
+            &trace,
+        ),
+        cap(
+            "multibyte-at-every-cut-bytes",
+            150,
+            Unit::Bytes,
+            Strategy::HeadTail,
+            &"é😀€a".repeat(60),
+        ),
+        cap(
+            "multibyte-at-every-cut-chars",
+            150,
+            Unit::Chars,
+            Strategy::HeadTail,
+            &"é😀€a".repeat(60),
+        ),
+        cap(
+            "limit-below-the-note",
+            40,
+            Unit::Bytes,
+            Strategy::HeadTail,
+            &"x".repeat(500),
+        ),
+        cap(
+            "limit-zero",
+            0,
+            Unit::Chars,
+            Strategy::HeadOnly,
+            "anything at all",
+        ),
+        cap(
+            "exactly-at-the-limit",
+            10,
+            Unit::Chars,
+            Strategy::HeadTail,
+            "ééééééééé\n",
+        ),
+        cap(
+            "one-over-the-limit",
+            130,
+            Unit::Bytes,
+            Strategy::HeadTail,
+            &"0123456789\n".repeat(12),
+        ),
+        cap(
+            "trailing-newline-last-line",
+            300,
+            Unit::Bytes,
+            Strategy::HeadTail,
+            &format!("{trace}\n"),
+        ),
+        cap(
+            "crlf-lines",
+            300,
+            Unit::Bytes,
+            Strategy::HeadTail,
+            &"row\r\n".repeat(100),
+        ),
+        cap(
+            "replacement-char-in-output",
+            120,
+            Unit::Chars,
+            Strategy::HeadTail,
+            &"\u{FFFD}ab\n".repeat(60),
+        ),
+    ];
+    let mut invalid = CapOutput {
+        limit: 100,
+        unit: Unit::Bytes,
+        strategy: Strategy::HeadTail,
+        head_permille: 500,
+        repeat: 3,
+        chunk_sizes: vec![2, 3],
+        output: b"bytes \xff\xfe then \xc3 a split \xe2\x82 sequence\n".to_vec(),
+    };
+    seeds.push(Seed {
+        target: "cap_output",
+        name: "invalid-utf8-refused-by-the-reader",
+        bytes: invalid.to_bytes(),
+    });
+    invalid.output = "a line split across reads: 😀😀😀\n"
+        .repeat(10)
+        .into_bytes();
+    invalid.chunk_sizes = vec![1, 2, 3];
+    seeds.push(Seed {
+        target: "cap_output",
+        name: "code-points-split-across-reads",
+        bytes: invalid.to_bytes(),
+    });
+    let mut skewed = CapOutput {
+        limit: 400,
+        unit: Unit::Chars,
+        strategy: Strategy::HeadTail,
+        head_permille: 1100,
+        repeat: 8,
+        chunk_sizes: vec![256],
+        output: b"head-heavy split clamped to 1000 permille\n".to_vec(),
+    };
+    seeds.push(Seed {
+        target: "cap_output",
+        name: "head-share-over-1000-is-clamped",
+        bytes: skewed.to_bytes(),
+    });
+    skewed.head_permille = 0;
+    seeds.push(Seed {
+        target: "cap_output",
+        name: "head-share-zero-keeps-tail-only",
+        bytes: skewed.to_bytes(),
+    });
+    seeds
+}
+
+fn object(properties: Vec<(&str, Schema)>, required: &[&str], additional: Additional) -> Schema {
+    Schema::Object {
+        typed: true,
+        properties: properties
+            .into_iter()
+            .map(|(k, s)| (k.to_string(), s))
+            .collect(),
+        required: required.iter().map(|k| k.to_string()).collect(),
+        additional,
+        min_properties: None,
+        max_properties: None,
+    }
+}
+
+fn int(minimum: Option<f64>, maximum: Option<f64>) -> Schema {
+    Schema::Int(Bounds {
+        minimum,
+        maximum,
+        ..Bounds::default()
+    })
+}
+
+fn string() -> Schema {
+    Schema::Str {
+        min_length: None,
+        max_length: None,
+        pattern: None,
+    }
+}
+
+fn call(
+    name: &'static str,
+    policy: Policy,
+    outcome: Outcome,
+    schema: Schema,
+    args: serde_json::Value,
+) -> Seed {
+    let input = StructuredCall {
+        policy,
+        outcome,
+        schema,
+        args,
+    };
+    Seed {
+        target: "structured_call",
+        name,
+        bytes: input.to_bytes(),
+    }
+}
+
+fn structured_seeds() -> Vec<Seed> {
+    let ok = || Outcome::Text(TEXTS[1].to_string());
+    let n_schema = || object(vec![("n", int(None, None))], &["n"], Additional::Absent);
+    vec![
+        call(
+            "valid-call-runs-once",
+            Policy::Reject,
+            ok(),
+            n_schema(),
+            json!({"n": 3}),
+        ),
+        call(
+            "string-for-integer-is-not-coerced",
+            Policy::Reject,
+            ok(),
+            n_schema(),
+            json!({"n": "3"}),
+        ),
+        call(
+            "integral-float-is-an-integer",
+            Policy::Reject,
+            Outcome::EchoArgs,
+            n_schema(),
+            json!({"n": 1.0}),
+        ),
+        call(
+            "missing-required-field",
+            Policy::Reject,
+            ok(),
+            n_schema(),
+            json!({}),
+        ),
+        call(
+            "unknown-field-in-closed-object",
+            Policy::Reject,
+            ok(),
+            n_schema(),
+            json!({"n": 1, "b": true}),
+        ),
+        call(
+            "unknown-field-allowed-by-policy",
+            Policy::Allow,
+            Outcome::EchoArgs,
+            n_schema(),
+            json!({"n": 1, "b": true}),
+        ),
+        call(
+            "arguments-not-an-object",
+            Policy::Reject,
+            ok(),
+            n_schema(),
+            json!([1, "a"]),
+        ),
+        call(
+            "every-violation-at-once",
+            Policy::Reject,
+            ok(),
+            object(
+                vec![
+                    ("n", int(Some(0.0), Some(7.0))),
+                    (
+                        "a",
+                        Schema::Str {
+                            min_length: Some(2),
+                            max_length: Some(4),
+                            pattern: Some(0),
+                        },
+                    ),
+                    ("b", Schema::Enum(vec![json!("abc"), json!(1)])),
+                ],
+                &["n", "a", "b"],
+                Additional::Forbid,
+            ),
+            json!({"n": 255, "a": "123", "x y": null}),
+        ),
+        call(
+            "pointer-escaping-in-field-names",
+            Policy::Reject,
+            ok(),
+            object(
+                vec![("a/b", int(None, None)), ("~1", string())],
+                &["a/b", "~1"],
+                Additional::Absent,
+            ),
+            json!({"a/b": "3", "é": 1}),
+        ),
+        call(
+            "nested-object-closed-too",
+            Policy::Reject,
+            Outcome::EchoArgs,
+            object(
+                vec![("a", object(vec![("b", string())], &[], Additional::Absent))],
+                &["a"],
+                Additional::Allow,
+            ),
+            json!({"a": {"b": "x", "n": 1}}),
+        ),
+        call(
+            "any-of-closed-with-unevaluated-properties",
+            Policy::Reject,
+            Outcome::EchoArgs,
+            Schema::AnyOf(vec![
+                object(vec![("a", string())], &["a"], Additional::Absent),
+                object(vec![("b", int(None, None))], &["b"], Additional::Absent),
+            ]),
+            json!({"a": "x", "b": 1, "n": null}),
+        ),
+        call(
+            "all-of-branches-declare-fields",
+            Policy::Reject,
+            Outcome::EchoArgs,
+            Schema::AllOf(vec![
+                object(vec![("a", string())], &[], Additional::Absent),
+                object(vec![("b", int(None, None))], &[], Additional::Absent),
+            ]),
+            json!({"a": "x", "b": 1}),
+        ),
+        call(
+            "one-of-both-match",
+            Policy::Reject,
+            ok(),
+            Schema::OneOf(vec![
+                Schema::Types(vec![Ty::Object]),
+                object(vec![], &[], Additional::Allow),
+            ]),
+            json!({}),
+        ),
+        call(
+            "unique-items-numbers-equal-by-value",
+            Policy::Reject,
+            ok(),
+            object(
+                vec![(
+                    "a",
+                    Schema::Array {
+                        items: None,
+                        min_items: None,
+                        max_items: Some(3),
+                        unique: true,
+                    },
+                )],
+                &[],
+                Additional::Absent,
+            ),
+            json!({"a": [1, 1.0]}),
+        ),
+        call(
+            "multiple-of-huge-integer",
+            Policy::Reject,
+            ok(),
+            object(
+                vec![(
+                    "n",
+                    Schema::Int(Bounds {
+                        multiple_of: Some(3),
+                        ..Bounds::default()
+                    }),
+                )],
+                &[],
+                Additional::Absent,
+            ),
+            json!({"n": u64::MAX}),
+        ),
+        call(
+            "exclusive-bounds-on-halves",
+            Policy::Reject,
+            ok(),
+            object(
+                vec![(
+                    "n",
+                    Schema::Num(Bounds {
+                        exclusive_minimum: Some(-2.5),
+                        exclusive_maximum: Some(0.5),
+                        ..Bounds::default()
+                    }),
+                )],
+                &[],
+                Additional::Absent,
+            ),
+            json!({"n": 0.5}),
+        ),
+        call(
+            "string-length-counts-code-points",
+            Policy::Reject,
+            ok(),
+            object(
+                vec![(
+                    "a",
+                    Schema::Str {
+                        min_length: Some(1),
+                        max_length: Some(1),
+                        pattern: Some(4),
+                    },
+                )],
+                &[],
+                Additional::Absent,
+            ),
+            json!({"a": "é"}),
+        ),
+        call(
+            "not-excludes-a-type",
+            Policy::Reject,
+            ok(),
+            object(
+                vec![("n", Schema::Not(Box::new(Schema::Types(vec![Ty::String]))))],
+                &[],
+                Additional::Absent,
+            ),
+            json!({"n": "3"}),
+        ),
+        call(
+            "const-null",
+            Policy::Reject,
+            ok(),
+            object(
+                vec![("n", Schema::Const(json!(null)))],
+                &["n"],
+                Additional::Absent,
+            ),
+            json!({"n": null}),
+        ),
+        call(
+            "handler-refuses",
+            Policy::Reject,
+            Outcome::Refuse(TEXTS[2].to_string()),
+            n_schema(),
+            json!({"n": 1}),
+        ),
+        call(
+            "handler-unavailable",
+            Policy::Reject,
+            Outcome::Unavailable,
+            n_schema(),
+            json!({"n": 1}),
+        ),
+        call(
+            "handler-internal-error",
+            Policy::Reject,
+            Outcome::Internal,
+            n_schema(),
+            json!({"n": 1}),
+        ),
+        call(
+            "handler-panics",
+            Policy::Reject,
+            Outcome::Panic,
+            n_schema(),
+            json!({"n": 1}),
+        ),
+        call(
+            "handler-returns-nan",
+            Policy::Reject,
+            Outcome::NonFinite,
+            n_schema(),
+            json!({"n": 1}),
+        ),
+        call(
+            "handler-mutates-its-copy",
+            Policy::Reject,
+            Outcome::MutateAndEcho,
+            n_schema(),
+            json!({"n": 1}),
+        ),
+        call(
+            "handler-returns-json-edges",
+            Policy::Allow,
+            Outcome::Json(json!({"a": [u64::MAX, i64::MIN, -0.0], "é": "a\u{0}b", "n": 1e300})),
+            Schema::Any,
+            json!({}),
+        ),
+    ]
+}
+
 /// Every generated seed.
 pub fn all() -> Vec<Seed> {
-    Vec::new()
+    let mut seeds = cap_seeds();
+    seeds.extend(structured_seeds());
+    seeds
 }

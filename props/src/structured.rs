@@ -1,0 +1,386 @@
+//! `structured_call`: a schema built from the keywords harness-ref supports, arguments shaped
+//! like it (or not), and what the handler does → validation is right and the handler is safe.
+//!
+//! The oracle is [`crate::schema::satisfies`], written independently of the harness: the
+//! harness must refuse exactly the arguments the oracle refuses (no coercion, closed objects
+//! per its documented policy), never run the handler for them, hand the handler exactly the
+//! arguments sent, report violations that point at something in the arguments, and turn each
+//! handler outcome into its outcome class.
+
+use std::collections::BTreeSet;
+use std::fmt;
+use std::sync::{Arc, Mutex};
+
+use arbitrary::{Arbitrary, Unstructured};
+use harness_ref::{
+    ErrorCode, Execution, Harness, HarnessConfig, Registry, Tool, ToolError, ToolOutput, ToolValue,
+    UnknownFields,
+};
+use serde_json::{json, Value};
+
+use crate::bytes::{rust_byte_string, Reader, Writer};
+use crate::schema::{read_args, write_value, Policy, Schema};
+use crate::DELIBERATE_PANIC;
+
+/// What the handler does when it runs.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Outcome {
+    /// Returns this text.
+    Text(String),
+    /// Returns this JSON value.
+    Json(Value),
+    /// Returns its arguments as JSON.
+    EchoArgs,
+    /// Refuses (a domain error written for the model).
+    Refuse(String),
+    /// Its service is unreachable.
+    Unavailable,
+    /// Fails with an internal error whose detail holds [`SECRET`].
+    Internal,
+    /// Returns a NaN inside an object.
+    NonFinite,
+    /// Panics, with [`SECRET`] in the panic message.
+    Panic,
+    /// Mutates its own copy of the arguments, then returns it.
+    MutateAndEcho,
+}
+
+/// A marker in private details; it must never reach the content.
+pub const SECRET: &str = "SECRET-5be1d0";
+
+const OUTCOMES: usize = 9;
+
+/// Texts a handler returns or refuses with (arbitrary text is `cap_output`'s job).
+pub const TEXTS: [&str; 5] = [
+    "",
+    "done",
+    "the file is read-only; ask for a writable path",
+    "é😀 line one\nline two\n",
+    "Traceback (most recent call last):\n  File \"tool.py\", line 3\nValueError: bad",
+];
+
+fn text_index(s: &str) -> usize {
+    TEXTS
+        .iter()
+        .position(|t| *t == s)
+        .expect("a text from TEXTS")
+}
+
+impl Outcome {
+    fn read(r: &mut Reader<'_>) -> Outcome {
+        match r.choose(OUTCOMES) {
+            0 => Outcome::Text(TEXTS[r.choose(TEXTS.len())].to_string()),
+            1 => Outcome::Json(crate::schema::read_value(r, 1)),
+            2 => Outcome::EchoArgs,
+            3 => Outcome::Refuse(TEXTS[r.choose(TEXTS.len())].to_string()),
+            4 => Outcome::Unavailable,
+            5 => Outcome::Internal,
+            6 => Outcome::NonFinite,
+            7 => Outcome::Panic,
+            _ => Outcome::MutateAndEcho,
+        }
+    }
+
+    fn write(&self, w: &mut Writer) {
+        match self {
+            Outcome::Text(s) => {
+                w.choose(0).choose(text_index(s));
+            }
+            Outcome::Json(v) => {
+                w.choose(1);
+                write_value(w, v);
+            }
+            Outcome::EchoArgs => {
+                w.choose(2);
+            }
+            Outcome::Refuse(s) => {
+                w.choose(3).choose(text_index(s));
+            }
+            Outcome::Unavailable => {
+                w.choose(4);
+            }
+            Outcome::Internal => {
+                w.choose(5);
+            }
+            Outcome::NonFinite => {
+                w.choose(6);
+            }
+            Outcome::Panic => {
+                w.choose(7);
+            }
+            Outcome::MutateAndEcho => {
+                w.choose(8);
+            }
+        }
+    }
+
+    fn run(&self, mut args: Value) -> Result<ToolOutput, ToolError> {
+        match self {
+            Outcome::Text(s) => Ok(ToolOutput::text(s.clone())),
+            Outcome::Json(v) => Ok(ToolOutput::json(v.clone())),
+            Outcome::EchoArgs => Ok(ToolOutput::json(args)),
+            Outcome::Refuse(s) => Err(ToolError::refused(s.clone())),
+            Outcome::Unavailable => {
+                Err(ToolError::unavailable("the backing service did not answer"))
+            }
+            Outcome::Internal => Err(ToolError::internal(format!("connection string {SECRET}"))),
+            Outcome::NonFinite => Ok(ToolOutput::Json(ToolValue::Object(vec![(
+                "x".into(),
+                ToolValue::Float(f64::NAN),
+            )]))),
+            Outcome::Panic => panic!("{DELIBERATE_PANIC}: {SECRET}"),
+            Outcome::MutateAndEcho => {
+                if let Value::Object(m) = &mut args {
+                    m.insert("mutated".into(), json!(true));
+                    m.clear();
+                }
+                Ok(ToolOutput::json(args))
+            }
+        }
+    }
+}
+
+/// One structured call: a tool's schema and policy, what its handler does, the arguments.
+#[derive(Clone, PartialEq)]
+pub struct StructuredCall {
+    /// The tool's unknown-fields policy.
+    pub policy: Policy,
+    /// What the handler does.
+    pub outcome: Outcome,
+    /// The tool's input schema.
+    pub schema: Schema,
+    /// The call's `input`.
+    pub args: Value,
+}
+
+impl StructuredCall {
+    /// Decodes an input from fuzz bytes.
+    pub fn read(r: &mut Reader<'_>) -> StructuredCall {
+        let policy = if r.flag() {
+            Policy::Allow
+        } else {
+            Policy::Reject
+        };
+        let outcome = Outcome::read(r);
+        let schema = Schema::read(r, 0);
+        let args = read_args(r, &schema);
+        StructuredCall {
+            policy,
+            outcome,
+            schema,
+            args,
+        }
+    }
+
+    /// The bytes [`StructuredCall::read`] decodes back into `self` (values from the
+    /// generator's alphabets only).
+    pub fn to_bytes(&self) -> Vec<u8> {
+        let mut w = Writer::new();
+        w.flag(self.policy == Policy::Allow);
+        self.outcome.write(&mut w);
+        self.schema.write(&mut w);
+        w.choose(0); // arguments as a plain value
+        write_value(&mut w, &self.args);
+        w.finish()
+    }
+
+    /// The call as a `tool_use` block.
+    pub fn block(&self) -> Value {
+        json!({"type": "tool_use", "id": "toolu_fuzz", "name": "t", "input": self.args})
+    }
+}
+
+impl<'a> Arbitrary<'a> for StructuredCall {
+    fn arbitrary(u: &mut Unstructured<'a>) -> arbitrary::Result<Self> {
+        Ok(StructuredCall::read(&mut Reader::new(crate::all_bytes(u))))
+    }
+}
+
+impl fmt::Debug for StructuredCall {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        writeln!(f, "// structured_call reproduction")?;
+        writeln!(
+            f,
+            "// policy: {:?}; handler: {:?}",
+            self.policy, self.outcome
+        )?;
+        writeln!(f, "// schema: {}", self.schema.to_json())?;
+        writeln!(f, "// input:  {}", self.args)?;
+        writeln!(
+            f,
+            "// oracle: {}",
+            if crate::schema::satisfies(&self.schema, &self.args, self.policy) {
+                "valid"
+            } else {
+                "invalid"
+            }
+        )?;
+        writeln!(f, "// run it as a test in props/tests:")?;
+        writeln!(
+            f,
+            "harness_ref_props::structured::check(&harness_ref_props::decode(b\"{}\").unwrap());",
+            rust_byte_string(&self.to_bytes())
+        )
+    }
+}
+
+/// The property. Panics with a description when an invariant fails.
+pub fn check(input: &StructuredCall) {
+    crate::quiet_deliberate_panics();
+    let schema_json = input.schema.to_json();
+    let received: Arc<Mutex<Vec<Value>>> = Arc::default();
+    let log = Arc::clone(&received);
+    let outcome = input.outcome.clone();
+    let handler = move |args: Value, _ctx: &harness_ref::CallContext<'_>| {
+        log.lock().expect("the log").push(args.clone());
+        outcome.run(args)
+    };
+    let policy = match input.policy {
+        Policy::Reject => UnknownFields::Reject,
+        Policy::Allow => UnknownFields::Allow,
+    };
+    let mut registry = Registry::new();
+    let tool = Tool::new("t", "A tool.", schema_json.clone(), handler)
+        .unknown_fields(policy)
+        .execution(Execution::Inline);
+    if let Err(e) = registry.register(tool) {
+        panic!("a valid schema was refused at registration: {e:?}\nschema: {schema_json}");
+    }
+    let harness = Harness::new(registry, HarnessConfig::default());
+    let result = harness.handle(input.block());
+    crate::tool_use::check_envelope(&result, harness.config().cap);
+    assert_eq!(result.tool_use_id(), Some("toolu_fuzz"), "the id");
+    assert!(
+        !result.content().contains(SECRET),
+        "a private detail leaked: {}",
+        result.content()
+    );
+
+    let runs = received.lock().expect("the log").clone();
+    let code = result.code();
+    let ctx = || {
+        format!(
+            "\nschema: {schema_json}\ninput: {}\nresult: {result:?}",
+            input.args
+        )
+    };
+
+    // Arguments that are not an object are a malformed call; the handler never runs.
+    if !input.args.is_object() {
+        assert_eq!(
+            code,
+            Some(ErrorCode::MalformedCall),
+            "non-object arguments{}",
+            ctx()
+        );
+        assert!(
+            runs.is_empty(),
+            "the handler ran for non-object arguments{}",
+            ctx()
+        );
+        return;
+    }
+
+    let oracle = crate::schema::satisfies(&input.schema, &input.args, input.policy);
+    let refused = code == Some(ErrorCode::InvalidArguments);
+    assert_eq!(
+        refused,
+        !oracle,
+        "the harness {} arguments the independent check finds {}{}",
+        if refused { "refused" } else { "accepted" },
+        if oracle { "valid" } else { "invalid" },
+        ctx()
+    );
+    if refused {
+        assert!(
+            runs.is_empty(),
+            "the handler ran for invalid arguments{}",
+            ctx()
+        );
+        let violations = result.violations();
+        assert!(
+            !violations.is_empty(),
+            "invalid_arguments without violations{}",
+            ctx()
+        );
+        let mut required = BTreeSet::new();
+        input.schema.required_names(&mut required);
+        for v in violations {
+            assert!(
+                crate::pointer_is_explained(&v.pointer, &input.args, &required),
+                "violation {v} points at nothing in the arguments{}",
+                ctx()
+            );
+        }
+        return;
+    }
+
+    // Valid: the handler ran once, with exactly the arguments sent (no coercion, no drops).
+    assert_eq!(
+        runs.len(),
+        1,
+        "the handler ran {} times for a valid call{}",
+        runs.len(),
+        ctx()
+    );
+    assert_eq!(
+        runs[0],
+        input.args,
+        "the handler received other arguments than were sent{}",
+        ctx()
+    );
+    let content = result.content();
+    match &input.outcome {
+        Outcome::Text(s) => {
+            assert!(!result.is_error(), "a text result became an error{}", ctx());
+            if result.truncation().is_none() {
+                assert_eq!(content, s, "text content{}", ctx());
+            }
+        }
+        Outcome::Json(v) => json_content(&result, v, &ctx),
+        Outcome::EchoArgs => json_content(&result, &input.args, &ctx),
+        Outcome::MutateAndEcho => json_content(&result, &json!({}), &ctx),
+        Outcome::Refuse(s) => {
+            assert_eq!(code, Some(ErrorCode::ToolRefused), "refusal{}", ctx());
+            assert!(
+                content.contains(s.as_str()) || result.truncation().is_some(),
+                "the refusal's message is not shown{}",
+                ctx()
+            );
+        }
+        Outcome::Unavailable => {
+            assert_eq!(
+                code,
+                Some(ErrorCode::ToolUnavailable),
+                "transport failure{}",
+                ctx()
+            );
+            assert!(result.retryable(), "a transport failure is retryable");
+        }
+        Outcome::Internal | Outcome::Panic => {
+            assert_eq!(
+                code,
+                Some(ErrorCode::InternalError),
+                "internal failure{}",
+                ctx()
+            );
+        }
+        Outcome::NonFinite => {
+            assert_eq!(
+                code,
+                Some(ErrorCode::InvalidToolOutput),
+                "NaN output{}",
+                ctx()
+            );
+        }
+    }
+}
+
+fn json_content(result: &harness_ref::ToolResult, expected: &Value, ctx: &dyn Fn() -> String) {
+    assert!(!result.is_error(), "a JSON result became an error{}", ctx());
+    if result.truncation().is_none() {
+        let shown: Value = serde_json::from_str(result.content())
+            .unwrap_or_else(|e| panic!("JSON output shown as something else ({e}){}", ctx()));
+        assert_eq!(&shown, expected, "JSON output changed on the way{}", ctx());
+    }
+}
