@@ -20,6 +20,7 @@ pub mod case;
 pub mod checks;
 pub mod client;
 pub mod driver;
+pub mod generate;
 pub mod loader;
 pub mod matrix;
 pub mod needs;

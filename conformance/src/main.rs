@@ -19,6 +19,9 @@ use harness_conformance::runner::{self, RunConfig, RunResult};
 use harness_conformance::verdict::Verdict;
 use harness_conformance::{matrix, needs, select};
 
+#[path = "generate/cli.rs"]
+mod fuzz_cli;
+
 mod review;
 
 #[derive(Parser, Debug)]
@@ -55,6 +58,8 @@ enum Cmd {
     Selftest(SelftestArgs),
     /// Run the suite against several harnesses and write a Markdown and an HTML grid.
     Matrix(MatrixArgs),
+    /// Generate cases, check the universal requirements, and shrink any failure to a case file.
+    Fuzz(fuzz_cli::FuzzArgs),
     /// Review the wording snapshots a `run --snapshots <DIR>` left as `.snap.new` files:
     /// show each diff and accept, reject or skip it (docs/wording.md).
     Review(review::ReviewArgs),
@@ -236,6 +241,7 @@ fn real_main(cli: Cli) -> Result<ExitCode, String> {
         }
         Cmd::Selftest(args) => cmd_selftest(args),
         Cmd::Matrix(args) => cmd_matrix(args),
+        Cmd::Fuzz(args) => fuzz_cli::run(args),
         Cmd::Review(args) => review::review(&args),
         Cmd::Accept { dir } => review::review(&review::ReviewArgs::all(dir, true)),
         Cmd::Reject { dir } => review::review(&review::ReviewArgs::all(dir, false)),

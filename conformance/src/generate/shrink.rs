@@ -1,0 +1,487 @@
+//! Shrinking: the smaller models to try in place of a failing one, coarsest first.
+//!
+//! Greedy delta debugging over the case's structure: drop calls, drop tools, drop the
+//! configuration, simplify behaviours and outputs, then schemas, then arguments. The caller
+//! ([`super::shrink_model`]) runs each candidate through the adapter and keeps the first that
+//! still breaks the same requirement; the oracle judges every candidate afresh, so a call the
+//! original case called invalid is re-checked by the reference validator in its shrunk form,
+//! and a candidate whose arguments became valid is judged as valid.
+
+use harness_conformance_protocol::{Behavior, Gen, Lines, Output, Size};
+use harness_ref_props::schema::{Additional, Bounds, Schema};
+use serde_json::{Map, Value};
+
+use super::model::{CallModel, Input, Model};
+
+/// Candidate models, each strictly simpler than `m` in one respect.
+pub fn candidates(m: &Model) -> Vec<Model> {
+    let mut out = Vec::new();
+    // Fewer calls.
+    if m.calls.len() > 1 {
+        for i in 0..m.calls.len() {
+            let mut c = m.clone();
+            c.calls.remove(i);
+            out.push(c);
+        }
+    }
+    // Fewer tools (calls to a removed tool then name an unknown tool).
+    if m.tools.len() > 1 {
+        for i in 0..m.tools.len() {
+            let mut c = m.clone();
+            c.tools.remove(i);
+            out.push(c);
+        }
+    }
+    if m.cap.is_some() {
+        let mut c = m.clone();
+        c.cap = None;
+        out.push(c);
+    }
+    if m.deadline_ms.is_some() {
+        let mut c = m.clone();
+        c.deadline_ms = None;
+        out.push(c);
+    }
+    // Simpler behaviours and shorter outputs.
+    for (i, t) in m.tools.iter().enumerate() {
+        for b in behaviors(&t.behavior) {
+            let mut c = m.clone();
+            c.tools[i].behavior = b;
+            out.push(c);
+        }
+        if t.marker.is_some() {
+            let mut c = m.clone();
+            c.tools[i].marker = None;
+            out.push(c);
+        }
+    }
+    // Smaller schemas.
+    for (i, t) in m.tools.iter().enumerate() {
+        for s in schemas(&t.schema) {
+            let mut c = m.clone();
+            c.tools[i].schema = s;
+            out.push(c);
+        }
+    }
+    // Smaller arguments and plainer calls.
+    for (i, call) in m.calls.iter().enumerate() {
+        if let CallModel::Block { id, name, input } = call {
+            let values: Vec<Input> = match input {
+                Input::Value(v) => values(v).into_iter().map(Input::Value).collect(),
+                Input::Text(t) => {
+                    let mut v = Vec::new();
+                    if let Ok(parsed) = serde_json::from_str::<Value>(t) {
+                        v.push(Input::Value(parsed));
+                    }
+                    if t.len() > 2 {
+                        v.push(Input::Text(halve(t)));
+                    }
+                    v
+                }
+            };
+            for input in values {
+                let mut c = m.clone();
+                c.calls[i] = CallModel::Block {
+                    id: id.clone(),
+                    name: name.clone(),
+                    input,
+                };
+                out.push(c);
+            }
+            if let Some(Value::String(s)) = id {
+                if s.len() > 2 && s.chars().count() > 1 {
+                    let mut c = m.clone();
+                    let mut short: String = s.chars().take(s.chars().count() / 2).collect();
+                    short = short.trim().to_owned();
+                    if !short.is_empty()
+                        && !m.calls.iter().any(|x| x.id_str() == Some(short.as_str()))
+                    {
+                        c.calls[i] = CallModel::Block {
+                            id: Some(Value::from(short)),
+                            name: name.clone(),
+                            input: input.clone(),
+                        };
+                        out.push(c);
+                    }
+                }
+            }
+        }
+    }
+    out
+}
+
+fn halve(s: &str) -> String {
+    let n = s.chars().count() / 2;
+    s.chars().take(n).collect()
+}
+
+fn output_candidates(o: &Output) -> Vec<Output> {
+    let mut out = Vec::new();
+    match o {
+        Output::Text(t) if !t.is_empty() => {
+            out.push(Output::Text(String::new()));
+            out.push(Output::Text(halve(t)));
+        }
+        Output::Json(v) if !v.is_null() => out.push(Output::Json(Value::Null)),
+        Output::Generate(g) => {
+            for g in gens(g) {
+                out.push(Output::Generate(g));
+            }
+        }
+        _ => {}
+    }
+    out
+}
+
+fn gens(g: &Gen) -> Vec<Gen> {
+    let mut out = Vec::new();
+    match g {
+        Gen::Text { text } if !text.is_empty() => out.push(Gen::Text { text: halve(text) }),
+        Gen::Repeat { repeat, size } => {
+            for size in sizes(size) {
+                out.push(Gen::Repeat {
+                    repeat: repeat.clone(),
+                    size,
+                });
+            }
+            if repeat.chars().count() > 1 {
+                out.push(Gen::Repeat {
+                    repeat: halve(repeat),
+                    size: *size,
+                });
+            }
+            if repeat != "a" {
+                out.push(Gen::Repeat {
+                    repeat: "a".into(),
+                    size: *size,
+                });
+            }
+        }
+        Gen::Lines { lines } => {
+            for size in sizes(&lines.size) {
+                out.push(Gen::Lines {
+                    lines: Lines {
+                        size,
+                        ..lines.clone()
+                    },
+                });
+            }
+            if lines.last.chars().count() > 1 {
+                out.push(Gen::Lines {
+                    lines: Lines {
+                        last: halve(&lines.last),
+                        ..lines.clone()
+                    },
+                });
+            }
+            if lines.width > 8 {
+                out.push(Gen::Lines {
+                    lines: Lines {
+                        width: (lines.width / 2).max(7),
+                        ..lines.clone()
+                    },
+                });
+            }
+        }
+        Gen::Concat { concat } => {
+            for (i, part) in concat.iter().enumerate() {
+                out.push(part.clone());
+                if concat.len() > 1 {
+                    let mut rest = concat.clone();
+                    rest.remove(i);
+                    out.push(Gen::Concat { concat: rest });
+                }
+                for p in gens(part) {
+                    let mut c = concat.clone();
+                    c[i] = p;
+                    out.push(Gen::Concat { concat: c });
+                }
+            }
+        }
+        _ => {}
+    }
+    out
+}
+
+fn sizes(s: &Size) -> Vec<Size> {
+    match *s {
+        Size::Exact(n) if n > 0 => vec![Size::Exact(0), Size::Exact(n / 2)],
+        Size::Relative { cap, plus } => {
+            let mut v = Vec::new();
+            if cap > 1.0 {
+                v.push(Size::Relative { cap: 1.0, plus: 1 });
+                v.push(Size::Relative {
+                    cap: ((cap * 2.0).floor() / 4.0).max(1.0),
+                    plus,
+                });
+            } else if cap > 0.0 {
+                v.push(Size::Relative {
+                    cap: 0.0,
+                    plus: plus.max(0),
+                });
+            }
+            if plus != 0 && cap >= 1.0 {
+                v.push(Size::Relative {
+                    cap,
+                    plus: plus.signum(),
+                });
+            }
+            v
+        }
+        _ => Vec::new(),
+    }
+}
+
+fn behaviors(b: &Behavior) -> Vec<Behavior> {
+    let mut out = Vec::new();
+    match b {
+        Behavior::Sleep { sleep_ms, then } => {
+            out.push((**then).clone());
+            if *sleep_ms > 1 {
+                out.push(Behavior::Sleep {
+                    sleep_ms: sleep_ms / 2,
+                    then: then.clone(),
+                });
+            }
+            for t in behaviors(then) {
+                out.push(Behavior::Sleep {
+                    sleep_ms: *sleep_ms,
+                    then: Box::new(t),
+                });
+            }
+        }
+        Behavior::MutateArgs { mutate_args, then } => {
+            out.push((**then).clone());
+            for t in behaviors(then) {
+                out.push(Behavior::MutateArgs {
+                    mutate_args: mutate_args.clone(),
+                    then: Box::new(t),
+                });
+            }
+        }
+        Behavior::Return { output } => {
+            for o in output_candidates(output) {
+                out.push(Behavior::Return { output: o });
+            }
+        }
+        Behavior::Raise { raise } => {
+            out.push(Behavior::Return {
+                output: Output::Text("ok".into()),
+            });
+            if raise.secret.is_none() && raise.message.chars().count() > 4 {
+                let mut r = raise.clone();
+                r.message = halve(&r.message);
+                out.push(Behavior::Raise { raise: r });
+            }
+        }
+    }
+    out
+}
+
+/// Smaller schemas: fewer properties and constraints, subschemas replaced by `{}`.
+pub fn schemas(s: &Schema) -> Vec<Schema> {
+    let mut out = Vec::new();
+    match s {
+        Schema::Object {
+            typed,
+            properties,
+            required,
+            additional,
+            min_properties,
+            max_properties,
+        } => {
+            let base = |p: Vec<(String, Schema)>, r: Vec<String>, a: Additional, minp, maxp| {
+                Schema::Object {
+                    typed: *typed,
+                    properties: p,
+                    required: r,
+                    additional: a,
+                    min_properties: minp,
+                    max_properties: maxp,
+                }
+            };
+            for i in 0..properties.len() {
+                let mut p = properties.clone();
+                let (name, _) = p.remove(i);
+                let r: Vec<String> = required.iter().filter(|x| **x != name).cloned().collect();
+                out.push(base(
+                    p,
+                    r,
+                    additional.clone(),
+                    *min_properties,
+                    *max_properties,
+                ));
+            }
+            for i in 0..required.len() {
+                let mut r = required.clone();
+                r.remove(i);
+                out.push(base(
+                    properties.clone(),
+                    r,
+                    additional.clone(),
+                    *min_properties,
+                    *max_properties,
+                ));
+            }
+            if let Additional::Schema(_) = additional {
+                out.push(base(
+                    properties.clone(),
+                    required.clone(),
+                    Additional::Allow,
+                    *min_properties,
+                    *max_properties,
+                ));
+                out.push(base(
+                    properties.clone(),
+                    required.clone(),
+                    Additional::Forbid,
+                    *min_properties,
+                    *max_properties,
+                ));
+            }
+            if min_properties.is_some() || max_properties.is_some() {
+                out.push(base(
+                    properties.clone(),
+                    required.clone(),
+                    additional.clone(),
+                    None,
+                    None,
+                ));
+            }
+            for (i, (name, sub)) in properties.iter().enumerate() {
+                for smaller in schemas(sub)
+                    .into_iter()
+                    .chain((*sub != Schema::Any).then_some(Schema::Any))
+                {
+                    let mut p = properties.clone();
+                    p[i] = (name.clone(), smaller);
+                    out.push(base(
+                        p,
+                        required.clone(),
+                        additional.clone(),
+                        *min_properties,
+                        *max_properties,
+                    ));
+                }
+            }
+        }
+        Schema::Array {
+            items,
+            min_items,
+            max_items,
+            unique,
+        } => {
+            if min_items.is_some() || max_items.is_some() || *unique {
+                out.push(Schema::Array {
+                    items: items.clone(),
+                    min_items: None,
+                    max_items: None,
+                    unique: false,
+                });
+            }
+            if let Some(sub) = items {
+                out.push(Schema::Array {
+                    items: None,
+                    min_items: *min_items,
+                    max_items: *max_items,
+                    unique: *unique,
+                });
+                for smaller in schemas(sub) {
+                    out.push(Schema::Array {
+                        items: Some(Box::new(smaller)),
+                        min_items: *min_items,
+                        max_items: *max_items,
+                        unique: *unique,
+                    });
+                }
+            }
+        }
+        Schema::Str {
+            min_length,
+            max_length,
+            pattern,
+        } if min_length.is_some() || max_length.is_some() || pattern.is_some() => {
+            out.push(Schema::Str {
+                min_length: None,
+                max_length: None,
+                pattern: None,
+            });
+        }
+        Schema::Int(b) if *b != Bounds::default() => out.push(Schema::Int(Bounds::default())),
+        Schema::Num(b) if *b != Bounds::default() => out.push(Schema::Num(Bounds::default())),
+        Schema::Enum(vs) if vs.len() > 1 => out.push(Schema::Enum(vs[..1].to_vec())),
+        Schema::AnyOf(bs) | Schema::AllOf(bs) | Schema::OneOf(bs) => {
+            out.extend(bs.iter().cloned());
+        }
+        Schema::Not(inner) => out.push((**inner).clone()),
+        Schema::Types(ts) if ts.len() > 1 => out.push(Schema::Types(ts[..1].to_vec())),
+        _ => {}
+    }
+    out
+}
+
+/// Smaller values: fewer keys and items, simpler leaves.
+pub fn values(v: &Value) -> Vec<Value> {
+    let mut out = Vec::new();
+    match v {
+        Value::Object(m) => {
+            for k in m.keys() {
+                let mut c = m.clone();
+                c.remove(k);
+                out.push(Value::Object(c));
+            }
+            for (k, x) in m {
+                for smaller in values(x) {
+                    let mut c: Map<String, Value> = m.clone();
+                    c.insert(k.clone(), smaller);
+                    out.push(Value::Object(c));
+                }
+            }
+        }
+        Value::Array(xs) => {
+            for i in 0..xs.len() {
+                let mut c = xs.clone();
+                c.remove(i);
+                out.push(Value::Array(c));
+            }
+            for (i, x) in xs.iter().enumerate() {
+                for smaller in values(x) {
+                    let mut c = xs.clone();
+                    c[i] = smaller;
+                    out.push(Value::Array(c));
+                }
+            }
+        }
+        Value::String(s) if !s.is_empty() => out.push(Value::String(halve(s))),
+        Value::Number(n) if n.as_i64() != Some(0) => out.push(Value::from(0)),
+        Value::Bool(true) => out.push(Value::Bool(false)),
+        _ => {}
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn values_shrink_toward_empty() {
+        let v = json!({"a": [1, "xyz"], "b": true});
+        let c = values(&v);
+        assert!(c.contains(&json!({"b": true})));
+        assert!(c.contains(&json!({"a": [1, "xyz"]})));
+        assert!(c.contains(&json!({"a": ["xyz"], "b": true})));
+        assert!(c.contains(&json!({"a": [1, "x"], "b": true})));
+        assert!(c.iter().all(|x| x != &v));
+        assert!(values(&json!(0)).is_empty());
+    }
+
+    #[test]
+    fn relative_sizes_shrink_toward_the_cap() {
+        let s = sizes(&Size::Relative { cap: 4.0, plus: 3 });
+        assert!(s.contains(&Size::Relative { cap: 1.0, plus: 1 }));
+        assert!(s.contains(&Size::Relative { cap: 2.0, plus: 3 }));
+        assert!(sizes(&Size::Exact(0)).is_empty());
+    }
+}
