@@ -93,11 +93,26 @@ fn main() {
             n as f64 / t.as_secs_f64()
         );
     }
-    let inproc_1 = median((0..reps).map(|_| run_suite(&cases, 1, None).0).collect());
-    let diff = process_1.saturating_sub(inproc_1);
+    let _ = process_1;
+    // Round-trip overhead of the process path, on the cases whose handlers do not sleep (the
+    // sleeps dominate the suite's wall time and would drown the difference).
+    let quick: Vec<&Case> = cases
+        .iter()
+        .copied()
+        .filter(|c| !serde_json::to_string(c).unwrap().contains("\"sleep_ms\""))
+        .collect();
+    let q = quick.len();
+    let inproc = median((0..reps).map(|_| run_suite(&quick, 1, None).0).collect());
+    let process = median(
+        (0..reps)
+            .map(|_| run_suite(&quick, 1, Some(&cmd)).0)
+            .collect(),
+    );
     println!(
-        "process minus in-process, 1 worker: {:.1} µs per case",
-        diff.as_secs_f64() * 1e6 / n as f64
+        "{q} cases without handler sleeps, 1 worker: in-process {:.3} s, process {:.3} s; process overhead {:.1} µs per case",
+        inproc.as_secs_f64(),
+        process.as_secs_f64(),
+        process.saturating_sub(inproc).as_secs_f64() * 1e6 / q as f64
     );
 
     // CPU cost of the protocol itself: encode every run command, decode a reply of the size

@@ -291,6 +291,22 @@ impl ProcessHarness {
     }
 }
 
+/// What makes a decoded reply impossible: not exactly one of `results`, `skip`, `error`, or
+/// `invocations` beside a `skip` (the same rule as `Reply::outcome`, checked here so that the
+/// error can quote the bytes).
+fn shape_problem(r: &Reply) -> Option<&'static str> {
+    let answers = usize::from(r.results.is_some())
+        + usize::from(r.skip.is_some())
+        + usize::from(r.error.is_some());
+    if answers != 1 {
+        return Some("a reply has exactly one of `results`, `skip`, `error`");
+    }
+    if r.skip.is_some() && r.invocations.is_some() {
+        return Some("a `skip` reply carries no `invocations`");
+    }
+    None
+}
+
 fn stderr_note(p: &AdapterProcess) -> String {
     let tail = p.stderr_tail();
     let tail = tail.trim_end();
@@ -348,6 +364,15 @@ impl Harness for ProcessHarness {
                 )))
             }
         };
+        if let Some(problem) = shape_problem(&reply) {
+            return Err(self.fail(err(
+                AdapterErrorKind::Garbage,
+                format!(
+                    "the reply is not a valid message: {problem}; the adapter sent {}",
+                    quote_bytes(&bytes)
+                ),
+            )));
+        }
         if reply.seq != seq || reply.case != case.id {
             return Err(self.fail(err(
                 AdapterErrorKind::WrongAnswer,
@@ -447,6 +472,13 @@ impl Harness for InProcess {
             ));
         }
         match worker.rx.recv_timeout(timeout) {
+            Ok(reply) if reply.case != case.id => Err(err(
+                AdapterErrorKind::WrongAnswer,
+                format!(
+                    "asked case {:?}, the in-process adapter answered for {:?}",
+                    case.id, reply.case
+                ),
+            )),
             Ok(mut reply) => {
                 reply.seq = 0;
                 Ok(reply)

@@ -129,6 +129,13 @@ fn a_stderr_flood_neither_blocks_nor_grows() {
 }
 
 #[test]
+fn a_reply_with_two_answers_is_quoted() {
+    let r = run_mode("two-answers", Duration::from_secs(10));
+    assert_contained(&r, "exactly one of `results`, `skip`, `error`");
+    assert_contained(&r, "and also skipped");
+}
+
+#[test]
 fn an_answer_for_another_case_is_an_error() {
     let r = run_mode("wrong-id", Duration::from_secs(10));
     assert_contained(&r, "adapter_wrong_answer");

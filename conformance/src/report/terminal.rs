@@ -96,6 +96,14 @@ pub fn render(r: &Report) -> String {
     }
     out.push_str(&crate::teaching::render_terminal(r));
     let totals: Vec<String> = r.totals().iter().map(|(v, n)| format!("{n} {v}")).collect();
+    if let Some(h) = &r.run.hello {
+        let i = &h.implementation;
+        let _ = write!(
+            out,
+            "\nimplementation: {} {} ({})",
+            i.name, i.version, i.language
+        );
+    }
     let _ = writeln!(
         out,
         "\n{} — {} case(s) in {:.2}s: {}",

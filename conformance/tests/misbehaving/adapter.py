@@ -57,6 +57,10 @@ def misbehave(seq, case):
             sys.stdout.write(chunk)
         sys.stdout.write("\n")
         sys.stdout.flush()
+    elif MODE == "two-answers":
+        reply = answer(seq, case)
+        reply["skip"] = "and also skipped"
+        send(reply)
     elif MODE == "wrong-id":
         reply = answer(seq, case)
         reply["case"] = "somewhere/else"
