@@ -115,7 +115,7 @@ impl SnapshotRun {
                 out,
                 "\nsnapshots: FAILED — {} difference(s) written as .{NEW_EXT} beside the stored ones.\n\
                  Review them: harness-conformance review {}   (a = accept, r = reject, s = skip)\n\
-                 or, inside a cargo workspace: cargo insta review --workspace-root <workspace>",
+                 or, when the directory is inside a cargo package: cargo insta review --manifest-path <its Cargo.toml>",
                 differing.len(),
                 crate::report::shell_quote(&self.dir.display().to_string())
             );
