@@ -291,6 +291,14 @@ impl ProcessHarness {
     }
 }
 
+/// `Command::Run` by reference: the same JSON without cloning the case for every send.
+#[derive(serde::Serialize)]
+struct RunRef<'a> {
+    cmd: &'static str,
+    seq: u64,
+    case: &'a WireCase,
+}
+
 /// What makes a decoded reply impossible: not exactly one of `results`, `skip`, `error`, or
 /// `invocations` beside a `skip` (the same rule as `Reply::outcome`, checked here so that the
 /// error can quote the bytes).
@@ -334,9 +342,10 @@ impl Harness for ProcessHarness {
         self.ensure_started()?;
         self.seq += 1;
         let seq = self.seq;
-        let line = serde_json::to_string(&Command::Run {
+        let line = serde_json::to_string(&RunRef {
+            cmd: "run",
             seq,
-            case: case.clone(),
+            case,
         })
         .expect("commands serialize");
         let deadline = Instant::now() + timeout;
@@ -505,5 +514,26 @@ impl Harness for InProcess {
                 ))
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn run_by_reference_encodes_like_the_command() {
+        let case: WireCase = serde_json::from_value(serde_json::json!({
+            "id": "a/b", "tools": [], "calls": [{"id": "x", "name": "t", "input": {}}]
+        }))
+        .unwrap();
+        let by_ref = serde_json::to_string(&RunRef {
+            cmd: "run",
+            seq: 3,
+            case: &case,
+        })
+        .unwrap();
+        let owned = serde_json::to_string(&Command::Run { seq: 3, case }).unwrap();
+        assert_eq!(by_ref, owned);
     }
 }

@@ -147,8 +147,12 @@ impl AdapterProcess {
             .stdin
             .as_mut()
             .ok_or_else(|| std::io::Error::new(std::io::ErrorKind::BrokenPipe, "stdin closed"))?;
-        stdin.write_all(line.as_bytes())?;
-        stdin.write_all(b"\n")?;
+        // One write per message: the pipe is unbuffered, and a second syscall for the newline
+        // would wake the adapter twice.
+        let mut buf = Vec::with_capacity(line.len() + 1);
+        buf.extend_from_slice(line.as_bytes());
+        buf.push(b'\n');
+        stdin.write_all(&buf)?;
         stdin.flush()
     }
 
