@@ -75,6 +75,18 @@ fn parse_duration(s: &str) -> Result<Duration, String> {
     Ok(Duration::from_secs_f64(v * scale))
 }
 
+/// The reference adapter's binary: the one built next to this binary when there is one.
+fn adapter_binary() -> String {
+    std::env::current_exe()
+        .ok()
+        .and_then(|exe| exe.parent().map(|d| d.join("harness-ref-adapter")))
+        .filter(|p| p.exists())
+        .map_or_else(
+            || "harness-ref-adapter".to_owned(),
+            |p| p.display().to_string(),
+        )
+}
+
 pub fn run(args: FuzzArgs) -> Result<ExitCode, String> {
     let seed = args.seed.unwrap_or_else(|| {
         std::time::SystemTime::now()
@@ -116,7 +128,7 @@ pub fn run(args: FuzzArgs) -> Result<ExitCode, String> {
                     format!("the reference's broken variant `{name}`"),
                     format!(
                         " --harness {}",
-                        shell_quote(&format!("harness-ref-adapter --fault {name}"))
+                        shell_quote(&format!("{} --fault {name}", adapter_binary()))
                     ),
                 )
             }

@@ -121,14 +121,17 @@ impl ToolModel {
         json
     }
 
-    /// The tool as the protocol sends it.
+    /// The tool as the protocol sends it (decoded, so fields added to the protocol later
+    /// take their defaults).
     pub fn to_tool(&self) -> ToolDef {
-        ToolDef {
-            name: self.name.clone(),
-            description: format!("A generated tool ({}).", self.shape),
-            input_schema: self.schema_json(),
-            behavior: self.behavior.clone(),
-        }
+        let behavior = serde_json::to_value(&self.behavior).expect("behaviours serialize");
+        serde_json::from_value(serde_json::json!({
+            "name": self.name,
+            "description": format!("A generated tool ({}).", self.shape),
+            "input_schema": self.schema_json(),
+            "behavior": behavior,
+        }))
+        .expect("a generated tool decodes")
     }
 }
 

@@ -16,7 +16,7 @@
 //! them and the case file a finding is written as fails in `run --case-file` for the same
 //! reason it failed here.
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::BTreeSet;
 
 use harness_conformance_protocol::{
     materialize, measure, resolve_case, Behavior, Capabilities, Output, RaiseKind, Strategy,
@@ -275,21 +275,29 @@ fn sleeps_past(b: &Behavior, deadline: Option<u64>) -> bool {
 
 /// The wire case a model becomes (expectations empty), for the runner's cap and size logic.
 pub fn bare_case(model: &Model, id: &str) -> Case {
-    Case {
-        id: id.to_owned(),
-        requirements: vec!["CORR-1".into()],
-        description: "generated".into(),
-        needs: Vec::new(),
-        config: model.config(),
-        tools: model.tools.iter().map(|t| t.to_tool()).collect(),
-        calls: model.calls.iter().map(CallModel::to_call).collect(),
-        expect: Expect {
-            results: vec![ResultExpect::default(); model.calls.len()],
-            invocations: BTreeMap::new(),
-            received_args: None,
-            history_unchanged: false,
-        },
-    }
+    let tools: Vec<Value> = model
+        .tools
+        .iter()
+        .map(|t| serde_json::to_value(t.to_tool()).expect("tools serialize"))
+        .collect();
+    let calls: Vec<Value> = model
+        .calls
+        .iter()
+        .map(|c| serde_json::to_value(c.to_call()).expect("calls serialize"))
+        .collect();
+    // Decoded rather than built, so fields added to the case format later take their defaults.
+    let mut case: Case = serde_json::from_value(serde_json::json!({
+        "id": id,
+        "requirements": ["CORR-1"],
+        "description": "generated",
+        "config": serde_json::to_value(model.config()).expect("configs serialize"),
+        "tools": tools,
+        "calls": calls,
+        "expect": {"results": []},
+    }))
+    .expect("a generated case decodes");
+    case.expect = expect_of(model.calls.len(), &[], true);
+    case
 }
 
 fn result(index: usize, f: impl FnOnce(&mut ResultExpect)) -> ItemKind {
@@ -668,18 +676,15 @@ pub fn expect_of(n_calls: usize, items: &[&Item], ids_checked: bool) -> Expect {
     } else {
         IdExpect::Unchecked
     };
-    let mut e = Expect {
-        results: vec![
-            ResultExpect {
-                tool_use_id: id,
-                ..ResultExpect::default()
-            };
-            n_calls
-        ],
-        invocations: BTreeMap::new(),
-        received_args: None,
-        history_unchanged: false,
-    };
+    let mut e: Expect = serde_json::from_value(serde_json::json!({"results": []}))
+        .expect("an empty expect decodes");
+    e.results = vec![
+        ResultExpect {
+            tool_use_id: id,
+            ..ResultExpect::default()
+        };
+        n_calls
+    ];
     for it in items {
         match &it.kind {
             ItemKind::Result(i, r) => {

@@ -244,10 +244,8 @@ fn top_schema(rng: &mut Rng, scope: &Scope) -> Schema {
         .filter(|_| rng.chance(50))
         .map(|(k, _)| k.clone())
         .collect();
-    if rng.chance(5) {
-        if !required.iter().any(|r| r == "foxtrot") {
-            required.push("foxtrot".to_owned());
-        }
+    if rng.chance(5) && !required.iter().any(|r| r == "foxtrot") {
+        required.push("foxtrot".to_owned());
     }
     let additional = match rng.weighted(&[55, 25, 20]) {
         0 => Additional::Forbid,
