@@ -267,6 +267,12 @@ pub fn markdown(grid: &Grid) -> String {
         .map(|v| format!("{} {}", symbol(*v), v.as_str()))
         .collect();
     let _ = writeln!(out, "\n{}\n", legend.join(" · "));
+    let runs: Vec<(&str, &RunResult)> = grid
+        .columns
+        .iter()
+        .map(|c| (c.name.as_str(), &c.result))
+        .collect();
+    out.push_str(&crate::teaching::grid_markdown(&runs, grid.requirements));
     let names: Vec<String> = grid.columns.iter().map(|c| md(&c.name)).collect();
     let mut current: Option<Option<Level>> = None;
     for g in grid.groups() {

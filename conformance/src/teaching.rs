@@ -16,6 +16,8 @@
 use std::fmt::Write as _;
 
 use crate::report::Report;
+use crate::runner::RunResult;
+use crate::spec::Requirement;
 use crate::verdict::Verdict;
 
 /// One teaching-quality check and the requirements that carry it.
@@ -261,10 +263,61 @@ pub fn render_markdown(r: &Report) -> String {
     out
 }
 
+/// The scorecard of several harnesses side by side (for `matrix`): one row per check, one
+/// column per harness; empty when no teaching case ran.
+pub fn grid_markdown(columns: &[(&str, &RunResult)], requirements: &[Requirement]) -> String {
+    let cards: Vec<Vec<Row>> = columns
+        .iter()
+        .map(|(_, run)| {
+            rows(&Report {
+                run,
+                requirements,
+                target: "",
+                reproduce: "",
+            })
+        })
+        .collect();
+    if cards.iter().all(Vec::is_empty) {
+        return String::new();
+    }
+    let mut out = String::new();
+    let names: Vec<&str> = columns.iter().map(|(n, _)| *n).collect();
+    let _ = writeln!(
+        out,
+        "\n### Teaching\n\nSHOULD-level scorecard of the error wording (✓ pass, ✗ fail, – not judged).\n"
+    );
+    let _ = writeln!(
+        out,
+        "| check | {} |\n|---|{}",
+        names
+            .iter()
+            .map(|n| n.replace('|', "\\|"))
+            .collect::<Vec<_>>()
+            .join(" | "),
+        "---|".repeat(names.len())
+    );
+    for (i, check) in CHECKS.iter().enumerate() {
+        let cells: Vec<String> = cards
+            .iter()
+            .map(|card| match card.get(i) {
+                Some(row) => match row.status {
+                    Status::Pass => format!("✓ {}", row.passed),
+                    Status::Fail => {
+                        format!("✗ {}/{}", row.failed.len(), row.failed.len() + row.passed)
+                    }
+                    Status::NotJudged => "–".to_owned(),
+                },
+                None => "–".to_owned(),
+            })
+            .collect();
+        let _ = writeln!(out, "| {} | {} |", check.title, cells.join(" | "));
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::runner::RunResult;
     use crate::verdict::CaseOutcome;
     use std::time::Duration;
 
@@ -311,6 +364,28 @@ mod tests {
         let text = render_terminal(&report(&r));
         assert!(text.contains("FAIL") && text.contains("failing: teaching/a"));
         assert!(render_markdown(&report(&r)).contains("| ✗ | says what to do next"));
+    }
+
+    #[test]
+    fn the_grid_has_a_column_per_harness() {
+        let good = run(vec![CaseOutcome::new(
+            "teaching/a",
+            &["TEACH-8".into()],
+            Verdict::Pass,
+        )]);
+        let bad = run(vec![CaseOutcome::new(
+            "teaching/a",
+            &["TEACH-8".into()],
+            Verdict::Fail,
+        )]);
+        let md = grid_markdown(&[("ref", &good), ("other", &bad)], &[]);
+        assert!(md.contains("| check | ref | other |"), "{md}");
+        assert!(
+            md.contains("| says what to do next when that is known | ✓ 1 | ✗ 1/1 |"),
+            "{md}"
+        );
+        let none = run(vec![]);
+        assert_eq!(grid_markdown(&[("x", &none)], &[]), "");
     }
 
     #[test]
