@@ -246,3 +246,49 @@ fn reject_and_accept_all_need_no_answers() {
     assert_eq!(files(&dir, ".snap").len(), 2);
     assert_eq!(files(&dir, ".snap.new").len(), 0);
 }
+
+/// insta reads a file with awkward content and header exactly as we meant it: quoted YAML
+/// (leading `-`, `: `, quotes, control characters), escaped `\r`, trailing spaces, blank lines,
+/// a trailing newline and an empty result.
+#[test]
+fn insta_reads_awkward_files_as_written() {
+    use harness_conformance_protocol::ObservedResult;
+    let dir = scratch("awkward");
+    let results = [
+        ObservedResult {
+            tool_use_id: serde_json::json!("toolu_01"),
+            is_error: true,
+            content: "line one  \r\n\n\t- indented: \"quoted\" \u{feff}\nlast\n".to_owned(),
+            code: Some("invalid_arguments".to_owned()),
+            retryable: Some(false),
+            native: None,
+        },
+        ObservedResult {
+            tool_use_id: serde_json::Value::Null,
+            is_error: false,
+            content: String::new(),
+            code: None,
+            retryable: None,
+            native: None,
+        },
+    ];
+    let body = snapshot::render_body(&[Some("toolu_01"), None], &results);
+    let meta = Meta {
+        source: "conformance/cases/a/b.json".to_owned(),
+        description: "- starts with a dash: has \"quotes\", a tab\tand a # sign".to_owned(),
+        expression: "results of a/b".to_owned(),
+    };
+    let file = snapshot::render_file(&meta, &body);
+    std::fs::write(dir.join("conformance__a__b.snap"), &file).unwrap();
+    assert!(file.contains(
+        "description: \"- starts with a dash: has \\\"quotes\\\", a tab\\tand a # sign\"\n"
+    ));
+    assert!(body
+        .contains("│ line one  \\u{d}\n│\n│ \t- indented: \"quoted\" \\u{feff}\n│ last\n│\n└─\n"));
+    let parsed = snapshot::parse(&file).unwrap();
+    assert_eq!(parsed.body, body);
+    let mut settings = insta::Settings::clone_current();
+    settings.set_snapshot_path(&dir);
+    settings.set_prepend_module_to_snapshot(false);
+    settings.bind(|| insta::assert_snapshot!("conformance__a__b", body));
+}
