@@ -61,6 +61,8 @@ pub struct Filter {
     regex: Regex,
     /// When set, a match is replaced only if this accepts it (keeps false positives out).
     accept: Option<fn(&str) -> bool>,
+    /// The regex can only match text holding one of these (a cheap test before the regex).
+    hint: &'static [&'static str],
 }
 
 /// Characters that may precede a path (so `/tmp` inside a word or a JSON pointer is left alone).
@@ -87,20 +89,22 @@ fn generated_id(s: &str) -> bool {
 
 /// The documented filters, applied in this order (`docs/wording.md` lists them).
 pub static FILTERS: LazyLock<Vec<Filter>> = LazyLock::new(|| {
-    let f = |name, placeholder, example, re: &str, accept| Filter {
+    let f = |name, placeholder, example, re: &str, accept, hint| Filter {
         name,
         placeholder,
         example,
         regex: Regex::new(re).expect("filter regexes compile"),
         accept,
+        hint,
     };
     vec![
         f(
             "temporary paths (Unix /tmp, /var/tmp, macOS /var/folders, Windows …\\Temp\\…)",
             "[PATH]",
             "/tmp/pytest-of-ci/pytest-3/handler.py",
-            &format!(r"{PATH_LEAD}(?:/private)?/(?:tmp|var/tmp|var/folders)\b(?:/{PATH_BODY})?"),
+            &format!(r"{PATH_LEAD}(?:/private)?/(?:tmp|var/tmp|var/folders)(?-u:\b)(?:/{PATH_BODY})?"),
             None,
+            &["/tmp", "/var/"],
         ),
         f(
             "temporary paths (Windows)",
@@ -108,55 +112,63 @@ pub static FILTERS: LazyLock<Vec<Filter>> = LazyLock::new(|| {
             r"C:\Users\ci\AppData\Local\Temp\tmpa1b2\x.py",
             &format!(r"{PATH_LEAD}[A-Za-z]:\\(?:[^\s\\]+\\)*?(?:Temp|tmp)\\{PATH_BODY}"),
             None,
+            &[":\\"],
         ),
         f(
             "timestamps (ISO 8601 / RFC 3339)",
             "[TIMESTAMP]",
             "2026-11-30T00:12:09.123Z",
-            r"\b\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}:\d{2}(?:[.,]\d+)?(?:Z|[+-]\d{2}:?\d{2})?",
+            r"(?-u:\b)[0-9]{4}-[0-9]{2}-[0-9]{2}[T ][0-9]{2}:[0-9]{2}:[0-9]{2}(?:[.,][0-9]+)?(?:Z|[+-][0-9]{2}:?[0-9]{2})?",
             None,
+            &["0", "1", "2", "3", "4", "5", "6", "7", "8", "9"],
         ),
         f(
             "UUIDs",
             "[ID]",
             "3f2b8c1e-9a4d-4e6f-8b1a-2c3d4e5f6a7b",
-            r"(?i)\b[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\b",
+            r"(?i)(?-u:\b)[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}(?-u:\b)",
             None,
+            &["-"],
         ),
         f(
             "generated call, message and request ids (a known prefix, then 16+ mixed letters and digits)",
             "[ID]",
             "toolu_01A09q90qw90lq917835lq9x / call_Hq8cS3dUTHmXWpQW2vd1Fx7b",
-            r"\b(?:toolu|call|fc|chatcmpl|msg|req|run|resp)_[A-Za-z0-9]{16,}\b",
+            r"(?-u:\b)(?:toolu|call|fc|chatcmpl|msg|req|run|resp)_[A-Za-z0-9]{16,}(?-u:\b)",
             Some(generated_id),
+            &["_"],
         ),
         f(
             "long hexadecimal ids (32 to 64 hex digits mixing letters and digits, alone or after `_`: trace ids, hashes, pydantic-ai's `pyd_ai_…` call ids)",
             "[ID]",
             "4bf92f3577b34da6a3ce929d0e0e4736 / pyd_ai_d8ed9cc72f7746d899baea2faac9b52c",
-            r"(?P<lead>^|[^0-9A-Za-z])(?P<v>[0-9a-fA-F]{32,64})\b",
+            r"(?P<lead>^|[^0-9A-Za-z])(?P<v>[0-9a-fA-F]{32,64})(?-u:\b)",
             Some(hex_id),
+            &["0", "1", "2", "3", "4", "5", "6", "7", "8", "9"],
         ),
         f(
             "memory addresses (0x followed by 6 to 16 hex digits)",
             "[ADDR]",
             "<function handler at 0x7ffd5e8c1a40>",
-            r"\b0x[0-9a-fA-F]{6,16}\b",
+            r"(?-u:\b)0x[0-9a-fA-F]{6,16}(?-u:\b)",
             None,
+            &["0x"],
         ),
         f(
             "process ids (`pid 1234`, `pid=1234`, `process 1234`)",
             "[PID]",
             "worker pid=48213 exited",
-            r"(?i)(?P<lead>\b(?:pid|process)[ =:#]+)\d+\b",
+            r"(?i)(?P<lead>(?-u:\b)(?:pid|process)[ =:#]+)[0-9]+(?-u:\b)",
             None,
+            &["pid", "PID", "Pid", "rocess", "ROCESS"],
         ),
         f(
             "durations (a number with a time unit: ns, µs, us, ms, s, sec(s), second(s), millisecond(s), minute(s))",
             "[DURATION]",
             "timed out after 0.203s / within 50 ms",
-            r"\b\d+(?:\.\d+)?\s?(?:ns|µs|μs|us|ms|s|secs?|seconds?|milliseconds?|minutes?)\b",
+            r"(?-u:\b)[0-9]+(?:\.[0-9]+)?\s?(?:ns|µs|μs|us|ms|s|secs?|seconds?|milliseconds?|minutes?)(?-u:\b)",
             None,
+            &["0", "1", "2", "3", "4", "5", "6", "7", "8", "9"],
         ),
     ]
 });
@@ -165,7 +177,7 @@ pub static FILTERS: LazyLock<Vec<Filter>> = LazyLock::new(|| {
 pub fn apply_filters(text: &str) -> String {
     let mut out = text.to_owned();
     for f in FILTERS.iter() {
-        if !f.regex.is_match(&out) {
+        if !f.hint.iter().any(|h| out.contains(h)) || !f.regex.is_match(&out) {
             continue;
         }
         out = f
