@@ -175,7 +175,7 @@ pub fn review(args: &ReviewArgs) -> Result<ExitCode, String> {
         }
     }
     println!(
-        "{accepted} accepted, {rejected} rejected, {skipped} skipped (still pending) in {}",
+        "\n{accepted} accepted, {rejected} rejected, {skipped} skipped (still pending) in {}",
         args.dir.display()
     );
     Ok(if skipped == 0 {
