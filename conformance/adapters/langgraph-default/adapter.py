@@ -13,9 +13,10 @@ appends — what the model is shown on its next turn: `content`, `status == "err
 
 Tools: `StructuredTool.from_function(coroutine=..., args_schema=<pydantic model>)` — a pydantic
 args_schema is what langchain validates (a dict args_schema is not validated at all). The model is
-written from the case's schema by python-common/schema2py.py, with one injected field
-(`InjectedToolCallId`) so the handler learns its call id the documented way; the injected field is
-hidden from the schema the model sees. What the translation cannot express SKIPs.
+written from the case's schema by python-common/schema2py.py; what it cannot express SKIPs. The
+handler is not told its call id: langchain's way to tell it (an `InjectedToolCallId` field)
+changes behaviour — such a tool refuses to run for a call without an id — so invocations carry
+no `tool_use_id`.
 
 Handler errors, in langchain's idiom: domain → `ToolException` (langchain's "tool error" type),
 transport → `ConnectionError`, internal → `RuntimeError`.
@@ -33,24 +34,21 @@ import os
 import sys
 import warnings
 from importlib.metadata import version
-from typing import Annotated
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "python-common"))
 
 import hcproto  # noqa: E402
 import schema2py  # noqa: E402
 from langchain_core.messages import AIMessage, ToolMessage  # noqa: E402
-from langchain_core.tools import InjectedToolCallId, StructuredTool, ToolException  # noqa: E402
+from langchain_core.tools import StructuredTool, ToolException  # noqa: E402
 from langgraph.graph import END, START, MessagesState, StateGraph  # noqa: E402
 from langgraph.prebuilt import ToolNode  # noqa: E402
-from pydantic import create_model  # noqa: E402
 
 warnings.filterwarnings("ignore")
 logging.disable(logging.CRITICAL)
 
 HANDLE_ERRORS = "--handle-tool-errors" in sys.argv[1:]
 RAISERS = hcproto.Raisers(domain=ToolException, transport=ConnectionError, internal=RuntimeError)
-INJECTED = "tool_call_id"
 
 HELLO = {
     "implementation": {
@@ -73,8 +71,6 @@ HELLO = {
 
 def tool_for(tool: dict, unit: str, invocations: hcproto.Invocations) -> StructuredTool:
     schema = tool["input_schema"]
-    if isinstance(schema, dict) and INJECTED in (schema.get("properties") or {}):
-        raise hcproto.Skip(f"tool {tool['name']!r}: a property named {INJECTED!r} collides with the injected call id")
     try:
         model = schema2py.root_model(schema, tool["name"])
     except schema2py.Untranslatable as exc:
@@ -82,21 +78,16 @@ def tool_for(tool: dict, unit: str, invocations: hcproto.Invocations) -> Structu
     if schema2py.uses_aliases(model):
         raise hcproto.Skip(f"tool {tool['name']!r}: a property name is not a Python identifier, and "
                            "langchain passes validated arguments by field name")
-    args_schema = create_model(
-        model.__name__ + "_tool", __base__=model,
-        **{INJECTED: (Annotated[str, InjectedToolCallId], ...)},
-    )
     name, behavior = tool["name"], tool["behavior"]
 
     async def handler(**kwargs):
-        call_id = kwargs.pop(INJECTED, None)
         args = {k: v for k, v in kwargs.items() if v is not hcproto.UNSET}
-        invocations.record(name, call_id, args)
+        invocations.record(name, None, args)
         value = await hcproto.perform_async(behavior, args, unit, RAISERS)
         return value
 
     return StructuredTool.from_function(
-        coroutine=handler, name=name, description=tool["description"], args_schema=args_schema,
+        coroutine=handler, name=name, description=tool["description"], args_schema=model,
     )
 
 

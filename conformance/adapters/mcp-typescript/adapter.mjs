@@ -265,7 +265,8 @@ async function runCase(c) {
           native: result,
         });
       } catch (e) {
-        process.stderr.write(`harness raised for call ${JSON.stringify(call.id)}: ${String(e?.message ?? e).slice(0, 1000)}\n`);
+        const text = String(e?.message ?? e).split(/\s+/).join(' '); // one line, so readers can match it
+        process.stderr.write(`harness raised: ${text.slice(0, 1000)} [for call ${JSON.stringify(call.id)}]\n`);
       }
     }
   } finally {

@@ -96,7 +96,8 @@ def log_harness_raise(call_id: Any, exc: BaseException) -> None:
     exception goes to stderr so a human reading the run can see what happened.
     """
     text = "".join(traceback.format_exception_only(type(exc), exc)).strip()
-    print(f"harness raised for call {call_id!r}: {text[:1000]}", file=sys.stderr)
+    first = " ".join(text.split()) or type(exc).__name__  # one line, so readers can match it
+    print(f"harness raised: {first[:1000]} [for call {call_id!r}]", file=sys.stderr)
 
 
 # ---------------------------------------------------------------------------------------------

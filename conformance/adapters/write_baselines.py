@@ -1,0 +1,170 @@
+#!/usr/bin/env python3
+"""Write each adapter's baseline.json from a real run, with one plain-words reason per failing case.
+
+Why this exists: `harness-conformance run --write-baseline` records the runner's first finding,
+which is precise but terse ("expected 1 result(s), one per call; the harness returned 0"). A
+baseline is read by people deciding whether a harness suits them, so each entry should say what
+the harness DID. This script reads a run's JSON report, looks at the case (from `copy`) and, for
+calls that got no result, re-runs that one case through the adapter to capture the exception the
+harness raised (adapters write it to stderr). Nothing is invented: every reason is built from the
+run's findings, the case's own calls, and the adapter's stderr.
+
+    harness-conformance copy /tmp/suite
+    harness-conformance run --harness conformance/adapters/NAME/run --format json -o /tmp/NAME.jsonl
+    python3 conformance/adapters/write_baselines.py NAME /tmp/NAME.jsonl /tmp/suite 'conformance/adapters/NAME/run'
+
+Standard library only.
+"""
+
+import json
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+Q = r'"((?:[^"\\]|\\.)*)"'  # a quoted string as the runner prints it (JSON escapes)
+
+
+def unquote(text):
+    try:
+        return json.loads('"' + text + '"')
+    except ValueError:
+        return text
+
+
+def short(value, limit=70):
+    text = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
+    text = text.replace("\n", "\\n")
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def wire_case(case):
+    return {k: case[k] for k in ("id", "config", "tools", "calls") if k in case}
+
+
+def has_relative_size(value):
+    if isinstance(value, dict):
+        if "cap" in value and "plus" in value or (set(value) == {"cap"} and isinstance(value["cap"], (int, float))):
+            return True
+        return any(has_relative_size(v) for v in value.values())
+    if isinstance(value, list):
+        return any(has_relative_size(v) for v in value)
+    return False
+
+
+def raised(command, case):
+    """The first `harness raised ...` line the adapter writes for this case, or None."""
+    if has_relative_size(case.get("tools")):
+        return None
+    lines = [{"cmd": "start", "protocol": 1}, {"cmd": "run", "seq": 1, "case": wire_case(case)}, {"cmd": "stop"}]
+    stdin = "".join(json.dumps(m) + "\n" for m in lines)
+    try:
+        done = subprocess.run(["sh", "-c", command], input=stdin, capture_output=True, text=True, timeout=60)
+    except subprocess.TimeoutExpired:
+        return None
+    for line in done.stderr.splitlines():
+        match = re.match(r"harness raised: (.*) \[for call ", line)
+        if match:
+            return match.group(1)
+    return None
+
+
+def exception_words(text):
+    text = re.sub(r"^(?:\w+\.)+(\w+)", r"\1", text)  # module path off the exception's type
+    return short(text, 150)
+
+
+def reason_for(outcome, case, command, turn_wide):
+    messages = outcome.get("messages") or []
+    joined = " / ".join(messages)
+    calls = case.get("calls", [])
+    sent = [(c.get("arguments_text", c.get("input")) if isinstance(c, dict) else c) for c in calls]
+
+    if "declares no output cap" in joined:
+        size = re.search(r"content is (\d+) (chars|bytes)", joined)
+        if size:
+            return f"has no output cap: the whole {size.group(1)}-{size.group(2)[:-1]} output reaches the model uncut, with no note"
+        return "has no output cap, so it cannot be held to one (the output reaches the model uncut)"
+    if "leaks an internal error" in joined:
+        shown = re.search(r"generic message: " + Q, joined)
+        return f"shows the internal exception's text to the model: {short(unquote(shown.group(1)) if shown else '', 80)}"
+    got = re.search(r"expected (\d+) result\(s\), one per call; the harness returned (\d+)", joined)
+    if got:
+        what = raised(command, case)
+        scope = "the whole turn" if turn_wide else "that call"
+        if what:
+            return f"raises instead of answering ({exception_words(what)}); the model gets no result for {scope}"
+        if any(isinstance(c, dict) and "arguments_text" in c for c in calls):
+            return (f"returns {got.group(2)} result(s) for {got.group(1)} call(s) and raises nothing: a call whose "
+                    "arguments text does not parse is dropped without an answer")
+        if "timeout" in case["id"] or "deadline" in case["id"]:
+            return f"a call past its deadline raises a timeout in the caller instead of producing a result; the model gets no result for {scope}"
+        return f"returns {got.group(2)} result(s) for {got.group(1)} call(s); the model gets no answer for the rest"
+    ran = re.search(r"expected the handler of `([^`]+)` to run 0 time\(s\), it ran (\d+) time\(s\) with arguments (.*)", joined)
+    if "expected is_error true" in joined and ran:
+        received = ran.group(3)
+        if case["id"].startswith("correlation/") and re.search(r"(^|-)(ids?|duplicate)(-|$)", case["id"].split("/")[1]):
+            ids = [c.get("id") for c in calls if isinstance(c, dict)]
+            return f"runs calls whose ids are {short(ids, 60)} like any other call and answers them as successes"
+        first_sent = next((s for s in sent if s is not None), None)
+        shown = short(json.dumps(first_sent, ensure_ascii=False), 60)
+        if first_sent is not None and json.dumps(first_sent, sort_keys=True) != re.sub(r"\s", "", received.split("}, {")[0]):
+            return f"accepts {shown} and runs the handler with {short(received, 60)}"
+        return f"accepts {shown} and runs the handler as if it were valid"
+    if "expected is_error true" in joined:
+        content = re.search(r'expected is_error true, the harness returned is_error false code \(none\) content ' + Q, joined)
+        return f"answers as a success: {short(unquote(content.group(1)) if content else '', 60)}"
+    if "expected is_error false" in joined:
+        content = re.search(r'content ' + Q, joined)
+        return f"refuses a valid call: {short(unquote(content.group(1)) if content else '', 80)}"
+    big = re.search(r"expected content of at most (\d+) (chars|bytes), the harness returned (\d+)", joined)
+    if big:
+        return f"the error message is not bounded: {big.group(3)} {big.group(2)} (it repeats the oversized value)"
+    lacks = re.search(r'expected content containing (.*?), the harness returned ' + Q, joined)
+    if lacks:
+        return f"the message does not contain {lacks.group(1)}: {short(unquote(lacks.group(2)), 80)}"
+    has = re.search(r"expected content without (.*?), the harness returned", joined)
+    if has:
+        return f"the message repeats what it should not: {short(has.group(1), 70)}"
+    empty = re.search(r"expected content matching /(.*?)/, the harness returned " + Q, joined)
+    if empty:
+        text = unquote(empty.group(2))
+        return "the error message is empty" if not text.strip() else f"the message does not match /{empty.group(1)}/: {short(text, 70)}"
+    nocode = re.search(r"expected outcome class `(\w+)`; the adapter's code map has no code for it.*?returned (.*)", joined)
+    if nocode:
+        code = re.search(r'code "?(\w+)"?', nocode.group(2))
+        return f"has no code of its own for {nocode.group(1)} (reports {code.group(1) if code else 'no code'})"
+    wrongcode = re.search(r'expected code "(\w+)" \(class `(\w+)`\), the harness returned (.*)', joined)
+    if wrongcode:
+        return f"answers a {wrongcode.group(2)} call without its code {wrongcode.group(1)}: {short(wrongcode.group(3), 60)}"
+    recv = re.search(r"expected the handlers to receive \[(.*)\], they received \[(.*)\]", joined)
+    if recv:
+        return f"the handler receives {short(recv.group(2), 60)} instead of {short(recv.group(1), 60)}"
+    if "expected the transcript to keep" in joined:
+        return "a handler's change to a value nested in its arguments reaches the transcript (the harness shares it instead of copying)"
+    if "expected tool_use_id" in joined:
+        return "answers with results whose ids do not match the calls in order"
+    return short(messages[0] if messages else outcome["verdict"], 200)
+
+
+def main():
+    name, report, suite, command = sys.argv[1:5]
+    turn_wide = name in ("pydantic-ai", "langgraph-default", "langgraph-handle-errors")
+    cases = {}
+    for path in Path(suite, "cases").rglob("*.json"):
+        case = json.loads(path.read_text())
+        cases[case["id"]] = case
+    baseline = {}
+    for line in open(report):
+        outcome = json.loads(line)
+        if outcome.get("type") != "case" or outcome["verdict"] not in ("FAIL", "ERROR", "XFAIL"):
+            continue
+        baseline[outcome["id"]] = {"reason": reason_for(outcome, cases[outcome["id"]], command, turn_wide)}
+    out = HERE / name / "baseline.json"
+    out.write_text(json.dumps(dict(sorted(baseline.items())), indent=2, ensure_ascii=False) + "\n")
+    print(f"{out}: {len(baseline)} case(s)")
+
+
+if __name__ == "__main__":
+    main()
