@@ -263,6 +263,31 @@ pub fn render_markdown(r: &Report) -> String {
     out
 }
 
+/// The scorecard for the JSON report's summary line: one object per check (`key`, `title`,
+/// `status` = `pass` / `fail` / `not_judged`, `requirements`, `passed`, `failed` case ids,
+/// `not_judged`); an empty array when no teaching case ran.
+pub fn json(r: &Report) -> serde_json::Value {
+    let rows: Vec<serde_json::Value> = rows(r)
+        .iter()
+        .map(|row| {
+            serde_json::json!({
+                "key": row.check.key,
+                "title": row.check.title,
+                "status": match row.status {
+                    Status::Pass => "pass",
+                    Status::Fail => "fail",
+                    Status::NotJudged => "not_judged",
+                },
+                "requirements": row.check.requirements,
+                "passed": row.passed,
+                "failed": row.failed,
+                "not_judged": row.not_judged,
+            })
+        })
+        .collect();
+    serde_json::Value::Array(rows)
+}
+
 /// The scorecard of several harnesses side by side (for `matrix`): one row per check, one
 /// column per harness; empty when no teaching case ran.
 pub fn grid_markdown(columns: &[(&str, &RunResult)], requirements: &[Requirement]) -> String {
@@ -364,6 +389,15 @@ mod tests {
         let text = render_terminal(&report(&r));
         assert!(text.contains("FAIL") && text.contains("failing: teaching/a"));
         assert!(render_markdown(&report(&r)).contains("| ✗ | says what to do next"));
+        let j = json(&report(&r));
+        let remedy = j
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|x| x["key"] == "remedy")
+            .unwrap();
+        assert_eq!(remedy["status"], "fail");
+        assert_eq!(remedy["failed"][0], "teaching/a");
     }
 
     #[test]

@@ -44,6 +44,7 @@ pub fn render(r: &Report) -> String {
         "elapsed_ms": r.run.elapsed.as_secs_f64() * 1000.0,
         "totals": r.totals().iter().map(|(v, n)| (v.as_str().to_owned(), json!(n))).collect::<serde_json::Map<_, _>>(),
         "requirements": requirements,
+        "teaching": crate::teaching::json(r),
     }));
     let mut out = String::new();
     for l in lines {
