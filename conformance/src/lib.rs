@@ -12,8 +12,9 @@
 //! ```
 //!
 //! Blame is explicit: FAIL is the harness's fault, ERROR the adapter's, BUG IN CASE the
-//! suite's. All modules are pure except [`driver`] (processes and pipes) and [`client`]
-//! (which owns a driver); the binary does the remaining I/O (files, terminal).
+//! suite's. All modules are pure except [`driver`] (processes and pipes), [`client`]
+//! (which owns a driver) and [`snapshot::store`] (wording snapshot files); the binary does the
+//! remaining I/O (files, terminal).
 
 pub mod baseline;
 pub mod case;
