@@ -208,11 +208,13 @@ pub fn render_terminal(r: &Report) -> String {
             let _ = writeln!(out, "      … and {} more", row.failed.len() - 3);
         }
     }
-    let passed = rows.iter().filter(|x| x.status == Status::Pass).count();
+    let count = |s: Status| rows.iter().filter(|x| x.status == s).count();
     let _ = writeln!(
         out,
-        "  {passed}/{} teaching checks pass (model answer: the reference wording in snapshots/)",
-        rows.len()
+        "  teaching: {} pass, {} fail, {} not judged (model answer: harness-ref's wording in snapshots/)",
+        count(Status::Pass),
+        count(Status::Fail),
+        count(Status::NotJudged)
     );
     out
 }
