@@ -30,11 +30,14 @@ command_for() {
 }
 
 if "$runner" matrix --help >/dev/null 2>&1; then
-  args=()
+  # One grid of every case against every adapter (the reference harness first, for comparison),
+  # written as Markdown and self-contained HTML; each adapter is judged against its baseline.
+  args=(--harness reference=reference)
   for name in "${adapters[@]}"; do
     args+=(--harness "$name=$(command_for "$name")" --baseline "$name=conformance/adapters/$name/baseline.json")
   done
-  exec "$runner" matrix "${args[@]}" --out target/matrix
+  mkdir -p target/matrix
+  exec "$runner" matrix "${args[@]}" --jobs 2 --markdown target/matrix/matrix.md --html target/matrix/matrix.html
 fi
 
 status=0

@@ -72,6 +72,7 @@ def raised(command, case):
 
 def exception_words(text):
     text = re.sub(r"^(?:\w+\.)+(\w+)", r"\1", text)  # module path off the exception's type
+    text = re.sub(r" During task with name .*", "", text)  # langgraph's note, with a random task id
     return short(text, 150)
 
 
