@@ -10,7 +10,8 @@
 use std::collections::BTreeMap;
 
 use harness_conformance_protocol::{
-    Behavior, Call, CallForm, CaseConfig, Output, RaiseKind, Size, ToolDef, WireCase,
+    Behavior, Call, CallForm, CaseConfig, ContextDef, Output, RaiseKind, SecuritySetup, Size,
+    ToolDef, WireCase,
 };
 use serde::{Deserialize, Deserializer, Serialize};
 use serde_json::Value;
@@ -35,6 +36,12 @@ pub struct Case {
     pub tools: Vec<ToolDef>,
     /// One assistant turn, in order.
     pub calls: Vec<Call>,
+    /// The authenticated caller (security features).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub context: Option<Box<ContextDef>>,
+    /// Harness-side security state (security features).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub security: Option<Box<SecuritySetup>>,
     /// What the runner checks.
     pub expect: Expect,
 }
@@ -105,6 +112,10 @@ pub struct ResultExpect {
     /// Checks on how the output was capped.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub cap: Option<CapExpect>,
+    /// This result repeats result N's (0-based, an earlier call): same `is_error`, code and
+    /// content — an idempotent replay.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub same_as: Option<usize>,
 }
 
 fn id_expect<'de, D: Deserializer<'de>>(d: D) -> Result<IdExpect, D::Error> {
@@ -181,6 +192,8 @@ impl Case {
             config: self.config.clone(),
             tools: self.tools.clone(),
             calls: self.calls.clone(),
+            context: self.context.clone(),
+            security: self.security.clone(),
         }
     }
 

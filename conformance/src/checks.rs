@@ -144,7 +144,40 @@ pub fn check(case: &Case, wire: &WireCase, caps: &Capabilities, obs: &Observed) 
     }
     check_invocations(case, obs, &mut f);
     check_history(case, caps, obs, &mut f);
+    check_same_as(case, obs, &mut f);
     f
+}
+
+/// `same_as`: result i repeats result j (an idempotent replay): same `is_error`, code, content.
+fn check_same_as(case: &Case, obs: &Observed, f: &mut Findings) {
+    if obs.results.len() != case.calls.len() {
+        return;
+    }
+    for (i, exp) in case.expect.results.iter().enumerate() {
+        let Some(j) = exp.same_as else { continue };
+        if j >= i {
+            f.bugs.push(format!(
+                "result {}: `same_as` {j} must name an earlier result (0-based)",
+                i + 1
+            ));
+            continue;
+        }
+        let (a, b) = (&obs.results[i], &obs.results[j]);
+        if a.is_error != b.is_error || a.code != b.code || a.content != b.content {
+            f.failures.push(format!(
+                "{}: expected a replay of result {} (same is_error, code and content), the harness returned is_error {} code {} content {} where result {} has is_error {} code {} content {}",
+                result_label(i, &case.calls[i]),
+                j + 1,
+                a.is_error,
+                code_of(a),
+                quote(&a.content),
+                j + 1,
+                b.is_error,
+                code_of(b),
+                quote(&b.content)
+            ));
+        }
+    }
 }
 
 fn result_label(i: usize, call: &Call) -> String {
@@ -628,6 +661,8 @@ fn follow_up(index: usize, call: &Call, content: &str, wire: &WireCase, f: &mut 
             config: wire.config.clone(),
             tools: vec![tool],
             calls: vec![call.clone()],
+            context: wire.context.clone(),
+            security: wire.security.clone(),
         },
     });
 }

@@ -24,7 +24,7 @@ pub static CASES: Dir<'static> = include_dir!("$CARGO_MANIFEST_DIR/cases");
 pub static SPEC_MD: &str = include_str!(concat!(env!("OUT_DIR"), "/SPEC.md"));
 
 /// The outcome classes (DESIGN.md): the only values `class` may take.
-pub const CLASSES: [&str; 9] = [
+pub const CLASSES: [&str; 14] = [
     "invalid_arguments",
     "unknown_tool",
     "malformed_call",
@@ -34,6 +34,11 @@ pub const CLASSES: [&str; 9] = [
     "timeout",
     "internal_error",
     "invalid_tool_output",
+    "semantic_violation",
+    "permission_denied",
+    "budget_exhausted",
+    "idempotency_conflict",
+    "commit_rejected",
 ];
 
 /// One problem found while loading.

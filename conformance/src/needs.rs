@@ -174,6 +174,10 @@ pub fn case_needs(case: &Case) -> Vec<String> {
             needs.insert(format!("keyword.{kw}"));
         }
     }
+    // The security features a case's fields imply (`context`, `policy`, `idempotency_key`, …).
+    for feature in harness_conformance_protocol::implied_features(&case.wire()) {
+        needs.insert(format!("feature.{feature}"));
+    }
     needs.into_iter().collect()
 }
 

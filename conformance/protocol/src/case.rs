@@ -9,6 +9,8 @@ use serde::de::Error as _;
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use serde_json::{Map, Value};
 
+use crate::security::{CallSecurity, ContextDef, PolicyDef, SecuritySetup, CALL_SECURITY_KEYS};
+
 /// One case's harness-facing part: what the adapter builds and feeds to its harness.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -22,6 +24,12 @@ pub struct WireCase {
     pub tools: Vec<ToolDef>,
     /// The calls of one assistant turn, in order.
     pub calls: Vec<Call>,
+    /// The authenticated caller (security features; see [`crate::security`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub context: Option<Box<ContextDef>>,
+    /// Harness-side security state: policy version, budget, token lifetime, workspace.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub security: Option<Box<SecuritySetup>>,
 }
 
 /// Configuration a case asks of the harness. Absent fields mean "the harness's own default".
@@ -111,6 +119,9 @@ pub struct ToolDef {
     pub input_schema: Value,
     /// What the tool's handler does when it runs.
     pub behavior: Behavior,
+    /// The tool's security policy (security features; see [`crate::security`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub policy: Option<PolicyDef>,
 }
 
 /// A scripted handler.
@@ -361,14 +372,17 @@ impl Call {
     }
 
     /// The Anthropic-style `tool_use` block for a structured call (with `"type": "tool_use"`),
-    /// holding exactly the fields the case wrote. `None` for the other forms.
+    /// holding exactly the fields the case wrote (the caller's security options, which are not
+    /// part of what the model sends, left out). `None` for the other forms.
     pub fn tool_use_block(&self) -> Option<Value> {
         match self {
             Call::Block(map) if !map.contains_key("arguments_text") => {
                 let mut block = Map::new();
                 block.insert("type".into(), Value::from("tool_use"));
                 for (k, v) in map {
-                    block.insert(k.clone(), v.clone());
+                    if !CALL_SECURITY_KEYS.contains(&k.as_str()) {
+                        block.insert(k.clone(), v.clone());
+                    }
                 }
                 Some(Value::Object(block))
             }
@@ -402,11 +416,14 @@ impl<'de> Deserialize<'de> for Call {
                 .ok_or_else(|| D::Error::custom("`raw` must be a string"))?;
             return Ok(Call::Raw(raw.to_owned()));
         }
-        if let Some(key) = map.keys().find(|k| !BLOCK_KEYS.contains(&k.as_str())) {
+        if let Some(key) = map.keys().find(|k| {
+            !BLOCK_KEYS.contains(&k.as_str()) && !CALL_SECURITY_KEYS.contains(&k.as_str())
+        }) {
             return Err(D::Error::custom(format!(
-                "unknown call field {key:?}; a call has `raw`, or some of `id`, `name`, `input`, `arguments_text`"
+                "unknown call field {key:?}; a call has `raw`, or some of `id`, `name`, `input`, `arguments_text` (and the security options `idempotency_key`, `prepare`, `commit`, `context`, `before`)"
             )));
         }
+        CallSecurity::from_block(&map).map_err(D::Error::custom)?;
         if map.contains_key("input") && map.contains_key("arguments_text") {
             return Err(D::Error::custom(
                 "a call has `input` or `arguments_text`, not both",

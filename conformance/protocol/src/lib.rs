@@ -10,6 +10,8 @@
 //! - [`case`]: the case as an adapter sees it — configuration, tools with scripted behaviours,
 //!   and the calls of one assistant turn. Expectations are not here: adapters never see them.
 //! - [`message`]: the commands the runner sends, the handshake, and the adapter's replies.
+//! - [`security`]: the optional security part of a case (caller context, tool policies,
+//!   per-call idempotency keys and prepare/commit) and the features it implies.
 //! - [`generate`]: expanding the compact description of a large output into its text, and
 //!   resolving sizes given relative to the harness's cap. Both sides run the same code, so the
 //!   runner checks a result against exactly the text the adapter's handler returned.
@@ -17,6 +19,7 @@
 pub mod case;
 pub mod generate;
 pub mod message;
+pub mod security;
 
 pub use case::{
     Behavior, Call, CallForm, CapRequest, CaseConfig, Gen, Lines, Mutation, NonFinite, Output,
@@ -27,4 +30,8 @@ pub use message::{
     decode_command, decode_hello, decode_reply, CapCapability, Capabilities, Command,
     DeadlineCapability, DecodeError, Hello, Implementation, Invocation, ObservedResult, Reply,
     ReplyOutcome, PROTOCOL_VERSION,
+};
+pub use security::{
+    implied_features, is_secured, Before, BoundsDef, CallSecurity, CommitRef, ContextDef,
+    EffectClass, PolicyDef, SecuritySetup, Workspace, CALL_SECURITY_KEYS,
 };

@@ -53,6 +53,12 @@
 //! each equal to the call as it arrived on the wire (`{"raw": …}`, or the block with `id`,
 //! `name`, `input` / `arguments_text` as written) unless a handler changed it.
 //!
+//! A case with security fields (`context`, tool `policy`, `security`, per-call
+//! `idempotency_key` / `prepare` / `commit` / `context` / `before`) is run instead through
+//! harness-ref's `SecureHarness`, call by call in order (`policy` module); the handshake declares
+//! the features `authorization`, `bounds`, `budget`, `idempotency`, `path-confinement` and
+//! `prepare-commit`.
+//!
 //! # Broken variants
 //!
 //! `ReferenceAdapter::new(Some(fault))` runs the same reference with one deliberate fault
@@ -79,6 +85,7 @@
 
 pub mod fault;
 mod perturb;
+mod policy;
 mod rewrite;
 mod script;
 
@@ -219,7 +226,7 @@ impl ReferenceAdapter {
                 call_forms: vec![CallForm::Structured, CallForm::ArgumentsText, CallForm::Raw],
                 parallel: true,
                 history: true,
-                features: Vec::new(),
+                features: policy::FEATURES.iter().map(|f| (*f).to_owned()).collect(),
             },
         }
     }
@@ -317,7 +324,12 @@ impl ReferenceAdapter {
             dispatch_eagerly(&fed, &harness, &scripts, &state);
         }
 
-        let results = harness.handle_batch(calls);
+        // A case with security fields goes through harness-ref's gates, in call order.
+        let results = if protocol::is_secured(case) {
+            policy::run_secured(harness, case, calls)
+        } else {
+            harness.handle_batch(calls)
+        };
 
         // `unknown-tool-crash`: the dispatcher raises on the unknown name and the turn ends
         // there; the model is shown no result at all.
