@@ -35,7 +35,8 @@ pub struct FuzzArgs {
     /// Where finding case files are written.
     #[arg(long, value_name = "DIR", default_value = "fuzz-findings")]
     out: PathBuf,
-    /// Stop after this many findings.
+    /// Stop after this many findings (each of a different requirement; later failures of a
+    /// requirement already found are counted, not shrunk again).
     #[arg(long, default_value_t = 1)]
     max_findings: usize,
     /// The most adapter runs one shrink may use.

@@ -185,6 +185,8 @@ pub struct Stats {
     pub unbuildable: u64,
     /// Argument sets the reference and the independent checker judged differently.
     pub disagreements: u64,
+    /// Failures of a requirement already found (not shrunk again), by requirement.
+    pub repeats: BTreeMap<String, u64>,
 }
 
 impl Stats {
@@ -242,7 +244,7 @@ impl Stats {
              call forms: {} arguments-as-text, {} raw; {} duplicate id(s)\n\
              tools by output or fault: {}\n\
              configured caps: {}; validator disagreements: {}\n\
-             verdicts: {} pass, {} fail, {} skip, {} error, {} unbuildable",
+             verdicts: {} pass, {} fail, {} skip, {} error, {} unbuildable{}",
             self.cases,
             self.calls,
             self.calls - (self.cases - self.batches),
@@ -259,6 +261,14 @@ impl Stats {
             self.skipped,
             self.errors,
             self.unbuildable,
+            if self.repeats.is_empty() {
+                String::new()
+            } else {
+                format!(
+                    "\nfailures of a requirement already found (not shrunk again): {}",
+                    join(&self.repeats)
+                )
+            },
         )
     }
 }
@@ -745,6 +755,12 @@ pub fn fuzz(
         let Some(target) = judged.target() else {
             continue;
         };
+        if findings.iter().any(|f: &Finding| f.target == target) {
+            // Already found and shrunk: counted, not shrunk again, so that a run with several
+            // findings reports several different requirements.
+            *stats.repeats.entry(target).or_default() += 1;
+            continue;
+        }
         progress(format!("fuzz: case {index} fails [{target}]; shrinking …"));
         let (small, small_judged, steps, runs) = shrink_model(
             harness,

@@ -74,6 +74,22 @@ pub enum Fate {
     },
 }
 
+/// Whether `v` holds a number a harness need not represent exactly (SPEC.md leaves exact
+/// integers beyond 2^53 out, and a double cannot hold them).
+fn has_huge_number(v: &Value) -> bool {
+    const LIMIT: f64 = 9_007_199_254_740_992.0;
+    match v {
+        Value::Number(n) => {
+            n.as_u64().is_some_and(|u| u > 1 << 53)
+                || n.as_i64().is_some_and(|i| i < -(1 << 53))
+                || n.as_f64().is_some_and(|f| f.abs() > LIMIT)
+        }
+        Value::Array(xs) => xs.iter().any(has_huge_number),
+        Value::Object(m) => m.values().any(has_huge_number),
+        _ => false,
+    }
+}
+
 fn fold(name: &str) -> String {
     name.trim().to_lowercase().replace('-', "_")
 }
@@ -167,6 +183,13 @@ pub fn fates(model: &Model) -> (Vec<Fate>, usize) {
             out.push(Fate::Ambiguous {
                 tool: Some(tool.name.clone()),
                 why: "first call of a reused id",
+            });
+            continue;
+        }
+        if has_huge_number(&args) {
+            out.push(Fate::Ambiguous {
+                tool: Some(tool.name.clone()),
+                why: "a number beyond 2^53 (exactness not required)",
             });
             continue;
         }

@@ -264,15 +264,11 @@ fn behaviors(b: &Behavior) -> Vec<Behavior> {
                 out.push(Behavior::Return { output: o });
             }
         }
-        Behavior::Raise { raise } => {
+        Behavior::Raise { .. } => {
+            // A raise's message stays whole: a refusal's message is what the model must see.
             out.push(Behavior::Return {
                 output: Output::Text("ok".into()),
             });
-            if raise.secret.is_none() && raise.message.chars().count() > 4 {
-                let mut r = raise.clone();
-                r.message = halve(&r.message);
-                out.push(Behavior::Raise { raise: r });
-            }
         }
     }
     out
