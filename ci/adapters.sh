@@ -4,11 +4,19 @@
 # so this step turns red only when a harness's behaviour changes (a new failure, or a listed
 # failure that now passes). Runs unchanged on a laptop; needs python3.11 and node/npm.
 #
-#   ci/adapters.sh            all adapters
+#   ci/adapters.sh                  all adapters
 #   ci/adapters.sh pydantic-ai mcp-python
+#   ci/adapters.sh --rebaseline [NAME...]
+#                                   rewrite each adapter's baseline.json from a fresh run, with
+#                                   plain-words reasons (after the cases change; review the diff)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
+rebaseline=false
+if [[ ${1:-} == --rebaseline ]]; then
+  rebaseline=true
+  shift
+fi
 adapters=(mcp-python mcp-typescript pydantic-ai langgraph-default langgraph-handle-errors template-python template-typescript)
 [[ $# -gt 0 ]] && adapters=("$@")
 
@@ -18,8 +26,12 @@ if [[ -x conformance/adapters/mcp-python/.venv/bin/python ]]; then
   conformance/adapters/mcp-python/.venv/bin/python -m unittest discover -q -s conformance/adapters/python-common
 fi
 
-cargo build --locked --release -q -p harness-conformance
-runner=target/release/harness-conformance
+# HARNESS_CONFORMANCE=/path/to/binary skips the build (e.g. a binary CI built in an earlier step).
+runner=${HARNESS_CONFORMANCE:-}
+if [[ -z $runner ]]; then
+  cargo build --locked --release -q -p harness-conformance
+  runner=target/release/harness-conformance
+fi
 
 command_for() {
   case $1 in
@@ -28,6 +40,17 @@ command_for() {
     *) echo "conformance/adapters/$1/run" ;;
   esac
 }
+
+if $rebaseline; then
+  suite=$(mktemp -d)
+  trap 'rm -rf "$suite"' EXIT
+  "$runner" copy "$suite/suite" >/dev/null
+  for name in "${adapters[@]}"; do
+    "$runner" run --harness "$(command_for "$name")" --jobs 2 --quiet --format json -o "$suite/$name.jsonl" || true
+    python3 conformance/adapters/write_baselines.py "$name" "$suite/$name.jsonl" "$suite/suite" "$(command_for "$name")"
+  done
+  exit 0
+fi
 
 if "$runner" matrix --help >/dev/null 2>&1; then
   # One grid of every case against every adapter (the reference harness first, for comparison),
