@@ -56,7 +56,18 @@ fn main() {
     if std::env::args().any(|a| a == "--list") {
         return; // `cargo bench -- --list` convention: nothing to list
     }
-    let suite = loader::load_embedded().expect("the embedded suite loads");
+    // A checkout in the middle of adding cases may hold some that do not load yet; bench the
+    // ones that do, and say how many were left out.
+    let files = loader::embedded_files();
+    let loadable: Vec<(String, &str)> = files
+        .iter()
+        .filter(|f| loader::load(std::slice::from_ref(*f), loader::SPEC_MD).is_ok())
+        .cloned()
+        .collect();
+    if loadable.len() < files.len() {
+        println!("({} case file(s) do not load and are left out)", files.len() - loadable.len());
+    }
+    let suite = loader::load(&loadable, loader::SPEC_MD).expect("the loadable cases load together");
     let cases: Vec<&Case> = suite.cases.iter().collect();
     let n = cases.len();
     let reps = 5;
