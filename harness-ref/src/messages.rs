@@ -39,7 +39,7 @@ pub(crate) fn default_remedy(code: ErrorCode) -> Option<String> {
         ErrorCode::InvalidToolOutput => "retrying the same call will not help; try a different request",
         ErrorCode::SemanticViolation => "fix every listed argument and call the tool again",
         ErrorCode::PermissionDenied => {
-            "retrying will not help; do not work around it — tell the user if this action is needed"
+            "retrying will not help and the call must not be worked around; tell the user if this action is needed"
         }
         ErrorCode::BudgetExhausted => {
             "retrying will not help until the budget is raised; tell the user, or do without this call"
@@ -228,18 +228,23 @@ pub(crate) fn prepare_required_remedy(tool: &str) -> String {
 /// The preview a prepare returns: what would run, on what, and how to commit it.
 pub(crate) fn preview(
     tool: &str,
-    effect: &str,
+    effect: crate::security::Effect,
     target: Option<&str>,
     arguments: &str,
     token: &str,
     ttl_secs: u64,
 ) -> String {
-    let on = match target {
-        Some(target) => format!(" on {}", quoted(target)),
-        None => String::new(),
+    use crate::security::Effect;
+    let what = match (effect, target) {
+        (Effect::Read, Some(t)) => format!("read {}", quoted(t)),
+        (Effect::Write, Some(t)) => format!("write to {}", quoted(t)),
+        (Effect::External, Some(t)) => format!("act externally on {}", quoted(t)),
+        (Effect::Read, None) => "read".to_string(),
+        (Effect::Write, None) => "write".to_string(),
+        (Effect::External, None) => "act externally".to_string(),
     };
     format!(
-        "preview: tool {} would {effect}{on} with arguments {arguments}; nothing has run yet — to run it, commit the same call with token {} within {ttl_secs} s",
+        "preview: tool {} would {what} with arguments {arguments}; nothing has run yet — to run it, commit the same call with token {} within {ttl_secs} s",
         quoted(tool),
         quoted(token)
     )

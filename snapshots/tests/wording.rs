@@ -241,3 +241,211 @@ fn registration_errors() {
         format!("[registration]\n{}\n", lines.join("\n"))
     );
 }
+
+/// The security gates' codes (`harness_ref::security`): one snapshot per refusal and the preview.
+#[test]
+fn security_gates() {
+    use harness_ref::security::{
+        Approval, Bounds, CallOptions, Caller, Effect, ManualClock, MapResolver, SecureHarness,
+        Target, ToolPolicy,
+    };
+    use harness_ref::{Execution, Harness, HarnessConfig};
+    use std::sync::Arc;
+    use std::time::Duration;
+    let handler = |_: Value, _: &CallContext<'_>| Ok(ToolOutput::text("done"));
+    let string = json!({"type": "string"});
+    let mut registry = Registry::new();
+    for (name, schema) in [
+        (
+            "write_file",
+            json!({"type": "object", "properties": {"path": string, "text": string},
+                   "required": ["path", "text"]}),
+        ),
+        (
+            "transfer",
+            json!({"type": "object",
+                   "properties": {"to": string, "amount": {"type": "integer", "minimum": 1},
+                                  "pin": string},
+                   "required": ["to", "amount"]}),
+        ),
+        (
+            "save_note",
+            json!({"type": "object", "properties": {"title": string, "tags": {"type": "array"}}}),
+        ),
+    ] {
+        registry
+            .register(Tool::new(name, "", schema, handler).execution(Execution::Inline))
+            .unwrap();
+    }
+    let clock = Arc::new(ManualClock::new(0));
+    let secure = SecureHarness::new(Harness::new(registry, HarnessConfig::default()))
+        .policy(
+            "write_file",
+            ToolPolicy::new("files.write")
+                .effect(Effect::Write)
+                .target(Target::Pointer("/path".into()))
+                .path("/path")
+                .cost(4),
+        )
+        .policy(
+            "transfer",
+            ToolPolicy::new("payments.send")
+                .effect(Effect::External)
+                .target(Target::Pointer("/to".into()))
+                .sensitive("/pin")
+                .requires_approval()
+                .prepare_commit(),
+        )
+        .policy(
+            "save_note",
+            ToolPolicy::open().bounds(Bounds {
+                max_string_chars: Some(16),
+                max_array_items: Some(3),
+                max_depth: None,
+            }),
+        )
+        .resolver(Arc::new(MapResolver::new().link("out", "/etc")))
+        .budget(4)
+        .clock(clock.clone())
+        .token_ttl(Duration::from_secs(60))
+        .digest_key(b"snapshots".to_vec());
+    let alice = Caller::new("alice", "acme")
+        .grant_all(["files.write", "payments.send"])
+        .approval(Approval::Given);
+    let check = |name: &str, caller: &Caller, input: Value, tool: &str, opts: CallOptions| {
+        let out = secure.handle(caller, call("toolu_01", tool, input), opts);
+        assert_snapshot!(name, render(&out.result));
+        out
+    };
+    let write = |path: &str| json!({"path": path, "text": "x"});
+    let d = CallOptions::direct;
+    check(
+        "semantic_violation__absolute_path",
+        &alice,
+        write("/etc/passwd"),
+        "write_file",
+        d(),
+    );
+    check(
+        "semantic_violation__parent_component",
+        &alice,
+        write("../secrets.env"),
+        "write_file",
+        d(),
+    );
+    check(
+        "semantic_violation__escapes_through_a_link",
+        &alice,
+        write("out/passwd"),
+        "write_file",
+        d(),
+    );
+    check(
+        "semantic_violation__bounds_all_at_once",
+        &alice,
+        json!({"title": "a title far too long", "tags": [1, 2, 3, 4]}),
+        "save_note",
+        d(),
+    );
+    check(
+        "permission_denied__missing_capability",
+        &Caller::new("bob", "acme"),
+        write("notes.md"),
+        "write_file",
+        d(),
+    );
+    let t = json!({"to": "acct-42", "amount": 250});
+    let prepared = check(
+        "ok__prepare_preview_masks_sensitive_arguments",
+        &alice,
+        json!({"to": "acct-42", "amount": 250, "pin": "SECRET-PIN"}),
+        "transfer",
+        CallOptions::prepare(),
+    );
+    let _ = prepared;
+    let p = secure.handle(
+        &alice,
+        call("toolu_00", "transfer", t.clone()),
+        CallOptions::prepare(),
+    );
+    check(
+        "permission_denied__approval_required",
+        &alice.clone().approval(Approval::NotGiven),
+        t.clone(),
+        "transfer",
+        CallOptions::commit(p.token.clone().unwrap()),
+    );
+    check(
+        "commit_rejected__arguments_changed",
+        &alice,
+        json!({"to": "acct-42", "amount": 25000}),
+        "transfer",
+        CallOptions::commit(p.token.clone().unwrap()),
+    );
+    check(
+        "commit_rejected__not_prepared",
+        &alice,
+        t.clone(),
+        "transfer",
+        d(),
+    );
+    check(
+        "commit_rejected__unknown_token",
+        &alice,
+        t.clone(),
+        "transfer",
+        CallOptions::commit("ptk_forged"),
+    );
+    let p = secure.handle(
+        &alice,
+        call("toolu_00", "transfer", t.clone()),
+        CallOptions::prepare(),
+    );
+    secure.set_policy_version(2);
+    check(
+        "commit_rejected__policy_changed",
+        &alice,
+        t.clone(),
+        "transfer",
+        CallOptions::commit(p.token.unwrap()),
+    );
+    let p = secure.handle(
+        &alice,
+        call("toolu_00", "transfer", t.clone()),
+        CallOptions::prepare(),
+    );
+    clock.advance(60_000);
+    check(
+        "commit_rejected__expired",
+        &alice,
+        t.clone(),
+        "transfer",
+        CallOptions::commit(p.token.unwrap()),
+    );
+    check(
+        "invalid_arguments__sensitive_value_is_masked",
+        &alice,
+        json!({"to": "acct-42", "amount": 250, "pin": 90817263}),
+        "transfer",
+        CallOptions::prepare(),
+    );
+    secure.handle(
+        &alice,
+        call("toolu_00", "write_file", write("a.md")),
+        CallOptions::key("k-1"),
+    );
+    check(
+        "idempotency_conflict__key_reused_with_other_arguments",
+        &alice,
+        write("b.md"),
+        "write_file",
+        CallOptions::key("k-1"),
+    );
+    check(
+        "budget_exhausted__over_budget",
+        &alice,
+        write("c.md"),
+        "write_file",
+        d(),
+    );
+}

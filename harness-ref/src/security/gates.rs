@@ -612,7 +612,7 @@ impl SecureHarness {
             );
             let text = messages::preview(
                 &name,
-                policy.effect.verb(),
+                policy.effect,
                 target.as_deref(),
                 &shown,
                 &token,

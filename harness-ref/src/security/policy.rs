@@ -33,15 +33,6 @@ impl Effect {
             Effect::External => "external",
         }
     }
-
-    /// The verb a preview uses.
-    pub(crate) fn verb(self) -> &'static str {
-        match self {
-            Effect::Read => "read",
-            Effect::Write => "write",
-            Effect::External => "act externally",
-        }
-    }
 }
 
 /// How the resource a call touches is derived from its validated arguments.
