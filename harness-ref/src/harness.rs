@@ -17,7 +17,7 @@ use std::sync::mpsc;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use serde_json::{Map, Value};
+use serde_json::Value;
 
 use crate::cap::{self, CapConfig, StreamCapper, Truncation};
 use crate::code::ErrorCode;
@@ -504,14 +504,27 @@ impl Harness {
         let value = parse(call).map_err(|f| Rejected::new(None, f))?;
 
         // Stage::CorrelateId
-        let Value::Object(mut block) = value else {
+        let Value::Object(block) = value else {
             let problem = format!(
                 "expected a JSON object, got {}",
                 crate::schema::describe_received(&value)
             );
             return Err(Rejected::new(None, Failure::malformed(problem)));
         };
-        let id = match block.remove("id") {
+        // One pass over the block (cheaper than a lookup and removal per key); other keys
+        // (`cache_control`, ...) are dropped.
+        let (mut id, mut name, mut kind, mut input, mut args_text) = (None, None, None, None, None);
+        for (key, value) in block {
+            match key.as_str() {
+                "id" => id = Some(value),
+                "name" => name = Some(value),
+                "type" => kind = Some(value),
+                "input" => input = Some(value),
+                "arguments" => args_text = Some(value),
+                _ => {}
+            }
+        }
+        let id = match id {
             Some(Value::String(id)) if !id.is_empty() => id,
             Some(Value::String(empty)) => {
                 return Err(Rejected::new(
@@ -539,18 +552,16 @@ impl Harness {
                 return Err(Rejected::new(Some(id), failure));
             }
         }
-        if let Some(kind) = block.get("type") {
-            if kind != "tool_use" {
-                let problem = format!(
-                    "expected \"type\" to be \"tool_use\", got {}",
-                    crate::schema::describe_received(kind)
-                );
-                return Err(Rejected::new(Some(id), Failure::malformed(problem)));
-            }
+        if let Some(kind) = kind.filter(|k| k != "tool_use") {
+            let problem = format!(
+                "expected \"type\" to be \"tool_use\", got {}",
+                crate::schema::describe_received(&kind)
+            );
+            return Err(Rejected::new(Some(id), Failure::malformed(problem)));
         }
 
         // Stage::LookUpTool
-        let name = match block.remove("name") {
+        let name = match name {
             Some(Value::String(name)) if !name.is_empty() => name,
             Some(Value::String(_)) => {
                 return Err(Rejected::new(
@@ -580,7 +591,7 @@ impl Harness {
             return Err(Rejected::new(Some(id), failure));
         };
         let tool = Arc::clone(tool);
-        let args = match arguments(&mut block) {
+        let args = match arguments(input, args_text) {
             Ok(args) => args,
             Err(failure) => {
                 return Err(Rejected {
@@ -830,8 +841,8 @@ fn parse(call: Call) -> Result<Value, Failure> {
 }
 
 /// The arguments: `input` (an object) or `arguments` (JSON text holding an object).
-fn arguments(block: &mut Map<String, Value>) -> Result<Value, Failure> {
-    let args = match (block.remove("input"), block.remove("arguments")) {
+fn arguments(input: Option<Value>, arguments: Option<Value>) -> Result<Value, Failure> {
+    let args = match (input, arguments) {
         (Some(_), Some(_)) => {
             return Err(Failure::malformed(
                 "both \"input\" and \"arguments\" are present; send one".to_string(),
