@@ -65,7 +65,10 @@ fn main() {
         .cloned()
         .collect();
     if loadable.len() < files.len() {
-        println!("({} case file(s) do not load and are left out)", files.len() - loadable.len());
+        println!(
+            "({} case file(s) do not load and are left out)",
+            files.len() - loadable.len()
+        );
     }
     let suite = loader::load(&loadable, loader::SPEC_MD).expect("the loadable cases load together");
     let cases: Vec<&Case> = suite.cases.iter().collect();
