@@ -13,6 +13,7 @@
 
 pub mod bytes;
 pub mod cap;
+pub mod case_file;
 pub mod protocol;
 pub mod schema;
 pub mod seeds;

@@ -7,9 +7,11 @@
 //! `PROPTEST_CASES=20000 cargo test --release -p harness-ref-props --test mirrors`.
 
 use harness_ref_props::{
-    cap::CapOutput, decode, protocol::ProtocolLine, structured::StructuredCall,
-    tool_use::RawToolUse,
+    cap::CapOutput, case_file::CaseFile, decode, protocol::ProtocolLine,
+    structured::StructuredCall, tool_use::RawToolUse,
 };
+
+mod support;
 use proptest::prelude::*;
 
 /// Text a tool might print: ASCII, newlines, multi-byte characters, U+FFFD, invalid bytes.
@@ -117,7 +119,58 @@ fn tool_use_strategy() -> impl Strategy<Value = Vec<u8>> {
     ]
 }
 
+/// Case files: a real case from the suite, cut short, with a token spliced in, or a byte
+/// flipped — the edits a contributor's typo makes.
+fn case_file_strategy() -> impl Strategy<Value = Vec<u8>> {
+    let files: Vec<&'static str> = harness_conformance::loader::embedded_files()
+        .into_iter()
+        .map(|(_, t)| t)
+        .collect();
+    let token = prop::sample::select(vec![
+        "",
+        "{",
+        "}",
+        "[",
+        "]",
+        ",",
+        "\"\"",
+        "null",
+        "-1",
+        "1e999",
+        "\"x\":1,",
+        "\"\\ud800\"",
+    ]);
+    (
+        prop::sample::select(files),
+        any::<prop::sample::Index>(),
+        any::<prop::sample::Index>(),
+        token,
+        any::<u8>(),
+        0u8..3,
+    )
+        .prop_map(|(file, at, cut, token, byte, edit)| {
+            let mut bytes = file.as_bytes().to_vec();
+            let i = at.index(bytes.len() + 1);
+            match edit {
+                0 => bytes.truncate(cut.index(bytes.len() + 1)),
+                1 => bytes.splice(i..i, token.bytes()).for_each(drop),
+                _ => {
+                    if i < bytes.len() {
+                        bytes[i] = byte;
+                    }
+                }
+            }
+            bytes
+        })
+}
+
 proptest! {
+    #[test]
+    fn prop_case_file(bytes in case_file_strategy()) {
+        let input: CaseFile = decode(&bytes).unwrap();
+        harness_ref_props::case_file::check(&input, &support::case_file_api());
+    }
+
     #[test]
     fn prop_tool_use_bytes(bytes in tool_use_strategy()) {
         let input: RawToolUse = decode(&bytes).unwrap();

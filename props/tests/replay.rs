@@ -9,7 +9,9 @@
 use std::fs;
 use std::path::{Path, PathBuf};
 
-use harness_ref_props::{cap, decode, protocol, seeds, structured, tool_use};
+use harness_ref_props::{cap, case_file, decode, protocol, seeds, structured, tool_use};
+
+mod support;
 
 fn fuzz_dir() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../fuzz")
@@ -22,6 +24,7 @@ fn property(target: &str) -> Option<fn(&[u8])> {
         "structured_call" => |b| structured::check(&decode(b).unwrap()),
         "tool_use_bytes" => |b| tool_use::check(&decode(b).unwrap()),
         "protocol_messages" => |b| protocol::check(&decode(b).unwrap()),
+        "case_file" => |b| case_file::check(&decode(b).unwrap(), &support::case_file_api()),
         _ => return None,
     })
 }

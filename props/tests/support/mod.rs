@@ -1,0 +1,22 @@
+//! The runner's loader as a `CaseFileApi`, for replaying `case_file` inputs on stable.
+//! (`fuzz/fuzz_targets/case_file.rs` builds the same api.)
+
+use std::collections::BTreeSet;
+
+use harness_conformance::case::Case;
+use harness_conformance::loader::{consistency, decode_case, load};
+use harness_ref_props::case_file::CaseFileApi;
+
+pub fn case_file_api() -> CaseFileApi<Case> {
+    CaseFileApi {
+        decode: decode_case,
+        encode: |case| serde_json::to_string(case).expect("a case serialises"),
+        consistency: |case| consistency(case, &BTreeSet::new()),
+        wire: Case::wire,
+        load: |path, text| {
+            load(&[(path.to_string(), text)], "")
+                .map(|suite| suite.cases.len())
+                .map_err(|errors| errors.iter().map(ToString::to_string).collect())
+        },
+    }
+}
