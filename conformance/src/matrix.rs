@@ -131,6 +131,9 @@ fn caught<'r>(reference: &RunResult, result: &'r RunResult) -> Vec<&'r CaseOutco
         .collect()
 }
 
+/// How many broken variants `selftest` runs at the same time.
+pub const VARIANTS_AT_ONCE: usize = 4;
+
 /// Runs `cases` against the reference and each of its broken variants.
 pub fn selftest(cases: &[&Case], cfg: &RunConfig, log: &(dyn Fn(&str) + Sync)) -> SelftestReport {
     let reference = runner::run(
@@ -143,22 +146,36 @@ pub fn selftest(cases: &[&Case], cfg: &RunConfig, log: &(dyn Fn(&str) + Sync)) -
         "selftest: reference done in {:.2}s",
         reference.elapsed.as_secs_f64()
     ));
-    let mut variants = Vec::new();
-    for fault in Fault::ALL {
-        let result = runner::run(
-            cases,
-            &move || -> Box<dyn Harness> { Box::new(InProcess::new(Some(fault))) },
-            cfg,
-            &|_, _, _| {},
-        );
-        log(&format!(
-            "selftest: {} — {} case(s) catch it ({:.2}s)",
-            fault.name(),
-            caught(&reference, &result).len(),
-            result.elapsed.as_secs_f64()
-        ));
-        variants.push((fault, result));
-    }
+    // The variants run side by side (`VARIANTS_AT_ONCE` at a time): the suite's wall time is
+    // mostly handlers sleeping past deadlines, so overlapping variants costs little CPU.
+    let queue = std::sync::Mutex::new(Fault::ALL.iter().copied().enumerate().collect::<Vec<_>>());
+    let done = std::sync::Mutex::new(Vec::new());
+    std::thread::scope(|s| {
+        for _ in 0..VARIANTS_AT_ONCE {
+            s.spawn(|| loop {
+                let next = queue.lock().ok().and_then(|mut q| q.pop());
+                let Some((i, fault)) = next else { break };
+                let result = runner::run(
+                    cases,
+                    &move || -> Box<dyn Harness> { Box::new(InProcess::new(Some(fault))) },
+                    cfg,
+                    &|_, _, _| {},
+                );
+                log(&format!(
+                    "selftest: {} — {} case(s) catch it ({:.2}s)",
+                    fault.name(),
+                    caught(&reference, &result).len(),
+                    result.elapsed.as_secs_f64()
+                ));
+                if let Ok(mut d) = done.lock() {
+                    d.push((i, fault, result));
+                }
+            });
+        }
+    });
+    let mut done = done.into_inner().unwrap_or_default();
+    done.sort_by_key(|(i, _, _)| *i);
+    let variants: Vec<(Fault, RunResult)> = done.into_iter().map(|(_, f, r)| (f, r)).collect();
     SelftestReport {
         reference,
         variants,
