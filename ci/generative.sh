@@ -19,6 +19,11 @@ REF_CASES=${REF_CASES:-2000}
 # Variants whose fault no universal check can see, with the reason (none today: wording-only
 # faults are reached through property names and a schema marker, not through wording).
 declare -A UNSEEN=()
+# Security-gate variants: generated cases carry no security fields (context, policy, keys).
+for f in ignores-capabilities reruns-duplicate-keys commits-unverified-tokens \
+  confines-paths-lexically echoes-sensitive-arguments; do
+  UNSEEN[$f]="a security-gate fault; generated cases have no security fields (caught by selftest)"
+done
 
 cargo build -q -p harness-conformance -p harness-ref-adapter
 bin=target/debug/harness-conformance

@@ -72,11 +72,22 @@ pub enum Fault {
     AcceptsDuplicateIds,
     /// `\r\n` in text outputs becomes `\n`.
     NormalizesLineEndings,
+    /// Security gates: a call runs whatever capabilities its caller holds.
+    IgnoresCapabilities,
+    /// Security gates: idempotency keys are ignored, so a duplicate delivery runs again.
+    RerunsDuplicateKeys,
+    /// Security gates: a commit runs whatever token it presents, and prepare-first tools run
+    /// when called directly.
+    CommitsUnverifiedTokens,
+    /// Security gates: path arguments are checked as text only; links are not followed.
+    ConfinesPathsLexically,
+    /// Security gates: sensitive argument values appear in errors and previews.
+    EchoesSensitiveArguments,
 }
 
 impl Fault {
     /// Every fault, in documentation order.
-    pub const ALL: [Fault; 28] = [
+    pub const ALL: [Fault; 33] = [
         Fault::RunsHandlerBeforeValidating,
         Fault::CoercesTypes,
         Fault::DropsUnknownFields,
@@ -105,6 +116,21 @@ impl Fault {
         Fault::RetriesAnyFailure,
         Fault::AcceptsDuplicateIds,
         Fault::NormalizesLineEndings,
+        Fault::IgnoresCapabilities,
+        Fault::RerunsDuplicateKeys,
+        Fault::CommitsUnverifiedTokens,
+        Fault::ConfinesPathsLexically,
+        Fault::EchoesSensitiveArguments,
+    ];
+
+    /// The variants whose fault is in the optional security gates: only cases with security
+    /// fields (which generated cases never have) can show them.
+    pub const SECURITY: [Fault; 5] = [
+        Fault::IgnoresCapabilities,
+        Fault::RerunsDuplicateKeys,
+        Fault::CommitsUnverifiedTokens,
+        Fault::ConfinesPathsLexically,
+        Fault::EchoesSensitiveArguments,
     ];
 
     /// The kebab-case name used on the command line and in reports.
@@ -138,6 +164,11 @@ impl Fault {
             Fault::RetriesAnyFailure => "retries-any-failure",
             Fault::AcceptsDuplicateIds => "accepts-duplicate-ids",
             Fault::NormalizesLineEndings => "normalizes-line-endings",
+            Fault::IgnoresCapabilities => "ignores-capabilities",
+            Fault::RerunsDuplicateKeys => "reruns-duplicate-keys",
+            Fault::CommitsUnverifiedTokens => "commits-unverified-tokens",
+            Fault::ConfinesPathsLexically => "confines-paths-lexically",
+            Fault::EchoesSensitiveArguments => "echoes-sensitive-arguments",
         }
     }
 
@@ -188,6 +219,19 @@ impl Fault {
             Fault::RetriesAnyFailure => "runs a failing handler a second time, whatever the failure",
             Fault::AcceptsDuplicateIds => "runs a call that reuses an earlier call's id like any other",
             Fault::NormalizesLineEndings => "turns \\r\\n into \\n in text outputs",
+            Fault::IgnoresCapabilities => "runs a call whatever capabilities its caller holds",
+            Fault::RerunsDuplicateKeys => {
+                "ignores idempotency keys: a duplicate delivery runs the effect again"
+            }
+            Fault::CommitsUnverifiedTokens => {
+                "runs a commit whatever token it presents, and prepare-first tools called directly"
+            }
+            Fault::ConfinesPathsLexically => {
+                "checks path arguments as text only, so a link out of the workspace is followed"
+            }
+            Fault::EchoesSensitiveArguments => {
+                "shows sensitive argument values in error messages and previews"
+            }
         }
     }
 }

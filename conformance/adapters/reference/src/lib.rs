@@ -80,6 +80,10 @@
 //!   `dumps-schema`, `first-violation-only`, `loses-id`, `swaps-ids`, `error-as-success`,
 //!   `internal-retryable`, `drops-malformed-call`, `unknown-tool-crash`).
 //!
+//! - configuring harness-ref's security gates differently, on cases with security fields
+//!   only (`ignores-capabilities`, `reruns-duplicate-keys`, `commits-unverified-tokens`,
+//!   `confines-paths-lexically`, `echoes-sensitive-arguments`; [`Fault::SECURITY`]).
+//!
 //! The handshake is identical for every variant and no variant leaves a marker in what it
 //! returns: a variant can only be told apart by what it does.
 
@@ -326,7 +330,7 @@ impl ReferenceAdapter {
 
         // A case with security fields goes through harness-ref's gates, in call order.
         let results = if protocol::is_secured(case) {
-            policy::run_secured(harness, case, calls)
+            policy::run_secured(harness, case, calls, fault)
         } else {
             harness.handle_batch(calls)
         };

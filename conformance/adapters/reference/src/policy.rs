@@ -21,6 +21,8 @@ use harness_ref::security::{
 };
 use harness_ref::{Harness, ToolResult};
 
+use crate::fault::Fault;
+
 /// The optional features the reference declares in its handshake.
 pub const FEATURES: [&str; 6] = [
     "authorization",
@@ -39,10 +41,17 @@ const DEFAULT_TENANT: &str = "default";
 const CLOCK_START_MS: u64 = 1_700_000_000_000;
 
 /// Runs the case's calls through the gates, in order: one result per call.
+///
+/// The security variants are realised here by configuring the gates differently:
+/// `ignores-capabilities` drops each policy's capability, `reruns-duplicate-keys` drops the
+/// keys, `commits-unverified-tokens` drops `prepare_commit` and turns commits into direct
+/// calls, `confines-paths-lexically` gives no link resolver, `echoes-sensitive-arguments`
+/// drops the sensitive pointers.
 pub(crate) fn run_secured(
     harness: Harness,
     case: &WireCase,
     calls: Vec<harness_ref::Call>,
+    fault: Option<Fault>,
 ) -> Vec<ToolResult> {
     let clock = Arc::new(ManualClock::new(CLOCK_START_MS));
     let setup = case.security.as_deref().cloned().unwrap_or_default();
@@ -55,7 +64,11 @@ pub(crate) fn run_secured(
     if let Some(ttl) = setup.token_ttl_ms {
         secure = secure.token_ttl(Duration::from_millis(ttl));
     }
-    if let Some(ws) = &setup.workspace {
+    let workspace = setup
+        .workspace
+        .as_ref()
+        .filter(|_| fault != Some(Fault::ConfinesPathsLexically));
+    if let Some(ws) = workspace {
         let resolver = ws
             .links
             .iter()
@@ -65,7 +78,16 @@ pub(crate) fn run_secured(
         secure = secure.resolver(Arc::new(resolver));
     }
     for tool in &case.tools {
-        secure = secure.policy(tool.name.clone(), to_policy(tool.policy.as_ref()));
+        let mut def = tool.policy.clone();
+        if let Some(p) = def.as_mut() {
+            match fault {
+                Some(Fault::IgnoresCapabilities) => p.capability = None,
+                Some(Fault::CommitsUnverifiedTokens) => p.prepare_commit = false,
+                Some(Fault::EchoesSensitiveArguments) => p.sensitive.clear(),
+                _ => {}
+            }
+        }
+        secure = secure.policy(tool.name.clone(), to_policy(def.as_ref()));
     }
 
     let base = case.context.as_deref().cloned().unwrap_or_default();
@@ -88,6 +110,8 @@ pub(crate) fn run_secured(
         };
         let mode = if options.prepare {
             Mode::Prepare
+        } else if fault == Some(Fault::CommitsUnverifiedTokens) {
+            Mode::Direct
         } else if let Some(commit) = &options.commit {
             Mode::Commit(match commit {
                 CommitRef::TokenOf(id) => tokens.get(id).cloned().unwrap_or_default(),
@@ -100,7 +124,10 @@ pub(crate) fn run_secured(
             &to_caller(&context),
             call,
             CallOptions {
-                idempotency_key: options.idempotency_key.clone(),
+                idempotency_key: options
+                    .idempotency_key
+                    .clone()
+                    .filter(|_| fault != Some(Fault::RerunsDuplicateKeys)),
                 mode,
             },
         );

@@ -460,6 +460,89 @@ fn demo(fault: Fault) -> Demo {
                 assert_eq!(content(variant), "line 1\nline 2\n");
             },
         ),
+        Fault::IgnoresCapabilities => (
+            case(json!({
+                "id": "test/case",
+                "context": {"principal": "alice", "capabilities": []},
+                "tools": [{"name": "t", "input_schema": {}, "behavior": {"return": {"text": "ran"}},
+                           "policy": {"capability": "files.write", "effect": "write"}}],
+                "calls": [call("a", json!({}))]
+            })),
+            |reference, variant| {
+                assert_eq!(
+                    results(reference)[0].code.as_deref(),
+                    Some("permission_denied")
+                );
+                assert!(invocations(reference).is_empty());
+                assert_eq!(invocations(variant).len(), 1, "ran without the capability");
+            },
+        ),
+        Fault::RerunsDuplicateKeys => (
+            case(json!({
+                "id": "test/case",
+                "tools": [{"name": "t", "input_schema": {}, "behavior": {"return": {"text": "charged"}},
+                           "policy": {"effect": "external"}}],
+                "calls": [
+                    {"id": "a", "name": "t", "input": {}, "idempotency_key": "k"},
+                    {"id": "b", "name": "t", "input": {}, "idempotency_key": "k"}
+                ]
+            })),
+            |reference, variant| {
+                assert_eq!(invocations(reference).len(), 1);
+                assert_eq!(invocations(variant).len(), 2, "the duplicate ran again");
+            },
+        ),
+        Fault::CommitsUnverifiedTokens => (
+            case(json!({
+                "id": "test/case",
+                "context": {"principal": "alice", "capabilities": ["pay"], "approved": true},
+                "tools": [{"name": "t", "input_schema": {}, "behavior": {"return": {"text": "paid"}},
+                           "policy": {"capability": "pay", "effect": "external", "prepare_commit": true}}],
+                "calls": [{"id": "a", "name": "t", "input": {}, "commit": {"token": "ptk_forged"}}]
+            })),
+            |reference, variant| {
+                assert_eq!(
+                    results(reference)[0].code.as_deref(),
+                    Some("commit_rejected")
+                );
+                assert!(invocations(reference).is_empty());
+                assert_eq!(invocations(variant).len(), 1, "a forged token committed");
+            },
+        ),
+        Fault::ConfinesPathsLexically => (
+            case(json!({
+                "id": "test/case",
+                "security": {"workspace": {"links": {"out": "/etc"}}},
+                "tools": [{"name": "t", "input_schema": {}, "behavior": {"return": {"text": "written"}},
+                           "policy": {"effect": "write", "paths": ["/path"]}}],
+                "calls": [call("a", json!({"path": "out/passwd"}))]
+            })),
+            |reference, variant| {
+                assert_eq!(
+                    results(reference)[0].code.as_deref(),
+                    Some("semantic_violation")
+                );
+                assert_eq!(invocations(variant).len(), 1, "wrote through the link");
+            },
+        ),
+        Fault::EchoesSensitiveArguments => (
+            case(json!({
+                "id": "test/case",
+                "tools": [{"name": "t",
+                           "input_schema": {"type": "object", "properties": {"pin": {"type": "string"}}},
+                           "behavior": {"return": {"text": "ok"}},
+                           "policy": {"sensitive": ["/pin"]}}],
+                "calls": [call("a", json!({"pin": 90817263}))]
+            })),
+            |reference, variant| {
+                assert!(!content(reference).contains("90817263"));
+                assert!(
+                    content(variant).contains("90817263"),
+                    "{}",
+                    content(variant)
+                );
+            },
+        ),
         other => panic!("no demonstration case for {other}: add one here"),
     }
 }
