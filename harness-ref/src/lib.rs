@@ -78,6 +78,14 @@
 //! assert_eq!(serde_json::to_value(&good).unwrap()["type"], "tool_result");
 //! ```
 //!
+//! # Security gates
+//!
+//! A well-formed call can still be not allowed, not affordable or not safe to repeat.
+//! [`security::SecureHarness`] wraps a `Harness` and puts named gates between validation and the
+//! effect — syntax → semantics → authorization → idempotency → commit → budget → effect — with
+//! a caller context, per-tool policies, workspace path confinement, idempotency keys,
+//! prepare/commit tokens and one audit event per call (`docs/security.md`).
+//!
 //! `docs/harness-ref.md` documents the codes table, the unknown-fields policy, the cap's
 //! note format, deadlines, the choice of `jsonschema` and the diagnostic channel.
 

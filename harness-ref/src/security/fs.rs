@@ -55,7 +55,7 @@ impl Resolver for StdFsResolver {
 #[cfg(all(test, unix))]
 mod tests {
     use super::*;
-    use crate::security::confine::normalize;
+    use crate::security::confine::{normalize, MapResolver};
 
     #[test]
     fn a_real_directory_with_links() {
@@ -75,5 +75,77 @@ mod tests {
         assert_eq!(r.check(&p("dangling")), Err(PathProblem::Unresolvable));
         assert_eq!(r.check(&p("not/yet/there")), Ok(()));
         std::fs::remove_dir_all(&base).unwrap();
+    }
+
+    use proptest::prelude::*;
+
+    fn link_strategy() -> impl Strategy<Value = Vec<(&'static str, &'static str)>> {
+        let names = prop::sample::select(vec!["l1", "a/l2", "a/b/l3", "c/l4"]);
+        let targets = prop::sample::select(vec![
+            "..",
+            "../..",
+            "../../..",
+            "/",
+            "a",
+            "a/b",
+            "c",
+            "b",
+            "l1",
+            "../c",
+            "../../a/b",
+            "missing",
+            "a/missing/..",
+        ]);
+        prop::collection::vec((names, targets), 0..4)
+    }
+
+    fn path_strategy() -> impl Strategy<Value = String> {
+        let part = prop::sample::select(vec!["a", "b", "c", "l1", "l2", "l3", "l4", "x"]);
+        prop::collection::vec(part, 1..5).prop_map(|p| p.join("/"))
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(48))]
+
+        /// The pure link table and the real file system agree wherever it matters: a path the
+        /// table sees leaving the workspace is refused on disk too, and a path the disk accepts
+        /// the table accepts.
+        #[test]
+        fn prop_map_and_std_fs_agree_on_escapes(
+            links in link_strategy(),
+            paths in prop::collection::vec(path_strategy(), 1..6),
+            n in any::<u64>(),
+        ) {
+            let base = std::env::temp_dir().join(format!(
+                "harness-ref-fsprop-{}-{n}", std::process::id()
+            ));
+            let ws = base.join("ws");
+            std::fs::create_dir_all(ws.join("a/b")).unwrap();
+            std::fs::create_dir_all(ws.join("c")).unwrap();
+            let mut map = MapResolver::new();
+            let mut made = std::collections::BTreeSet::new();
+            for (name, target) in &links {
+                if !made.insert(*name) {
+                    continue;
+                }
+                let at = ws.join(name);
+                let _ = std::fs::remove_dir_all(&at);
+                std::os::unix::fs::symlink(target, &at).unwrap();
+                map = map.link(name, *target);
+            }
+            let disk = StdFsResolver::new(&ws).unwrap();
+            for raw in &paths {
+                let p = normalize(raw).unwrap();
+                let on_map = map.check(&p);
+                let on_disk = disk.check(&p);
+                if on_map == Err(PathProblem::EscapesThroughLink) {
+                    prop_assert!(on_disk.is_err(), "{raw}: escapes by the table, accepted on disk ({links:?})");
+                }
+                if on_disk.is_ok() {
+                    prop_assert!(on_map.is_ok(), "{raw}: accepted on disk, refused by the table ({links:?})");
+                }
+            }
+            std::fs::remove_dir_all(&base).unwrap();
+        }
     }
 }

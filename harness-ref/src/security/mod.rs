@@ -13,7 +13,7 @@
 //!   sensitive arguments, cost, approval, prepare/commit, path and [`Bounds`] rules);
 //! - [`confine`]: workspace path confinement, lexical and through a [`Resolver`];
 //! - [`gates`]: the pipeline ([`SecureHarness`], [`Gate`], [`CallOptions`], [`Outcome`]);
-//! - [`idempotency`] / [`prepare`]: duplicate deliveries and previewed commits;
+//! - `idempotency` (private) / [`prepare`]: duplicate deliveries and previewed commits;
 //! - [`audit`], [`digest`], [`clock`]: records, argument digests and masking, injected time;
 //! - `fs` (feature `fs`): [`confine::Resolver`] over a real directory, the crate's only I/O.
 //!
