@@ -14,7 +14,8 @@ Usage (Python 3.11, standard library only):
 
 Besides the Cases: lines it checks what the schema cannot: id matches path, ids unique, every
 requirement id exists, every MUST has a case, no case mixes levels, one expectation per call, an internal error's secret
-is inside its message, `equals_output` only where the output is text.
+is inside its message, `equals_output` only where the output is text, `same_as` names an earlier
+result.
 """
 from __future__ import annotations
 
@@ -120,6 +121,10 @@ def check_case(cid, case):
             out = final_output(t.get("behavior")) if t else None
             if not (isinstance(out, dict) and ("text" in out or "generate" in out)):
                 problems.append(f"{cid}: equals_output on a call whose tool does not return text/generate")
+    for i, res in enumerate(results):
+        j = res.get("same_as")
+        if j is not None and not (isinstance(j, int) and 0 <= j < i):
+            problems.append(f"{cid}: result {i + 1}: same_as {j!r} must name an earlier result (0-based)")
     for name in case.get("expect", {}).get("invocations", {}):
         if name not in tools:
             problems.append(f"{cid}: invocations names unknown tool {name!r}")
