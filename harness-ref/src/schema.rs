@@ -28,6 +28,10 @@ use jsonschema::error::{TypeKind, ValidationErrorKind};
 use jsonschema::ValidationError;
 use serde_json::{Map, Value};
 
+/// How a declared field that no matching branch evaluated is described.
+const DECLARED_ELSEWHERE: &str =
+    " (it is declared only by an alternative these arguments do not match)";
+
 /// The longest rendering of a received value, in characters, before it is cut.
 pub const RECEIVED_MAX_CHARS: usize = 60;
 
@@ -195,6 +199,32 @@ impl InputSchema {
         let mut out = Vec::new();
         for error in self.validator.iter_errors(args) {
             compose(&error, &self.effective, &mut out);
+        }
+        // A declared-but-unevaluated field is noise when its object's failure is reported
+        // otherwise (a failed branch names the real problem), and the only explanation when
+        // it is not (fuzz bug 1: `anyOf: [{}, {properties: {a}, required: [b]}]` with `{a}`).
+        let conditional = |v: &Violation| v.expected.ends_with(DECLARED_ELSEWHERE);
+        let explained: Vec<String> = out
+            .iter()
+            .filter(|v| !conditional(v))
+            .map(|v| v.pointer.clone())
+            .collect();
+        out.retain(|v| {
+            let object = &v.pointer[..v.pointer.rfind('/').unwrap_or(0)];
+            !conditional(v)
+                || !explained
+                    .iter()
+                    .any(|p| p == object || p.starts_with(&format!("{object}/")))
+        });
+        if out.is_empty() {
+            // The validator refused the arguments without saying why; never answer
+            // `invalid_arguments` with nothing to fix.
+            out.push(Violation {
+                pointer: String::new(),
+                expected: "arguments matching the tool's input schema".to_string(),
+                received: describe_received(args),
+                keyword: "schema".to_string(),
+            });
         }
         out.sort();
         out.dedup();
@@ -506,19 +536,22 @@ fn compose(error: &ValidationError<'_>, root: &Value, out: &mut Vec<Violation>) 
                 )
             };
             for name in unexpected {
-                // Under `unevaluatedProperties`, a declared field can be "unevaluated" only because
-                // the branch declaring it failed; that failure is reported on its own.
-                if known.contains(name) {
-                    continue;
-                }
                 let value = instance
                     .get(name)
                     .map_or_else(|| "nothing".to_string(), describe_received);
                 let field = short_json(&Value::String(name.clone()));
+                // Under `unevaluatedProperties`, a declared field is "unevaluated" when the
+                // branch declaring it did not match. `InputSchema::violations` keeps this one
+                // only when nothing else explains the object's failure.
+                let expected = if known.contains(name) {
+                    format!("no field {field}{DECLARED_ELSEWHERE}")
+                } else {
+                    format!("no field {field} ({allowed})")
+                };
                 push(
                     out,
                     format!("{pointer}/{}", escape_token(name)),
-                    format!("no field {field} ({allowed})"),
+                    expected,
                     value,
                     &keyword,
                 );

@@ -641,3 +641,25 @@ fn a_panicking_semantic_check_is_an_internal_error_and_the_handler_does_not_run(
     assert_eq!(d[0].stage, Stage::Validate);
     assert!(d[0].detail.contains("SECRET-7f3a9c"));
 }
+
+/// Fuzz bug 1 (found by the `structured_call` target, `props/tests/regressions.rs`): with
+/// `anyOf: [{}, {properties: {a}, required: [b]}]` closed by `unevaluatedProperties: false`,
+/// `{a: false}` is refused but the validator's only error is the unevaluated `a`, which the
+/// harness used to drop as noise: `invalid_arguments` with no violation at all.
+#[test]
+fn invalid_arguments_always_names_a_violation() {
+    let schema = json!({"anyOf": [{}, {"properties": {"a": {}}, "required": ["b"]}]});
+    let t = Tool::new("t", "T.", schema, |_: Value, _: &Ctx<'_>| {
+        Ok(ToolOutput::text("ran"))
+    });
+    let (h, _) = harness_with(vec![t]);
+    let r = h.handle(json!({"id": "t1", "name": "t", "input": {"a": false}}));
+    assert_eq!(r.code(), Some(ErrorCode::InvalidArguments));
+    let pointers: Vec<&str> = r.violations().iter().map(|v| v.pointer.as_str()).collect();
+    assert_eq!(pointers, ["/a"], "{}", r.content());
+    assert!(
+        r.content().contains("declared only by an alternative"),
+        "{}",
+        r.content()
+    );
+}
