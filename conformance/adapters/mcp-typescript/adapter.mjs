@@ -52,7 +52,7 @@ const HELLO = {
   capabilities: {
     cap: null,
     retryability: false,
-    deadline: { configurable: true },
+    deadline: { configurable: true, default_ms: 60000 }, // the SDK's DEFAULT_REQUEST_TIMEOUT_MSEC
     keywords: KEYWORDS,
     call_forms: ['structured'],
     parallel: false,
