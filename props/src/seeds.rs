@@ -517,6 +517,32 @@ fn structured_seeds() -> Vec<Seed> {
     ]
 }
 
+/// Minimised inputs of bugs the fuzzers found, for `fuzz/regressions/<target>/` (the
+/// write-ups are in `docs/fuzzing.md` and `props/tests/regressions.rs`).
+pub fn regressions() -> Vec<Seed> {
+    let bug_1 = StructuredCall {
+        policy: Policy::Reject,
+        outcome: Outcome::EchoArgs,
+        schema: Schema::AnyOf(vec![
+            Schema::Any,
+            Schema::Object {
+                typed: false,
+                properties: vec![("a".into(), Schema::Any)],
+                required: vec!["b".into()],
+                additional: Additional::Absent,
+                min_properties: None,
+                max_properties: None,
+            },
+        ]),
+        args: json!({"a": false}),
+    };
+    vec![Seed {
+        target: "structured_call",
+        name: "bug-1-closed-any-of-refused-with-no-violation",
+        bytes: bug_1.to_bytes(),
+    }]
+}
+
 /// Every generated seed.
 pub fn all() -> Vec<Seed> {
     let mut seeds = cap_seeds();

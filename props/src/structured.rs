@@ -45,10 +45,6 @@ pub enum Outcome {
     MutateAndEcho,
 }
 
-/// Whether the property tolerates known bug 1 (an `invalid_arguments` result listing no
-/// violation, for closed compositions). Set to `false` once harness-ref guards against it.
-pub const TOLERATE_KNOWN_BUG_1: bool = true;
-
 /// A marker in private details; it must never reach the content.
 pub const SECRET: &str = "SECRET-5be1d0";
 
@@ -302,13 +298,8 @@ pub fn check(input: &StructuredCall) {
             ctx()
         );
         let violations = result.violations();
-        // Known bug 1 (docs/fuzzing.md): jsonschema's `iter_errors` yields nothing where
-        // `is_valid` fails an `unevaluatedProperties: false` (which the harness adds when it
-        // closes a composition), so the harness answers with an empty list. Tolerated only
-        // for compositions, so fuzzing can go on; `props/tests/regressions.rs` keeps it visible.
-        let known_bug_1 = TOLERATE_KNOWN_BUG_1 && schema_json.to_string().contains("Of\"");
         assert!(
-            !violations.is_empty() || known_bug_1,
+            !violations.is_empty(),
             "invalid_arguments without violations{}",
             ctx()
         );

@@ -76,8 +76,10 @@ fn every_target_has_a_property_and_seeds() {
 #[test]
 fn generated_seeds_match_their_descriptions() {
     let write = std::env::var_os("WRITE_SEEDS").is_some();
-    for seed in seeds::all() {
-        let path = fuzz_dir().join("seeds").join(seed.target).join(seed.name);
+    let seeds = seeds::all().into_iter().map(|s| ("seeds", s));
+    let regressions = seeds::regressions().into_iter().map(|s| ("regressions", s));
+    for (kind, seed) in seeds.chain(regressions) {
+        let path = fuzz_dir().join(kind).join(seed.target).join(seed.name);
         if write {
             fs::create_dir_all(path.parent().unwrap()).unwrap();
             fs::write(&path, &seed.bytes).unwrap();
