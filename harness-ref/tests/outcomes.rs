@@ -663,3 +663,26 @@ fn invalid_arguments_always_names_a_violation() {
         r.content()
     );
 }
+
+#[test]
+fn the_harness_and_its_results_can_cross_threads() {
+    fn assert_send_sync<T: Send + Sync>() {}
+    assert_send_sync::<Harness>();
+    assert_send_sync::<harness_ref::ToolResult>();
+    assert_send_sync::<Registry>();
+    let (h, _) = harness_with(vec![echo()]);
+    let h = Arc::new(h);
+    let handles: Vec<_> = (0..4)
+        .map(|i| {
+            let h = Arc::clone(&h);
+            std::thread::spawn(move || {
+                h.handle(json!({"id": format!("t{i}"), "name": "echo", "input": {"path": "p"}}))
+            })
+        })
+        .collect();
+    for (i, handle) in handles.into_iter().enumerate() {
+        let r = handle.join().unwrap();
+        assert_eq!(r.tool_use_id(), Some(format!("t{i}").as_str()));
+        assert!(!r.is_error());
+    }
+}
