@@ -16,8 +16,9 @@ SEED=${SEED:-1}
 CASES=${CASES:-1000}
 REF_CASES=${REF_CASES:-2000}
 
-# Variants whose fault no universal check can see, with the reason (none today: wording-only
-# faults are reached through property names and a schema marker, not through wording).
+# Variants whose fault no generated case can show, with the reason. (The two wording-level
+# faults, first-violation-only and dumps-schema, are reached through property names a message
+# must contain and a marker in the schema's description, so they are not listed.)
 declare -A UNSEEN=()
 # Security-gate variants: generated cases carry no security fields (context, policy, keys).
 for f in ignores-capabilities reruns-duplicate-keys commits-unverified-tokens \

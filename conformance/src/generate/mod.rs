@@ -117,6 +117,23 @@ impl Judged {
         }
     }
 
+    /// Every violated requirement, most direct first (`ERROR` for an adapter failure).
+    pub fn targets(&self) -> Vec<String> {
+        match &self.outcome {
+            Outcome::Fail(v) => {
+                let mut out: Vec<String> = Vec::new();
+                for r in v.iter().flat_map(|v| v.reqs.iter()) {
+                    if !out.contains(r) {
+                        out.push(r.clone());
+                    }
+                }
+                out
+            }
+            Outcome::Error(_) => vec!["ERROR".into()],
+            _ => Vec::new(),
+        }
+    }
+
     /// Whether this outcome still shows `target`.
     pub fn shows(&self, target: &str) -> bool {
         match &self.outcome {
@@ -403,14 +420,7 @@ pub fn judge(harness: &mut dyn Harness, hello: &Hello, model: &Model, timeout: D
 
     // The expectations, through the runner's own checks. Failures the universal checks also
     // produce (on a case with no expectation at all) are not an item's.
-    let bare = case_for(
-        model,
-        "fuzz/case",
-        &[],
-        vec!["CORR-1".into()],
-        "generated".into(),
-    );
-    let mut bare = bare;
+    let mut bare = full.clone();
     bare.expect = oracle::expect_of(model.calls.len(), &[], false);
     let baseline: BTreeSet<String> = checks::check(&bare, &wire, caps, &obs)
         .failures
@@ -752,15 +762,24 @@ pub fn fuzz(
                 findings.len()
             ));
         }
-        let Some(target) = judged.target() else {
+        let Some(first) = judged.target() else {
             continue;
         };
-        if findings.iter().any(|f: &Finding| f.target == target) {
-            // Already found and shrunk: counted, not shrunk again, so that a run with several
-            // findings reports several different requirements.
-            *stats.repeats.entry(target).or_default() += 1;
+        // The first violated requirement not found yet: a run with several findings reports
+        // several different requirements; repeats are counted, not shrunk again.
+        let found: BTreeSet<&str> = findings
+            .iter()
+            .flat_map(|f: &Finding| f.requirements.iter().chain([&f.target]))
+            .map(String::as_str)
+            .collect();
+        let Some(target) = judged
+            .targets()
+            .into_iter()
+            .find(|t| !found.contains(t.as_str()))
+        else {
+            *stats.repeats.entry(first).or_default() += 1;
             continue;
-        }
+        };
         progress(format!("fuzz: case {index} fails [{target}]; shrinking …"));
         let (small, small_judged, steps, runs) = shrink_model(
             harness,
