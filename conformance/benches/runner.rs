@@ -15,6 +15,7 @@ use std::time::{Duration, Instant};
 
 use harness_conformance::case::Case;
 use harness_conformance::client::{Harness, InProcess, ProcessHarness, ProcessOptions};
+use harness_conformance::driver::{AdapterProcess, DriverLimits};
 use harness_conformance::loader;
 use harness_conformance::runner::{self, RunConfig};
 use harness_conformance::verdict::Verdict;
@@ -84,6 +85,28 @@ fn main() {
             t.as_secs_f64(),
             n as f64 / t.as_secs_f64()
         );
+    }
+
+    // The driver's own round trip: one line to `cat` and back (pipes, the stdout reader
+    // thread, the channel), with no JSON and no harness.
+    if let Ok(mut cat) = AdapterProcess::spawn("exec cat", DriverLimits::default()) {
+        let line = "x".repeat(1000);
+        let rounds = 2000;
+        let mut times = Vec::new();
+        for _ in 0..reps {
+            let started = Instant::now();
+            for _ in 0..rounds {
+                cat.send(&line).unwrap();
+                let back = cat.recv(Instant::now() + Duration::from_secs(5)).unwrap();
+                std::hint::black_box(back);
+            }
+            times.push(started.elapsed());
+        }
+        println!(
+            "driver round trip (1 KB line to `cat` and back): {:.1} µs",
+            median(times).as_secs_f64() * 1e6 / rounds as f64
+        );
+        cat.kill();
     }
 
     let Some(bin) = adapter_binary() else {
