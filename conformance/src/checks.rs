@@ -935,8 +935,13 @@ fn check_history(case: &Case, caps: &Capabilities, obs: &Observed, f: &mut Findi
     }
 }
 
+/// A call as the model sent it: the `tool_use` block without the caller's security options
+/// (which are not part of what the model sends), or the other forms as written.
 fn call_as_sent(call: &Call) -> Value {
-    serde_json::to_value(call).unwrap_or(Value::Null)
+    match call.tool_use_block() {
+        Some(block) => strip_type(&block),
+        None => serde_json::to_value(call).unwrap_or(Value::Null),
+    }
 }
 
 fn strip_type(v: &Value) -> Value {
