@@ -266,20 +266,48 @@ fn count_newlines(bytes: &[u8]) -> u64 {
 
 /// Caps `text` in memory. See the module documentation for the exact semantics.
 pub fn cap<'a>(text: &'a str, config: &CapConfig) -> Capped<'a> {
-    let size = measure(text, config.unit);
+    // A text of at most `limit` bytes has at most `limit` chars: no counting needed.
+    if text.len() <= config.limit {
+        return Capped {
+            content: Cow::Borrowed(text),
+            truncation: None,
+        };
+    }
+    let (size, newlines) = match config.unit {
+        Unit::Bytes => (text.len(), count_newlines(text.as_bytes())),
+        Unit::Chars => count_chars_and_newlines(text),
+    };
     if size <= config.limit {
         return Capped {
             content: Cow::Borrowed(text),
             truncation: None,
         };
     }
-    let newlines = count_newlines(text.as_bytes());
     let lines = newlines + u64::from(!text.ends_with('\n'));
     let assembled = assemble(text, text, size as u64, newlines, lines, config);
     Capped {
         content: Cow::Owned(assembled.0),
         truncation: Some(assembled.1),
     }
+}
+
+/// Chars and newlines in one sweep of 64 KiB blocks, so a large text is read from memory once
+/// (the second count runs over a block still in cache).
+fn count_chars_and_newlines(text: &str) -> (usize, u64) {
+    const BLOCK: usize = 64 * 1024;
+    let (mut chars, mut newlines) = (0usize, 0u64);
+    let mut rest = text;
+    while !rest.is_empty() {
+        let mut end = BLOCK.min(rest.len());
+        while !rest.is_char_boundary(end) {
+            end += 1;
+        }
+        let (block, tail) = rest.split_at(end);
+        chars += block.chars().count();
+        newlines += count_newlines(block.as_bytes());
+        rest = tail;
+    }
+    (chars, newlines)
 }
 
 /// Caps an owned string, reusing it when nothing is cut.
@@ -615,6 +643,15 @@ mod tests {
         let t = c.truncation.unwrap();
         assert_eq!((t.head_size, t.tail_size, t.omitted_size), (0, 0, 100));
         assert_eq!(cap(&text, &CapConfig::new(0, Unit::Bytes)).content, "");
+    }
+
+    #[test]
+    fn blocked_counting_matches_a_naive_count_across_block_edges() {
+        // 3- and 4-byte characters straddle every 64 KiB block edge somewhere in here.
+        let text = "a東\n😀é".repeat(40_000);
+        let (chars, newlines) = count_chars_and_newlines(&text);
+        assert_eq!(chars, text.chars().count());
+        assert_eq!(newlines, text.matches('\n').count() as u64);
     }
 
     #[test]
