@@ -20,6 +20,7 @@ fn config(seed: u64, cases: u64) -> FuzzConfig {
         time: None,
         timeout: Duration::from_secs(20),
         shrink_runs: 300,
+        shrink_time: Duration::from_secs(120),
         max_findings: 1,
     }
 }

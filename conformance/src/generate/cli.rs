@@ -42,6 +42,9 @@ pub struct FuzzArgs {
     /// The most adapter runs one shrink may use.
     #[arg(long, default_value_t = 400)]
     shrink_runs: usize,
+    /// The longest one shrink may take, in seconds.
+    #[arg(long, default_value_t = 120.0)]
+    shrink_time: f64,
     /// Per-case timeout in seconds.
     #[arg(long, default_value_t = 10.0)]
     timeout: f64,
@@ -106,6 +109,7 @@ pub fn run(args: FuzzArgs) -> Result<ExitCode, String> {
         time,
         timeout: Duration::from_secs_f64(args.timeout.max(0.01)),
         shrink_runs: args.shrink_runs,
+        shrink_time: Duration::from_secs_f64(args.shrink_time.max(0.0)),
         max_findings: args.max_findings.max(1),
     };
     let (mut harness, target, reproduce_with): (Box<dyn Harness>, String, String) =

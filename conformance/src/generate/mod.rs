@@ -50,6 +50,8 @@ pub struct FuzzConfig {
     pub timeout: Duration,
     /// The most adapter runs one shrink may use.
     pub shrink_runs: usize,
+    /// The longest one shrink may take (checked between runs).
+    pub shrink_time: Duration,
     /// Stop after this many findings.
     pub max_findings: usize,
 }
@@ -62,6 +64,7 @@ impl Default for FuzzConfig {
             time: None,
             timeout: Duration::from_secs(10),
             shrink_runs: 400,
+            shrink_time: Duration::from_secs(120),
             max_findings: 1,
         }
     }
@@ -138,10 +141,16 @@ impl Judged {
     pub fn shows(&self, target: &str) -> bool {
         match &self.outcome {
             Outcome::Fail(v) => v.iter().any(|v| v.reqs.iter().any(|r| r == target)),
-            Outcome::Error(_) => target == "ERROR",
+            // A runner that gave up on the adapter shows nothing about this case.
+            Outcome::Error(e) => target == "ERROR" && !gave_up(e),
             _ => false,
         }
     }
+}
+
+/// Whether an adapter error says the client stopped restarting the adapter.
+fn gave_up(error: &str) -> bool {
+    error.contains(crate::client::AdapterErrorKind::GaveUp.code())
 }
 
 /// A minimal failing case.
@@ -641,9 +650,10 @@ pub fn shrink_model(
 ) -> (Model, Judged, usize, usize) {
     let (mut best, mut best_judged) = (model, judged);
     let (mut steps, mut runs) = (0usize, 0usize);
+    let started = Instant::now();
     'outer: loop {
         for candidate in shrink::candidates(&best) {
-            if runs >= cfg.shrink_runs {
+            if runs >= cfg.shrink_runs || started.elapsed() >= cfg.shrink_time {
                 break 'outer;
             }
             runs += 1;
@@ -761,6 +771,12 @@ pub fn fuzz(
                 started.elapsed().as_secs_f64(),
                 findings.len()
             ));
+        }
+        if let Outcome::Error(e) = &judged.outcome {
+            if gave_up(e) {
+                progress(format!("fuzz: stopping at case {index}: {e}"));
+                break;
+            }
         }
         let Some(first) = judged.target() else {
             continue;
