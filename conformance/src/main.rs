@@ -33,8 +33,9 @@ mod review;
                   (conformance/PROTOCOL.md), or against the built-in reference harness when no --harness is given."
 )]
 struct Cli {
+    /// Without a subcommand: `run` against the built-in reference harness.
     #[command(subcommand)]
-    command: Cmd,
+    command: Option<Cmd>,
 }
 
 #[derive(Subcommand, Debug)]
@@ -187,7 +188,13 @@ fn main() -> ExitCode {
 }
 
 fn real_main(cli: Cli) -> Result<ExitCode, String> {
-    match cli.command {
+    let command = match cli.command {
+        Some(c) => c,
+        None => Cli::parse_from(["harness-conformance", "run"])
+            .command
+            .expect("`run` parses"),
+    };
+    match command {
         Cmd::Run(args) => cmd_run(args),
         Cmd::List(filter) => {
             let suite = load_suite()?;

@@ -71,6 +71,14 @@ fn a_failing_harness_exits_non_zero_with_a_reproducer() {
 }
 
 #[test]
+fn the_bare_command_runs_the_suite_on_the_reference() {
+    let o = run(&[]);
+    assert!(o.status.success(), "{}", stdout(&o));
+    assert!(stdout(&o).contains("the built-in reference harness"));
+    assert!(stdout(&o).contains("result: ok"));
+}
+
+#[test]
 fn the_reference_passes_a_selection_and_exits_zero() {
     let o = run(&["run", "--run", "validation/*", "-q"]);
     assert!(o.status.success(), "{}", stdout(&o));
