@@ -64,7 +64,10 @@ fn reference_wording_matches_the_committed_snapshots() {
     let run = store::record(&dir, &cases, &result.outcomes, &meta, Some(&ids)).unwrap();
     assert!(
         run.ok() && run.orphans.is_empty() && run.not_recorded.is_empty(),
-        "the reference harness's wording differs from conformance/snapshots/reference/:\n{}",
+        "the reference harness's wording differs from conformance/snapshots/reference/ (a new case, \
+         a changed case or a wording change in harness-ref). Read each .snap.new, then accept it: \
+         `cargo run -p harness-conformance -- review conformance/snapshots/reference` (or `accept`), \
+         and commit the .snap files with the change. Orphans: delete them.\n{}",
         run.render(30)
     );
     assert_eq!(run.recorded.len(), cases.len());
