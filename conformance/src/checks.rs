@@ -235,8 +235,8 @@ fn universal(case: &Case, wire: &WireCase, cap: &EffectiveCap, obs: &Observed, f
         if !case_has_fffd {
             if let Some(at) = r.content.chars().position(|c| c == '\u{FFFD}') {
                 f.failures.push(format!(
-                    "result {}: content holds U+FFFD at char {at}, which the handler's output did not have (a code point was split or mangled): {}",
-                    i + 1,
+                    "{}: content holds U+FFFD at char {at}, which the handler's output did not have (a code point was split or mangled): {}",
+                    label_at(case, i),
                     quote(&around(&r.content, at))
                 ));
             }
@@ -248,8 +248,8 @@ fn universal(case: &Case, wire: &WireCase, cap: &EffectiveCap, obs: &Observed, f
             let size = measure(&r.content, cap.unit);
             if size > cap.limit {
                 f.failures.push(format!(
-                    "result {}: content is {size} {} (note included); the cap is {} {}: {}",
-                    i + 1,
+                    "{}: content is {size} {} (note included); the cap is {} {}: {}",
+                    label_at(case, i),
                     cap.unit.as_str(),
                     cap.limit,
                     cap.unit.as_str(),
@@ -263,12 +263,20 @@ fn universal(case: &Case, wire: &WireCase, cap: &EffectiveCap, obs: &Observed, f
         for (i, r) in obs.results.iter().enumerate() {
             if r.content.contains(&secret) {
                 f.failures.push(format!(
-                    "result {}: content leaks an internal error's text (contains the marker {secret:?}); internal errors must reach the model as a generic message: {}",
-                    i + 1,
+                    "{}: content leaks an internal error's text (contains the marker {secret:?}); internal errors must reach the model as a generic message: {}",
+                    label_at(case, i),
                     quote(&r.content)
                 ));
             }
         }
+    }
+}
+
+/// The label of result `i`, with its call's id when there is such a call.
+fn label_at(case: &Case, i: usize) -> String {
+    match case.calls.get(i) {
+        Some(call) => result_label(i, call),
+        None => format!("result {}", i + 1),
     }
 }
 
