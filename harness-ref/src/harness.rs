@@ -653,14 +653,12 @@ impl Harness {
                 let outcome = execute(&tool, &id, args, started, deadline, &cap, &limits);
                 let elapsed = started.elapsed();
                 let outcome = if elapsed > budget {
-                    Err(Failure::new(ErrorCode::Timeout, messages::timeout(&tool.name, budget)).private(
-                        Stage::Run,
-                        format!(
-                            "inline handler returned after {} ms, past its deadline of {} ms; its result was discarded",
-                            elapsed.as_millis(),
-                            budget.as_millis()
-                        ),
-                    ))
+                    let detail = format!(
+                        "inline handler returned after {} ms, past its deadline of {} ms; its result was discarded",
+                        elapsed.as_millis(),
+                        budget.as_millis()
+                    );
+                    Err(late(&tool.name, budget, detail, outcome))
                 } else {
                     outcome
                 };
@@ -735,7 +733,14 @@ impl Harness {
                     // Judged by when the handler finished, not when we looked: in a batch we
                     // may look late, and that must not change this call's result.
                     Ok((outcome, finished)) if finished <= deadline => outcome,
-                    Ok(_) | Err(mpsc::RecvTimeoutError::Timeout) => {
+                    Ok((outcome, _)) => {
+                        let detail = format!(
+                            "handler finished after its deadline of {} ms; its result was discarded",
+                            budget.as_millis()
+                        );
+                        Err(late(&tool.name, budget, detail, outcome))
+                    }
+                    Err(mpsc::RecvTimeoutError::Timeout) => {
                         Err(Failure::new(ErrorCode::Timeout, messages::timeout(&tool.name, budget)).private(
                             Stage::Run,
                             format!(
@@ -805,6 +810,22 @@ fn deadline_after(started: Instant, budget: Duration) -> Instant {
         .checked_add(budget)
         .or_else(|| started.checked_add(Duration::from_secs(100 * 365 * 24 * 3600)))
         .unwrap_or(started)
+}
+
+/// A `timeout` for a handler that finished late. The late outcome is discarded, but a private
+/// detail it carried (a panic, an internal error) is kept in the timeout's diagnostic.
+fn late(tool: &str, budget: Duration, mut detail: String, outcome: RunOutcome) -> Failure {
+    if let Err(Failure {
+        diagnostic: Some((stage, inner)),
+        ..
+    }) = outcome
+    {
+        detail.push_str(&format!(
+            "; it had also failed at stage {}: {inner}",
+            stage.as_str()
+        ));
+    }
+    Failure::new(ErrorCode::Timeout, messages::timeout(tool, budget)).private(Stage::Run, detail)
 }
 
 /// The message of a panic payload. Dropping a payload can itself panic, so it is dropped

@@ -686,3 +686,28 @@ fn the_harness_and_its_results_can_cross_threads() {
         assert!(!r.is_error());
     }
 }
+
+#[test]
+fn a_late_panic_is_a_timeout_whose_diagnostic_keeps_the_panic() {
+    let t = Tool::new(
+        "late_crash",
+        "Crashes late.",
+        json!({"type": "object"}),
+        |_: Value, _: &Ctx<'_>| {
+            std::thread::sleep(Duration::from_millis(150));
+            panic!("late SECRET-7f3a9c")
+        },
+    )
+    .execution(Execution::Inline);
+    let (h, sink) = harness_with(vec![t]);
+    let r = h.handle(json!({"id": "t1", "name": "late_crash", "input": {}}));
+    assert_eq!(r.code(), Some(ErrorCode::Timeout));
+    assert!(!r.content().contains("SECRET"));
+    let d = sink.take();
+    assert_eq!(d.len(), 1);
+    assert!(
+        d[0].detail.contains("past its deadline") && d[0].detail.contains("late SECRET-7f3a9c"),
+        "{}",
+        d[0].detail
+    );
+}
