@@ -295,6 +295,9 @@ fn read_lines(
             Some(len) => *len += chunk.len(),
             None if line.len() + chunk.len() > max_line => {
                 overlong = Some(line.len() + chunk.len());
+                // Keep the line's first bytes for the report, whichever chunk they came in.
+                let room = QUOTE_BYTES.saturating_sub(line.len());
+                line.extend_from_slice(&chunk[..chunk.len().min(room)]);
                 line.truncate(QUOTE_BYTES);
                 line.shrink_to_fit();
             }
@@ -360,4 +363,50 @@ pub fn quote_bytes(bytes: &[u8]) -> String {
         out.push_str(&format!(" … ({} bytes in all)", bytes.len()));
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn limits(max_line: usize) -> DriverLimits {
+        DriverLimits {
+            max_line,
+            stderr_tail: 64,
+        }
+    }
+
+    #[test]
+    fn lines_are_delivered_and_a_too_long_line_keeps_its_head() {
+        let mut p = AdapterProcess::spawn(
+            "printf 'one\\n'; head -c 5000 /dev/zero | tr '\\0' 'Z'; printf '\\ntwo\\n'; printf 'tail' >&2",
+            limits(100),
+        )
+        .unwrap();
+        let deadline = Instant::now() + Duration::from_secs(10);
+        assert_eq!(p.recv(deadline).unwrap(), b"one");
+        match p.recv(deadline) {
+            Err(ReadFault::TooLong { head, len }) => {
+                assert_eq!(head, vec![b'Z'; QUOTE_BYTES.min(5000)]);
+                assert!(len > 100);
+            }
+            other => panic!("{other:?}"),
+        }
+        assert_eq!(p.recv(deadline).unwrap(), b"two");
+        assert!(matches!(p.recv(deadline), Err(ReadFault::Closed { .. })));
+        // The stderr thread may still be draining when stdout closes.
+        let until = Instant::now() + Duration::from_secs(10);
+        while p.stderr_tail().is_empty() && Instant::now() < until {
+            thread::sleep(Duration::from_millis(5));
+        }
+        assert_eq!(p.stderr_tail(), "tail");
+    }
+
+    #[test]
+    fn quotes_are_bounded() {
+        let q = quote_bytes(&vec![b'a'; 10_000]);
+        assert!(q.len() < QUOTE_BYTES + 40, "{q}");
+        assert!(q.ends_with("(10000 bytes in all)"));
+        assert_eq!(quote_bytes(b"ok\x01"), "\"ok\\u{1}\"");
+    }
 }
