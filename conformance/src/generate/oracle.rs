@@ -797,3 +797,128 @@ pub fn disagreements(model: &Model) -> Vec<Disagreement> {
     }
     out
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::generate::model::ToolModel;
+    use harness_conformance_protocol::Output;
+    use harness_ref_props::schema::{Additional, Bounds, Schema};
+    use serde_json::json;
+
+    fn model(additional: Additional, calls: Vec<CallModel>) -> Model {
+        Model {
+            cap: None,
+            deadline_ms: None,
+            tools: vec![ToolModel {
+                name: "t".into(),
+                schema: Schema::Object {
+                    typed: true,
+                    properties: vec![("n".into(), Schema::Int(Bounds::default()))],
+                    required: vec!["n".into()],
+                    additional,
+                    min_properties: None,
+                    max_properties: None,
+                },
+                marker: None,
+                behavior: Behavior::Return {
+                    output: Output::Text("ok".into()),
+                },
+                shape: "text",
+            }],
+            calls,
+        }
+    }
+
+    fn call(id: &str, name: &str, input: Value) -> CallModel {
+        CallModel::Block {
+            id: Some(Value::from(id)),
+            name: Some(name.into()),
+            input: Input::Value(input),
+        }
+    }
+
+    #[test]
+    fn validity_is_the_reference_verdict_and_policy_dependence_is_ambiguous() {
+        let m = model(
+            Additional::Forbid,
+            vec![
+                call("a", "t", json!({"n": 3})),
+                call("b", "t", json!({"n": "3"})),
+                call("c", "t", json!({"n": 3, "zulu_extra": 1})),
+                call("d", "t", json!({"n": 9_007_199_254_740_993_u64})),
+            ],
+        );
+        let (f, disagreements) = fates(&m);
+        assert_eq!(disagreements, 0);
+        assert!(matches!(&f[0], Fate::Valid { .. }), "{:?}", f[0]);
+        assert!(matches!(&f[1], Fate::Invalid { violations, .. } if violations[0].0 == "/n"));
+        assert!(matches!(&f[2], Fate::Invalid { .. }));
+        assert!(matches!(&f[3], Fate::Ambiguous { .. }), "beyond 2^53");
+        // The same unknown field on an object that states no policy: closed for harness-ref,
+        // open for JSON Schema, so nothing is expected.
+        let open = model(
+            Additional::Absent,
+            vec![call("c", "t", json!({"n": 3, "zulu_extra": 1}))],
+        );
+        assert!(matches!(&fates(&open).0[0], Fate::Ambiguous { .. }));
+    }
+
+    #[test]
+    fn broken_calls_are_refused_with_the_right_requirement() {
+        let m = model(
+            Additional::Forbid,
+            vec![
+                call("a", "t", json!({"n": 1})),
+                call("a", "t", json!({"n": 1})),
+                call("", "t", json!({"n": 1})),
+                call("e", "T", json!({"n": 1})),
+                call("f", "t", json!([1])),
+                CallModel::Raw("not json".into()),
+            ],
+        );
+        let (f, _) = fates(&m);
+        assert!(
+            matches!(&f[0], Fate::Ambiguous { .. }),
+            "first of a reused id"
+        );
+        let defects = |x: &Fate| match x {
+            Fate::Refused { defects, .. } => defects.clone(),
+            other => panic!("{other:?}"),
+        };
+        assert_eq!(defects(&f[1]), ["CORR-5"]);
+        assert_eq!(defects(&f[2]), ["CORR-4"]);
+        assert_eq!(defects(&f[3]), ["CALL-1", "CALL-3"]);
+        assert_eq!(defects(&f[4]), ["CALL-4"]);
+        assert_eq!(defects(&f[5]), ["CALL-6"]);
+        assert!(
+            matches!(&f[3], Fate::Refused { folds_to: Some(t), class: Some("unknown_tool"), .. } if t == "t")
+        );
+    }
+
+    #[test]
+    fn expectations_follow_the_fates() {
+        let m = model(
+            Additional::Forbid,
+            vec![
+                call("a", "t", json!({"n": 1})),
+                call("b", "t", json!({"n": "1"})),
+            ],
+        );
+        let caps = harness_ref_adapter::ReferenceAdapter::new(None)
+            .hello()
+            .capabilities;
+        let (f, _) = fates(&m);
+        let items = items(&m, &f, &caps).unwrap();
+        // One valid run of `t` (VAL-7) and one invalid call that must not run (VAL-1).
+        assert!(items.iter().any(|i| matches!(&i.kind,
+            ItemKind::Invocations { tool, count: 1, over, under } if tool == "t" && over == &["VAL-1"] && under == &["VAL-7"])));
+        assert!(items.iter().any(|i| i.reqs == ["VAL-2"]
+            && matches!(&i.kind, ItemKind::Result(1, r) if r.is_error == Some(true))));
+        assert!(items.iter().any(|i| i.reqs == ["OUT-1"]
+            && matches!(&i.kind, ItemKind::Result(0, r) if r.is_error == Some(false))));
+        assert!(items
+            .iter()
+            .any(|i| i.reqs.contains(&"CAP-2") && matches!(&i.kind, ItemKind::Result(0, _))));
+    }
+}
