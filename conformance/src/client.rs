@@ -256,6 +256,7 @@ impl ProcessHarness {
                 let status = process
                     .exit_status(Duration::from_millis(200))
                     .map_or("still running".to_owned(), |s| s.to_string());
+                process.settle_stderr(Duration::from_millis(200));
                 err(
                     AdapterErrorKind::Exited,
                     format!(

@@ -82,6 +82,8 @@ pub struct AdapterProcess {
     stdin: Option<ChildStdin>,
     lines: Receiver<EventBox>,
     stderr: Arc<Mutex<VecDeque<u8>>>,
+    /// Set by the stderr thread when stderr reaches end of file.
+    stderr_done: Arc<std::sync::atomic::AtomicBool>,
     /// The start of the line being received, shared with the reader so a timeout can quote it.
     partial: Arc<Mutex<Vec<u8>>>,
     closed: Option<Vec<u8>>,
@@ -122,15 +124,21 @@ impl AdapterProcess {
         let stderr = Arc::new(Mutex::new(VecDeque::new()));
         let tail = Arc::clone(&stderr);
         let keep = limits.stderr_tail;
+        let stderr_done = Arc::new(std::sync::atomic::AtomicBool::new(false));
+        let done = Arc::clone(&stderr_done);
         thread::Builder::new()
             .name("adapter-stderr".into())
-            .spawn(move || drain_stderr(stderr_pipe, keep, &tail))?;
+            .spawn(move || {
+                drain_stderr(stderr_pipe, keep, &tail);
+                done.store(true, std::sync::atomic::Ordering::Release);
+            })?;
 
         Ok(AdapterProcess {
             child,
             stdin,
             lines: rx,
             stderr,
+            stderr_done,
             partial,
             closed: None,
         })
@@ -180,6 +188,16 @@ impl AdapterProcess {
                     partial: Vec::new(),
                 })
             }
+        }
+    }
+
+    /// Waits up to `wait` for stderr to reach end of file, so that a crashed adapter's last
+    /// words are in [`Self::stderr_tail`] (a grandchild holding stderr open costs the wait).
+    pub fn settle_stderr(&self, wait: Duration) {
+        let until = Instant::now() + wait;
+        while !self.stderr_done.load(std::sync::atomic::Ordering::Acquire) && Instant::now() < until
+        {
+            thread::sleep(Duration::from_millis(1));
         }
     }
 
@@ -395,10 +413,7 @@ mod tests {
         assert_eq!(p.recv(deadline).unwrap(), b"two");
         assert!(matches!(p.recv(deadline), Err(ReadFault::Closed { .. })));
         // The stderr thread may still be draining when stdout closes.
-        let until = Instant::now() + Duration::from_secs(10);
-        while p.stderr_tail().is_empty() && Instant::now() < until {
-            thread::sleep(Duration::from_millis(5));
-        }
+        p.settle_stderr(Duration::from_secs(10));
         assert_eq!(p.stderr_tail(), "tail");
     }
 
