@@ -99,6 +99,12 @@ impl SelftestReport {
                     fault.name(),
                     ids.len()
                 );
+                let _ = writeln!(
+                    out,
+                    "       reproduce: harness-conformance run --harness 'harness-ref-adapter --fault {}' --run {}",
+                    fault.name(),
+                    ids[0]
+                );
             }
         }
         let gaps = self.gaps();
@@ -438,7 +444,7 @@ pub fn html(grid: &Grid) -> String {
             for col in grid.columns {
                 match grid.outcome(col, &case.id) {
                     None => out.push_str("<td class=\"v\">·</td>"),
-                    Some(o) => cell(&mut out, o),
+                    Some(o) => cell(&mut out, o, &col.command),
                 }
             }
             out.push_str("</tr>");
@@ -451,7 +457,7 @@ pub fn html(grid: &Grid) -> String {
     out
 }
 
-fn cell(out: &mut String, o: &CaseOutcome) {
+fn cell(out: &mut String, o: &CaseOutcome, command: &str) {
     let class = css_class(o.verdict);
     if o.verdict == Verdict::Pass {
         let _ = write!(out, "<td class=\"v {class}\">PASS</td>");
@@ -472,6 +478,18 @@ fn cell(out: &mut String, o: &CaseOutcome) {
         if o.verdict != Verdict::Skip {
             let _ = write!(out, "<pre>returned: {}</pre>", esc(r));
         }
+    }
+    if o.verdict.is_unexpected() {
+        let target = match command.trim() {
+            "" | "reference" => String::new(),
+            c => format!(" --harness {}", crate::report::shell_quote(c)),
+        };
+        let _ = write!(
+            out,
+            "<pre>reproduce: harness-conformance run{} --run {}</pre>",
+            esc(&target),
+            esc(&crate::report::shell_quote(&o.id))
+        );
     }
     out.push_str("</details></td>");
 }

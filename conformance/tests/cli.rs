@@ -246,4 +246,8 @@ fn the_matrix_writes_markdown_and_html() {
         html.contains("returned: is_error=false"),
         "failing cells show what the harness returned"
     );
+    assert!(
+        html.contains("reproduce: harness-conformance run --harness &#39;python3 "),
+        "failing cells carry a reproducer"
+    );
 }
