@@ -125,3 +125,38 @@ fn replies_validate_and_decode_alike() {
         assert!(types_refuse, "the types accept {b}");
     }
 }
+
+#[test]
+fn the_reference_adapters_hello_and_every_reply_validate() {
+    let mut adapter = harness_ref_adapter::ReferenceAdapter::new(None);
+    let hello = serde_json::to_value(adapter.hello()).unwrap();
+    assert_valid(
+        &schema("hello.schema.json"),
+        &hello,
+        "the reference's hello",
+    );
+    let reply_schema = schema("reply.schema.json");
+    let suite = loader::load_embedded().expect("the embedded suite loads");
+    let limit = hello["capabilities"]["cap"]["limit"]
+        .as_u64()
+        .unwrap_or(2000);
+    for case in &suite.cases {
+        let mut wire = case.wire();
+        if resolve_case(
+            &mut wire,
+            case.config
+                .cap
+                .as_ref()
+                .and_then(|c| c.limit)
+                .unwrap_or(limit),
+        )
+        .is_err()
+        {
+            continue;
+        }
+        let mut reply = adapter.run(&wire);
+        reply.seq = 1;
+        let value = serde_json::to_value(&reply).unwrap();
+        assert_valid(&reply_schema, &value, &case.id);
+    }
+}
