@@ -1,6 +1,6 @@
 //! Embeds SPEC.md for the binary: copied into OUT_DIR (empty if absent, so a checkout in the
-//! middle of writing the spec still builds), and reruns when it or any case changes —
-//! `include_dir!` alone does not tell cargo about new case files.
+//! middle of writing the spec still builds), and reruns when it, any case or any schema
+//! changes — `include_dir!` alone does not tell cargo about new files.
 
 use std::path::Path;
 
@@ -12,4 +12,5 @@ fn main() {
     std::fs::write(Path::new(&out).join("SPEC.md"), text).expect("OUT_DIR is writable");
     println!("cargo:rerun-if-changed=SPEC.md");
     println!("cargo:rerun-if-changed=cases");
+    println!("cargo:rerun-if-changed=schema");
 }

@@ -20,6 +20,13 @@ use crate::spec::{self, Requirement};
 /// The case files, embedded at build time.
 pub static CASES: Dir<'static> = include_dir!("$CARGO_MANIFEST_DIR/cases");
 
+/// The JSON Schemas (`schema/`: the case file and every protocol message), embedded so that
+/// `copy` gives an adapter author everything in one place.
+pub static SCHEMAS: Dir<'static> = include_dir!("$CARGO_MANIFEST_DIR/schema");
+
+/// PROTOCOL.md, embedded at build time.
+pub static PROTOCOL_MD: &str = include_str!("../PROTOCOL.md");
+
 /// SPEC.md, embedded at build time (empty if the checkout has none).
 pub static SPEC_MD: &str = include_str!(concat!(env!("OUT_DIR"), "/SPEC.md"));
 
@@ -95,6 +102,14 @@ fn collect(dir: &'static Dir<'static>, out: &mut Vec<(String, &'static str)>) {
     for sub in dir.dirs() {
         collect(sub, out);
     }
+}
+
+/// Every embedded schema file: (path relative to `schema/`, contents).
+pub fn schema_files() -> Vec<(String, &'static str)> {
+    let mut out = Vec::new();
+    collect(&SCHEMAS, &mut out);
+    out.sort();
+    out
 }
 
 /// Loads the embedded suite.

@@ -49,7 +49,7 @@ enum Cmd {
         /// The case id (`<area>/<fault-name>`).
         case: String,
     },
-    /// Write the embedded case files (and SPEC.md) to a directory.
+    /// Write the embedded case files, schemas, SPEC.md and PROTOCOL.md to a directory.
     Copy {
         /// Where to write them; created if missing.
         dir: PathBuf,
@@ -236,12 +236,27 @@ fn real_main(cli: Cli) -> Result<ExitCode, String> {
                 }
                 std::fs::write(&dest, text).map_err(|e| format!("{}: {e}", dest.display()))?;
             }
+            let schemas = loader::schema_files();
+            for (path, text) in &schemas {
+                let dest = dir.join("schema").join(path);
+                if let Some(parent) = dest.parent() {
+                    std::fs::create_dir_all(parent)
+                        .map_err(|e| format!("{}: {e}", parent.display()))?;
+                }
+                std::fs::write(&dest, text).map_err(|e| format!("{}: {e}", dest.display()))?;
+            }
             std::fs::create_dir_all(&dir).map_err(|e| format!("{}: {e}", dir.display()))?;
-            std::fs::write(dir.join("SPEC.md"), loader::SPEC_MD)
-                .map_err(|e| format!("{}: {e}", dir.display()))?;
+            for (name, text) in [
+                ("SPEC.md", loader::SPEC_MD),
+                ("PROTOCOL.md", loader::PROTOCOL_MD),
+            ] {
+                std::fs::write(dir.join(name), text)
+                    .map_err(|e| format!("{}: {e}", dir.join(name).display()))?;
+            }
             eprintln!(
-                "wrote {} case files and SPEC.md under {}",
+                "wrote {} case files, {} schemas, SPEC.md and PROTOCOL.md under {}",
                 files.len(),
+                schemas.len(),
                 dir.display()
             );
             Ok(ExitCode::SUCCESS)

@@ -53,6 +53,9 @@ fn list_show_and_copy_agree() {
         std::fs::read_to_string(dir.join("cases").join(format!("{FAILING}.json"))).unwrap();
     assert_eq!(copied.as_bytes(), show.stdout.as_slice());
     assert!(dir.join("SPEC.md").exists());
+    assert!(dir.join("PROTOCOL.md").exists());
+    assert!(dir.join("schema/case.schema.json").exists());
+    assert!(dir.join("schema/protocol/reply.schema.json").exists());
     let filtered = run(&["list", "--run", "cap/*", "--skip", "*bytes*"]);
     assert!(stdout(&filtered)
         .lines()
