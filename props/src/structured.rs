@@ -7,8 +7,10 @@
 //! arguments sent, report violations that point at something in the arguments, and turn each
 //! handler outcome into its outcome class.
 
-use std::collections::BTreeSet;
+use std::cell::RefCell;
+use std::collections::{BTreeSet, HashMap};
 use std::fmt;
+use std::rc::Rc;
 use std::sync::{Arc, Mutex};
 
 use arbitrary::{Arbitrary, Unstructured};
@@ -228,26 +230,14 @@ impl fmt::Debug for StructuredCall {
 pub fn check(input: &StructuredCall) {
     crate::quiet_deliberate_panics();
     let schema_json = input.schema.to_json();
-    let received: Arc<Mutex<Vec<Value>>> = Arc::default();
-    let log = Arc::clone(&received);
-    let outcome = input.outcome.clone();
-    let handler = move |args: Value, _ctx: &harness_ref::CallContext<'_>| {
-        log.lock().expect("the log").push(args.clone());
-        outcome.run(args)
-    };
-    let policy = match input.policy {
-        Policy::Reject => UnknownFields::Reject,
-        Policy::Allow => UnknownFields::Allow,
-    };
-    let mut registry = Registry::new();
-    let tool = Tool::new("t", "A tool.", schema_json.clone(), handler)
-        .unknown_fields(policy)
-        .execution(Execution::Inline);
-    if let Err(e) = registry.register(tool) {
-        panic!("a valid schema was refused at registration: {e:?}\nschema: {schema_json}");
+    let (harness, slot) = harness_for(&schema_json, input.policy);
+    {
+        let mut slot = lock(&slot);
+        slot.outcome = input.outcome.clone();
+        slot.received.clear();
     }
-    let harness = Harness::new(registry, HarnessConfig::default());
     let result = harness.handle(input.block());
+    let runs = std::mem::take(&mut lock(&slot).received);
     crate::tool_use::check_envelope(&result, harness.config().cap);
     assert_eq!(result.tool_use_id(), Some("toolu_fuzz"), "the id");
     assert!(
@@ -256,7 +246,6 @@ pub fn check(input: &StructuredCall) {
         result.content()
     );
 
-    let runs = received.lock().expect("the log").clone();
     let code = result.code();
     let ctx = || {
         format!(
@@ -374,6 +363,71 @@ pub fn check(input: &StructuredCall) {
             );
         }
     }
+}
+
+/// What the cached tool's handler does on its next run, and what it received.
+#[derive(Debug)]
+struct Slot {
+    outcome: Outcome,
+    received: Vec<Value>,
+}
+
+fn lock(slot: &Mutex<Slot>) -> std::sync::MutexGuard<'_, Slot> {
+    // A deliberate handler panic never holds the lock, but stay usable if one ever does.
+    slot.lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner)
+}
+
+type Cached = (Rc<Harness>, Arc<Mutex<Slot>>);
+
+thread_local! {
+    /// Harnesses by (schema, policy). Compiling a schema costs far more than checking a call,
+    /// and libFuzzer mostly mutates the arguments, so reusing the registered tool keeps the
+    /// target fast; the handler reads what to do from its slot on every run.
+    static HARNESSES: RefCell<HashMap<(String, bool), Cached>> = RefCell::new(HashMap::new());
+}
+
+fn harness_for(schema_json: &Value, policy: Policy) -> Cached {
+    let key = (schema_json.to_string(), policy == Policy::Allow);
+    if let Some(cached) = HARNESSES.with(|h| h.borrow().get(&key).cloned()) {
+        return cached;
+    }
+    let slot = Arc::new(Mutex::new(Slot {
+        outcome: Outcome::EchoArgs,
+        received: Vec::new(),
+    }));
+    let handler_slot = Arc::clone(&slot);
+    let handler = move |args: Value, _ctx: &harness_ref::CallContext<'_>| {
+        let outcome = {
+            let mut slot = lock(&handler_slot);
+            slot.received.push(args.clone());
+            slot.outcome.clone()
+        };
+        outcome.run(args)
+    };
+    let unknown_fields = match policy {
+        Policy::Reject => UnknownFields::Reject,
+        Policy::Allow => UnknownFields::Allow,
+    };
+    let mut registry = Registry::new();
+    let tool = Tool::new("t", "A tool.", schema_json.clone(), handler)
+        .unknown_fields(unknown_fields)
+        .execution(Execution::Inline);
+    if let Err(e) = registry.register(tool) {
+        panic!("a valid schema was refused at registration: {e:?}\nschema: {schema_json}");
+    }
+    let cached = (
+        Rc::new(Harness::new(registry, HarnessConfig::default())),
+        slot,
+    );
+    HARNESSES.with(|h| {
+        let mut h = h.borrow_mut();
+        if h.len() >= 1024 {
+            h.clear();
+        }
+        h.insert(key, cached.clone());
+    });
+    cached
 }
 
 fn json_content(result: &harness_ref::ToolResult, expected: &Value, ctx: &dyn Fn() -> String) {
