@@ -24,8 +24,10 @@ fn harness_with(tools: Vec<Tool>) -> (Harness, Arc<MemorySink>) {
         registry.register(tool).unwrap();
     }
     let sink = Arc::new(MemorySink::new());
+    // Generous, so that trivial handlers never time out on a loaded machine; the tools that
+    // are about deadlines set their own.
     let config = HarnessConfig {
-        deadline: Duration::from_millis(100),
+        deadline: Duration::from_secs(10),
         ..HarnessConfig::default()
     };
     (
@@ -251,6 +253,7 @@ fn sleeper(name: &str, execution: Execution, ms: u64) -> Tool {
         },
     )
     .execution(execution)
+    .deadline(Duration::from_millis(100))
 }
 
 #[test]
@@ -698,7 +701,8 @@ fn a_late_panic_is_a_timeout_whose_diagnostic_keeps_the_panic() {
             panic!("late SECRET-7f3a9c")
         },
     )
-    .execution(Execution::Inline);
+    .execution(Execution::Inline)
+    .deadline(Duration::from_millis(100));
     let (h, sink) = harness_with(vec![t]);
     let r = h.handle(json!({"id": "t1", "name": "late_crash", "input": {}}));
     assert_eq!(r.code(), Some(ErrorCode::Timeout));

@@ -75,7 +75,7 @@ fn any_object() -> Value {
     json!({"type": "object"})
 }
 
-/// The harness every wording snapshot runs against (cap: 400 chars, deadline: 50 ms).
+/// The harness every wording snapshot runs against (cap: 400 chars, deadline: 10 s; `slow`: 50 ms).
 pub fn harness() -> Harness {
     let mut deep = ToolValue::Null;
     for _ in 0..100 {
@@ -139,7 +139,8 @@ pub fn harness() -> Harness {
                 std::thread::sleep(Duration::from_secs(2));
                 Ok(ToolOutput::text("late"))
             },
-        ),
+        )
+        .deadline(Duration::from_millis(50)),
         Tool::new(
             "crash",
             "Panics.",
@@ -211,7 +212,8 @@ pub fn harness() -> Harness {
     }
     let mut config = HarnessConfig {
         cap: CapConfig::new(400, Unit::Chars),
-        deadline: Duration::from_millis(50),
+        // Generous, so that no fixture times out on a loaded machine; `slow` sets its own 50 ms.
+        deadline: Duration::from_secs(10),
         ..HarnessConfig::default()
     };
     config.limits.max_bytes = 1024 * 1024;
