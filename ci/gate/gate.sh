@@ -3,8 +3,8 @@
 #
 #   ci/gate.sh '<command that starts your adapter>' [baseline.json]
 #
-# It installs the runner (HARNESS_CONFORMANCE_VERSION, or from HARNESS_CONFORMANCE_PATH when you
-# vendor the suite as a submodule), runs every case against your adapter, writes JUnit XML and a
+# It installs the runner from HARNESS_CONFORMANCE_PATH (a checkout of the suite, e.g. a git
+# submodule) unless `harness-conformance` is already on PATH, runs every case against your adapter, writes JUnit XML and a
 # Markdown summary under $OUT (default: conformance-report/), and exits non-zero on any unexpected
 # result: a new failure, an adapter error, or a baseline entry that now passes.
 set -euo pipefail
@@ -14,11 +14,12 @@ out=${OUT:-conformance-report}
 mkdir -p "$out"
 
 if ! command -v harness-conformance >/dev/null 2>&1; then
-  if [ -n "${HARNESS_CONFORMANCE_PATH:-}" ]; then
-    cargo install --locked --path "$HARNESS_CONFORMANCE_PATH/conformance"
-  else
-    cargo install --locked harness-conformance ${HARNESS_CONFORMANCE_VERSION:+--version "$HARNESS_CONFORMANCE_VERSION"}
+  if [ -z "${HARNESS_CONFORMANCE_PATH:-}" ]; then
+    echo "gate.sh: harness-conformance is not installed; set HARNESS_CONFORMANCE_PATH to a checkout" >&2
+    echo "         of the suite (e.g. a git submodule) and this script installs it from there" >&2
+    exit 2
   fi
+  cargo install --locked --path "$HARNESS_CONFORMANCE_PATH/conformance"
 fi
 
 args=(run --harness "$adapter")
