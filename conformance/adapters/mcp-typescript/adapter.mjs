@@ -178,7 +178,7 @@ function expand(gen, unit) {
     const { size, width, last } = gen.lines;
     const body = Math.floor(Math.max(size - measure(last, unit), 0) / (width + 1));
     const parts = [];
-    for (let i = 1; i <= body; i++) parts.push(`${String(i).padStart(6, '0')} `.padEnd(width, 'x') + '\n');
+    for (let i = 1; i <= body; i++) parts.push(`${String(i % 1000000).padStart(6, '0')} `.padEnd(width, 'x') + '\n');
     return parts.join('') + last;
   }
   if ('concat' in gen) return gen.concat.map((g) => expand(g, unit)).join('');

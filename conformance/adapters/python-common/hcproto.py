@@ -156,7 +156,7 @@ def expand(gen: dict, unit: str) -> str:
         spec = gen["lines"]
         size, width, last = int(spec["size"]), int(spec["width"]), spec["last"]
         body = max(size - measure(last, unit), 0) // (width + 1)
-        parts = [f"{i:06} ".ljust(width, "x") + "\n" for i in range(1, body + 1)]
+        parts = [f"{i % 1000000:06} ".ljust(width, "x") + "\n" for i in range(1, body + 1)]
         return "".join(parts) + last
     if "concat" in gen:
         return "".join(expand(part, unit) for part in gen["concat"])

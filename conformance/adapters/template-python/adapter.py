@@ -94,7 +94,7 @@ def expand(gen, unit):
     if "lines" in gen:
         g = gen["lines"]
         n = max(g["size"] - size(g["last"]), 0) // (g["width"] + 1)
-        return "".join(f"{i:06} ".ljust(g["width"], "x") + "\n" for i in range(1, n + 1)) + g["last"]
+        return "".join(f"{i % 1000000:06} ".ljust(g["width"], "x") + "\n" for i in range(1, n + 1)) + g["last"]
     return "".join(expand(part, unit) for part in gen["concat"])
 
 

@@ -76,7 +76,7 @@ function expand(gen, unit) {
   if ('lines' in gen) {
     const { size: total, width, last } = gen.lines;
     const n = Math.floor(Math.max(total - size(last), 0) / (width + 1));
-    return Array.from({ length: n }, (_, i) => `${String(i + 1).padStart(6, '0')} `.padEnd(width, 'x') + '\n').join('') + last;
+    return Array.from({ length: n }, (_, i) => `${String((i + 1) % 1000000).padStart(6, '0')} `.padEnd(width, 'x') + '\n').join('') + last;
   }
   return gen.concat.map((g) => expand(g, unit)).join('');
 }

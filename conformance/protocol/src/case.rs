@@ -259,7 +259,8 @@ pub enum Gen {
 
 /// Numbered body lines of a fixed width, then a last line.
 ///
-/// Body line `i` (from 1) is `format!("{:06} ", i)` right-padded with `x` to `width` chars.
+/// Body line `i` (from 1) is `format!("{:06} ", i % 1_000_000)` right-padded with `x` to
+/// `width` chars (the prefix is always 7 chars, so every body line is exactly `width` wide).
 /// Lines are joined by `\n`, then `\n` + `last` follows. There are as many body lines as keep
 /// the total at or under `size`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

@@ -111,6 +111,9 @@ fn expand_lines(lines: &Lines, unit: Unit, out: &mut String) -> Result<(), GenEr
     if lines.width < 7 {
         return Err(GenError::LineTooNarrow(lines.width));
     }
+    if lines.width > MAX_GENERATED_SIZE {
+        return Err(GenError::TooLarge(lines.width));
+    }
     let last = measure(&lines.last, unit);
     // Body lines are ASCII, so a line plus its newline is `width + 1` in either unit.
     let per_line = lines.width + 1;
@@ -118,7 +121,9 @@ fn expand_lines(lines: &Lines, unit: Unit, out: &mut String) -> Result<(), GenEr
     out.reserve((body * per_line) as usize + lines.last.len());
     for i in 1..=body {
         let start = out.len();
-        out.push_str(&format!("{i:06} "));
+        // Modulo a million, so the prefix is 7 chars whatever the line count and the size
+        // formula above stays exact.
+        out.push_str(&format!("{:06} ", i % 1_000_000));
         while ((out.len() - start) as u64) < lines.width {
             out.push('x');
         }
