@@ -11,7 +11,7 @@ use std::sync::{mpsc, Arc, Mutex};
 use std::thread;
 use std::time::{Duration, Instant};
 
-use harness_conformance_protocol::{resolve_case, Behavior, Hello, ReplyOutcome};
+use harness_conformance_protocol::{resolve_case, Hello, ReplyOutcome};
 
 use crate::baseline::{self, Baseline};
 use crate::case::Case;
@@ -123,18 +123,11 @@ pub fn run(
 /// The longest a case's handlers sleep in total, so the timeout never cuts a slow but
 /// correct case short.
 fn scripted_sleep(case: &Case) -> Duration {
-    fn sleep(b: &Behavior) -> u64 {
-        match b {
-            Behavior::Sleep { sleep_ms, then } => sleep_ms.saturating_add(sleep(then)),
-            Behavior::MutateArgs { then, .. } => sleep(then),
-            _ => 0,
-        }
-    }
     let per_tool: u64 = case
         .calls
         .iter()
         .filter_map(|c| case.tool_for(c))
-        .map(|t| sleep(&t.behavior))
+        .map(|t| t.behavior.scripted_sleep_ms())
         .sum();
     Duration::from_millis(per_tool)
 }

@@ -155,6 +155,18 @@ pub enum Behavior {
     },
 }
 
+impl Behavior {
+    /// How long this behaviour sleeps in all, following its `then` chain: what a runner adds to
+    /// its per-case timeout so that a slow but correct case is never cut short.
+    pub fn scripted_sleep_ms(&self) -> u64 {
+        match self {
+            Behavior::Sleep { sleep_ms, then } => sleep_ms.saturating_add(then.scripted_sleep_ms()),
+            Behavior::MutateArgs { then, .. } => then.scripted_sleep_ms(),
+            Behavior::Return { .. } | Behavior::Raise { .. } => 0,
+        }
+    }
+}
+
 /// What a scripted handler returns.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case", deny_unknown_fields)]

@@ -24,9 +24,7 @@ pub mod strategy;
 use std::collections::{BTreeMap, BTreeSet};
 use std::time::{Duration, Instant};
 
-use harness_conformance_protocol::{
-    measure, resolve_case, Behavior, Hello, ObservedResult, ReplyOutcome,
-};
+use harness_conformance_protocol::{measure, resolve_case, Hello, ObservedResult, ReplyOutcome};
 
 use crate::case::Case;
 use crate::checks::{self, Observed};
@@ -319,18 +317,11 @@ pub fn case_id(seed: u64, index: u64) -> String {
 
 /// The longest a case's handlers sleep in total.
 fn scripted_sleep(model: &Model) -> Duration {
-    fn sleep(b: &Behavior) -> u64 {
-        match b {
-            Behavior::Sleep { sleep_ms, then } => sleep_ms.saturating_add(sleep(then)),
-            Behavior::MutateArgs { then, .. } => sleep(then),
-            _ => 0,
-        }
-    }
     let ms: u64 = model
         .calls
         .iter()
         .filter_map(|c| c.name().and_then(|n| model.tool(n)))
-        .map(|t| sleep(&t.behavior))
+        .map(|t| t.behavior.scripted_sleep_ms())
         .sum();
     Duration::from_millis(ms)
 }
