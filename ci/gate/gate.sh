@@ -19,7 +19,7 @@ if ! command -v harness-conformance >/dev/null 2>&1; then
     echo "         of the suite (e.g. a git submodule) and this script installs it from there" >&2
     exit 2
   fi
-  cargo install --locked --path "$HARNESS_CONFORMANCE_PATH/conformance"
+  cargo install --locked --path "$HARNESS_CONFORMANCE_PATH/conformance/cli"
 fi
 
 args=(run --harness "$adapter")

@@ -3,10 +3,10 @@
 
 use std::path::Path;
 
-use harness_conformance::loader;
 use harness_conformance_protocol::{
     decode_reply, message::decode_hello, resolve_case, Command, PROTOCOL_VERSION,
 };
+use harness_conformance_suite::loader;
 use serde_json::{json, Value};
 
 fn schema(name: &str) -> jsonschema::Validator {

@@ -2,10 +2,10 @@
 //! does not declare a feature is SKIPPED with the reason, the reference passes every security
 //! case, and the `same_as` expectation tells a replay from a re-run.
 
-use harness_conformance::checks::{self, Observed};
-use harness_conformance::loader::load_embedded;
-use harness_conformance::needs;
 use harness_conformance_protocol::{resolve_case, Invocation, ObservedResult};
+use harness_conformance_suite::checks::{self, Observed};
+use harness_conformance_suite::loader::load_embedded;
+use harness_conformance_suite::needs;
 use harness_ref_adapter::ReferenceAdapter;
 use serde_json::json;
 

@@ -4,15 +4,16 @@
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use harness_conformance::baseline;
-use harness_conformance::case::Case;
-use harness_conformance::client::{AdapterError, Harness};
-use harness_conformance::loader::decode_case;
-use harness_conformance::runner::{self, RunConfig};
-use harness_conformance::verdict::{CaseOutcome, Verdict};
 use harness_conformance_protocol::{
     message::decode_hello, CapCapability, Hello, ObservedResult, Reply, Strategy, Unit, WireCase,
 };
+use harness_conformance_suite::baseline;
+use harness_conformance_suite::baseline::Baseline;
+use harness_conformance_suite::case::Case;
+use harness_conformance_suite::harness::{AdapterError, Harness};
+use harness_conformance_suite::loader::decode_case;
+use harness_conformance_suite::run::run_case;
+use harness_conformance_suite::verdict::{CaseOutcome, Verdict};
 use serde_json::{json, Value};
 
 type Answer = Box<dyn Fn(&WireCase) -> Reply + Send>;
@@ -65,14 +66,14 @@ fn reply(results: Vec<ObservedResult>) -> Reply {
 }
 
 fn run_one(case: &Case, caps: Value, answer: Answer) -> (CaseOutcome, Vec<WireCase>) {
-    run_with(case, caps, answer, RunConfig::default())
+    run_with(case, caps, answer, Baseline::new())
 }
 
 fn run_with(
     case: &Case,
     caps: Value,
     answer: Answer,
-    cfg: RunConfig,
+    known: Baseline,
 ) -> (CaseOutcome, Vec<WireCase>) {
     let sent = Arc::new(Mutex::new(Vec::new()));
     let mut h = Scripted {
@@ -80,8 +81,8 @@ fn run_with(
         answer,
         sent: Arc::clone(&sent),
     };
-    let (mut o, _) = runner::run_case(&mut h, case, &cfg);
-    baseline::apply(&cfg.baseline, &mut o);
+    let (mut o, _) = run_case(&mut h, case, Duration::from_secs(10));
+    baseline::apply(&known, &mut o);
     let sent = sent.lock().unwrap().clone();
     (o, sent)
 }
@@ -434,15 +435,11 @@ fn equals_output_on_a_raising_tool_is_a_bug_in_the_case() {
 fn the_baseline_turns_failures_into_xfail_and_passes_into_stale() {
     let b = baseline::parse(r#"{"t/plain": {"reason": "known", "link": "https://example.org/1"}}"#)
         .unwrap();
-    let cfg = RunConfig {
-        baseline: b,
-        ..RunConfig::default()
-    };
     let (o, _) = run_with(
         &plain_case(),
         json!({"keywords": ["type"]}),
         Box::new(|_| reply(vec![result("toolu_1", true, "x")])),
-        cfg.clone(),
+        b.clone(),
     );
     assert_eq!(o.verdict, Verdict::Xfail);
     assert!(!o.verdict.is_unexpected());
@@ -457,7 +454,7 @@ fn the_baseline_turns_failures_into_xfail_and_passes_into_stale() {
             .unwrap()]);
             r
         }),
-        cfg,
+        b,
     );
     assert_eq!(o.verdict, Verdict::Stale);
     assert!(o.verdict.is_unexpected());

@@ -6,8 +6,8 @@
 
 use std::collections::BTreeSet;
 
-use harness_conformance::case::Case;
-use harness_conformance::loader::{consistency, decode_case, load};
+use harness_conformance_suite::case::Case;
+use harness_conformance_suite::loader::{consistency, decode_case, load};
 use harness_ref_props::case_file::{check, CaseFile, CaseFileApi};
 use libfuzzer_sys::fuzz_target;
 

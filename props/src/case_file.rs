@@ -1,11 +1,11 @@
 //! `case_file`: any bytes as a conformance case file → the runner's loader.
 //!
-//! The case loader lives in the runner crate (`harness-conformance`), which itself builds on
-//! this crate, so the property is written against an [`CaseFileApi`] of plain function
-//! pointers: the fuzz target and the stable replay both fill it from
-//! `harness_conformance::loader` and `harness_conformance::case`. The property: the decoder
-//! never panics and refuses bad files with a message; an accepted case re-encodes to the same
-//! case; the loader's consistency checks never panic; and the harness-facing part of every
+//! The case loader lives in the suite crate (`harness-conformance-suite`); this crate stays
+//! independent of it (the suite's generator crate builds on this one), so the property is
+//! written against an [`CaseFileApi`] of plain function pointers: the fuzz target and the
+//! stable replay both fill it from `harness_conformance_suite::loader` and
+//! `harness_conformance_suite::case`. The property: the decoder never panics and refuses bad
+//! files with a message; an accepted case re-encodes to the same case; the loader's consistency checks never panic; and the harness-facing part of every
 //! accepted case is a `run` command an adapter decodes (the protocol and the case format
 //! cannot drift apart), whose generated outputs resolve and expand within their bounds.
 
@@ -49,7 +49,7 @@ impl fmt::Debug for CaseFile {
 /// The runner's loader, as plain functions over its case type `C`.
 #[derive(Debug, Clone, Copy)]
 pub struct CaseFileApi<C> {
-    /// Decodes one case file strictly (`harness_conformance::loader::decode_case`).
+    /// Decodes one case file strictly (`harness_conformance_suite::loader::decode_case`).
     pub decode: fn(&str) -> Result<C, String>,
     /// Encodes a case back to JSON text.
     pub encode: fn(&C) -> String,

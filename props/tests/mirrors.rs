@@ -122,7 +122,7 @@ fn tool_use_strategy() -> impl Strategy<Value = Vec<u8>> {
 /// Case files: a real case from the suite, cut short, with a token spliced in, or a byte
 /// flipped — the edits a contributor's typo makes.
 fn case_file_strategy() -> impl Strategy<Value = Vec<u8>> {
-    let files: Vec<&'static str> = harness_conformance::loader::embedded_files()
+    let files: Vec<&'static str> = harness_conformance_suite::loader::embedded_files()
         .into_iter()
         .map(|(_, t)| t)
         .collect();

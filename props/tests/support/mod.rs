@@ -3,8 +3,8 @@
 
 use std::collections::BTreeSet;
 
-use harness_conformance::case::Case;
-use harness_conformance::loader::{consistency, decode_case, load};
+use harness_conformance_suite::case::Case;
+use harness_conformance_suite::loader::{consistency, decode_case, load};
 use harness_ref_props::case_file::CaseFileApi;
 
 pub fn case_file_api() -> CaseFileApi<Case> {

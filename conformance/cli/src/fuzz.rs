@@ -1,0 +1,210 @@
+//! `harness-conformance fuzz`: the command line over [`harness_conformance_generate`].
+//!
+//! A module of the binary, not of the generator crate, because it does the I/O the
+//! library leaves out: writing finding case files, printing progress, the summary and the
+//! one-command reproducers.
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::time::Duration;
+
+use clap::Args;
+
+use harness_conformance_driver::client::{InProcess, ProcessHarness, ProcessOptions};
+use harness_conformance_generate::{self as generate, FuzzConfig};
+use harness_conformance_report::shell_quote;
+use harness_conformance_suite::harness::Harness;
+
+#[derive(Args, Debug)]
+pub struct FuzzArgs {
+    /// The adapter command, run with `sh -c`; without it, the built-in reference harness.
+    #[arg(long, value_name = "COMMAND", conflicts_with = "fault")]
+    harness: Option<String>,
+    /// Fuzz a deliberately broken variant of the reference, in-process (see
+    /// `harness-ref-adapter --list-faults`).
+    #[arg(long, value_name = "NAME")]
+    fault: Option<String>,
+    /// The seed (default: derived from the clock, and printed).
+    #[arg(long)]
+    seed: Option<u64>,
+    /// Stop after this long (`90s`, `2m`, `500ms`, or seconds).
+    #[arg(long, value_name = "DURATION", conflicts_with = "cases")]
+    time: Option<String>,
+    /// Stop after this many cases (default 500 when --time is not given).
+    #[arg(long, value_name = "N")]
+    cases: Option<u64>,
+    /// Where finding case files are written.
+    #[arg(long, value_name = "DIR", default_value = "fuzz-findings")]
+    out: PathBuf,
+    /// Stop after this many findings (each of a different requirement; later failures of a
+    /// requirement already found are counted, not shrunk again).
+    #[arg(long, default_value_t = 1)]
+    max_findings: usize,
+    /// The most adapter runs one shrink may use.
+    #[arg(long, default_value_t = 400)]
+    shrink_runs: usize,
+    /// The longest one shrink may take, in seconds.
+    #[arg(long, default_value_t = 120.0)]
+    shrink_time: f64,
+    /// Per-case timeout in seconds.
+    #[arg(long, default_value_t = 10.0)]
+    timeout: f64,
+    /// Handshake timeout in seconds.
+    #[arg(long, default_value_t = 60.0)]
+    start_timeout: f64,
+    /// No progress lines.
+    #[arg(long, short = 'q')]
+    quiet: bool,
+}
+
+fn parse_duration(s: &str) -> Result<Duration, String> {
+    let s = s.trim();
+    let (num, scale) = if let Some(n) = s.strip_suffix("ms") {
+        (n, 0.001)
+    } else if let Some(n) = s.strip_suffix('s') {
+        (n, 1.0)
+    } else if let Some(n) = s.strip_suffix('m') {
+        (n, 60.0)
+    } else if let Some(n) = s.strip_suffix('h') {
+        (n, 3600.0)
+    } else {
+        (s, 1.0)
+    };
+    let v: f64 = num
+        .trim()
+        .parse()
+        .map_err(|_| format!("--time {s:?}: expected a duration such as 60s, 2m or 500ms"))?;
+    if !v.is_finite() || v < 0.0 {
+        return Err(format!("--time {s:?}: expected a non-negative duration"));
+    }
+    Ok(Duration::from_secs_f64(v * scale))
+}
+
+/// The reference adapter's binary: the one built next to this binary when there is one.
+fn adapter_binary() -> String {
+    std::env::current_exe()
+        .ok()
+        .and_then(|exe| exe.parent().map(|d| d.join("harness-ref-adapter")))
+        .filter(|p| p.exists())
+        .map_or_else(
+            || "harness-ref-adapter".to_owned(),
+            |p| p.display().to_string(),
+        )
+}
+
+pub fn run(args: FuzzArgs) -> Result<ExitCode, String> {
+    let seed = args.seed.unwrap_or_else(|| {
+        std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| d.as_secs() ^ u64::from(d.subsec_nanos()))
+            % 1_000_000
+    });
+    let time = args.time.as_deref().map(parse_duration).transpose()?;
+    let cfg = FuzzConfig {
+        seed,
+        cases: if time.is_some() {
+            args.cases
+        } else {
+            Some(args.cases.unwrap_or(500))
+        },
+        time,
+        timeout: Duration::from_secs_f64(args.timeout.max(0.01)),
+        shrink_runs: args.shrink_runs,
+        shrink_time: Duration::from_secs_f64(args.shrink_time.max(0.0)),
+        max_findings: args.max_findings.max(1),
+    };
+    let (mut harness, target, reproduce_with): (Box<dyn Harness>, String, String) =
+        match (&args.harness, &args.fault) {
+            (Some(cmd), _) => (
+                Box::new(ProcessHarness::new(
+                    cmd,
+                    ProcessOptions {
+                        start_timeout: Duration::from_secs_f64(args.start_timeout.max(0.01)),
+                        ..ProcessOptions::default()
+                    },
+                )),
+                format!("adapter `{cmd}`"),
+                format!(" --harness {}", shell_quote(cmd)),
+            ),
+            (None, Some(name)) => {
+                let fault: harness_ref_adapter::Fault =
+                    name.parse().map_err(|e| format!("--fault: {e}"))?;
+                (
+                    Box::new(InProcess::new(Some(fault))),
+                    format!("the reference's broken variant `{name}`"),
+                    format!(
+                        " --harness {}",
+                        shell_quote(&format!("{} --fault {name}", adapter_binary()))
+                    ),
+                )
+            }
+            (None, None) => (
+                Box::new(InProcess::new(None)),
+                "the built-in reference harness".into(),
+                String::new(),
+            ),
+        };
+    let bound = match (cfg.time, cfg.cases) {
+        (Some(t), Some(n)) => format!("{:.0}s or {n} cases", t.as_secs_f64()),
+        (Some(t), None) => format!("{:.1}s", t.as_secs_f64()),
+        (None, Some(n)) => format!("{n} cases"),
+        (None, None) => "no bound".into(),
+    };
+    eprintln!("fuzz: seed {seed} (replay with --seed {seed}), {bound}, against {target}");
+    let quiet = args.quiet;
+    let mut progress = |line: String| {
+        if !quiet {
+            eprintln!("{line}");
+        }
+    };
+    let report = generate::fuzz(harness.as_mut(), &cfg, &mut progress);
+    harness.close();
+    let report = report?;
+    for f in &report.findings {
+        std::fs::create_dir_all(&args.out).map_err(|e| format!("{}: {e}", args.out.display()))?;
+        let file = args
+            .out
+            .join(format!("seed-{}-case-{}.json", report.seed, f.index));
+        let text = serde_json::to_string_pretty(&f.case).map_err(|e| e.to_string())? + "\n";
+        std::fs::write(&file, text).map_err(|e| format!("{}: {e}", file.display()))?;
+        println!(
+            "FAIL [{}] case {} of seed {} — shrunk in {} step(s) ({} run(s)) from {} call(s)/{} tool(s) to {}/{}",
+            f.requirements.join(", "),
+            f.index,
+            report.seed,
+            f.steps,
+            f.shrink_runs,
+            f.size_before.0,
+            f.size_before.1,
+            f.size_after.0,
+            f.size_after.1
+        );
+        for m in &f.messages {
+            println!("  {}", harness_conformance_suite::quote::quote_n(m, 400));
+        }
+        println!("  wrote {}", file.display());
+        println!(
+            "  reproduce: harness-conformance run{reproduce_with} --case-file {}",
+            shell_quote(&file.display().to_string())
+        );
+    }
+    eprintln!("{}", report.stats.render());
+    match report.findings.first() {
+        Some(f) => println!(
+            "result: found [{}] after {} case(s) in {:.1}s",
+            f.target,
+            f.index + 1,
+            report.elapsed.as_secs_f64()
+        ),
+        None => println!(
+            "result: nothing found in {} case(s) in {:.1}s",
+            report.stats.cases,
+            report.elapsed.as_secs_f64()
+        ),
+    }
+    Ok(if report.findings.is_empty() {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::FAILURE
+    })
+}

@@ -1,0 +1,536 @@
+//! `harness-conformance`: the command line over the suite's crates.
+//!
+//! The binary wires the crates together — the suite (`harness-conformance-suite`), the driver
+//! (adapter processes, worker threads), the reports and the generator — and does the I/O they
+//! leave out (files, the terminal, exit codes); every decision is made in those crates.
+
+use std::io::Write as _;
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+use std::time::Duration;
+
+use clap::{Args, Parser, Subcommand, ValueEnum};
+
+use harness_conformance_driver::client::{InProcess, ProcessHarness, ProcessOptions};
+use harness_conformance_driver::runner::{self, RunConfig};
+use harness_conformance_report::matrix;
+use harness_conformance_report::{self as report, shell_quote, terminal, Report};
+use harness_conformance_suite::baseline::{self, Baseline};
+use harness_conformance_suite::case::Case;
+use harness_conformance_suite::harness::Harness;
+use harness_conformance_suite::loader::{self, Suite};
+use harness_conformance_suite::run::RunResult;
+use harness_conformance_suite::verdict::Verdict;
+use harness_conformance_suite::{needs, select};
+
+mod fuzz;
+mod review;
+
+#[derive(Parser, Debug)]
+#[command(
+    name = "harness-conformance",
+    version,
+    about = "The conformance suite for how LLM agent harnesses handle tool calls and tool results",
+    long_about = "Runs the suite's cases (embedded in this binary) against a harness behind the adapter protocol \
+                  (conformance/PROTOCOL.md), or against the built-in reference harness when no --harness is given."
+)]
+struct Cli {
+    /// Without a subcommand: `run` against the built-in reference harness.
+    #[command(subcommand)]
+    command: Option<Cmd>,
+}
+
+#[derive(Subcommand, Debug)]
+enum Cmd {
+    /// Run the suite (default target: the built-in reference harness, in-process).
+    Run(RunArgs),
+    /// List the cases (id, requirements, description).
+    List(FilterArgs),
+    /// Print one case file.
+    Show {
+        /// The case id (`<area>/<fault-name>`).
+        case: String,
+    },
+    /// Write the embedded case files, schemas, SPEC.md and PROTOCOL.md to a directory.
+    Copy {
+        /// Where to write them; created if missing.
+        dir: PathBuf,
+    },
+    /// Run the suite against every deliberately broken variant of the reference harness;
+    /// every variant must be caught by at least one case.
+    Selftest(SelftestArgs),
+    /// Run the suite against several harnesses and write a Markdown and an HTML grid.
+    Matrix(MatrixArgs),
+    /// Generate cases, check the universal requirements, and shrink any failure to a case file.
+    Fuzz(fuzz::FuzzArgs),
+    /// Review the wording snapshots a `run --snapshots <DIR>` left as `.snap.new` files:
+    /// show each diff and accept, reject or skip it (docs/wording.md).
+    Review(review::ReviewArgs),
+    /// Accept every pending `.snap.new` in a snapshot directory (`review --accept-all`).
+    Accept {
+        /// The snapshot directory.
+        dir: PathBuf,
+    },
+    /// Reject (delete) every pending `.snap.new` in a snapshot directory (`review --reject-all`).
+    Reject {
+        /// The snapshot directory.
+        dir: PathBuf,
+    },
+}
+
+#[derive(Args, Debug, Clone)]
+struct FilterArgs {
+    /// Only cases whose id matches (glob: `*`, `?`; a bare area selects it). Repeatable,
+    /// comma-separated.
+    #[arg(long = "run", value_name = "GLOB")]
+    run: Vec<String>,
+    /// Leave out cases whose id matches. Repeatable, comma-separated.
+    #[arg(long = "skip", value_name = "GLOB")]
+    skip: Vec<String>,
+}
+
+#[derive(Args, Debug, Clone)]
+struct ExecArgs {
+    /// Parallel workers (one adapter process each); default: the CPUs available, at most 4.
+    #[arg(long, short = 'j', default_value_t = default_jobs())]
+    jobs: usize,
+    /// Per-case timeout in seconds (handler sleeps the case scripts are added).
+    #[arg(long, default_value_t = 10.0)]
+    timeout: f64,
+    /// Handshake timeout in seconds.
+    #[arg(long, default_value_t = 60.0)]
+    start_timeout: f64,
+    /// How many times a crashed or hung adapter is restarted before the runner gives up on it.
+    #[arg(long, default_value_t = 8)]
+    max_restarts: u32,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+enum Format {
+    Terminal,
+    Json,
+    Junit,
+    Markdown,
+}
+
+#[derive(Args, Debug)]
+struct RunArgs {
+    /// The adapter command, run with `sh -c` in its own process group.
+    #[arg(long, value_name = "COMMAND")]
+    harness: Option<String>,
+    /// Run one case file from disk instead of the embedded suite.
+    #[arg(long, value_name = "FILE")]
+    case_file: Option<PathBuf>,
+    #[command(flatten)]
+    filter: FilterArgs,
+    #[command(flatten)]
+    exec: ExecArgs,
+    /// Expected failures: JSON `{"<case id>": {"reason": "...", "link": "..."}}`.
+    #[arg(long, value_name = "FILE")]
+    baseline: Option<PathBuf>,
+    /// Write a baseline listing this run's failures (keeping reasons from --baseline).
+    #[arg(long, value_name = "FILE")]
+    write_baseline: Option<PathBuf>,
+    /// Report format.
+    #[arg(long, value_enum, default_value = "terminal")]
+    format: Format,
+    /// Write the report here instead of stdout (progress still goes to stderr).
+    #[arg(long, short = 'o', value_name = "FILE")]
+    output: Option<PathBuf>,
+    /// No per-case progress lines.
+    #[arg(long, short = 'q')]
+    quiet: bool,
+    /// Record each case's model-visible content as an insta snapshot in DIR, compare it with the
+    /// stored one, and fail on a difference (written beside it as `.snap.new` for review).
+    #[arg(long, value_name = "DIR")]
+    snapshots: Option<PathBuf>,
+}
+
+#[derive(Args, Debug)]
+struct SelftestArgs {
+    #[command(flatten)]
+    filter: FilterArgs,
+    /// Per-case timeout in seconds.
+    #[arg(long, default_value_t = 10.0)]
+    timeout: f64,
+    /// Parallel workers per variant.
+    #[arg(long, short = 'j', default_value_t = 2)]
+    jobs: usize,
+}
+
+#[derive(Args, Debug)]
+struct MatrixArgs {
+    /// `name=command` (repeatable); `name=reference` or `name=` runs the built-in reference.
+    #[arg(long = "harness", value_name = "NAME=COMMAND", required = true)]
+    harnesses: Vec<String>,
+    #[command(flatten)]
+    filter: FilterArgs,
+    #[command(flatten)]
+    exec: ExecArgs,
+    /// Per-harness baselines: `name=FILE` (repeatable).
+    #[arg(long = "baseline", value_name = "NAME=FILE")]
+    baselines: Vec<String>,
+    /// Where to write the Markdown grid.
+    #[arg(long, value_name = "FILE", default_value = "matrix.md")]
+    markdown: PathBuf,
+    /// Where to write the self-contained HTML grid.
+    #[arg(long, value_name = "FILE", default_value = "matrix.html")]
+    html: PathBuf,
+}
+
+/// Most of the suite's wall time is handlers sleeping past deadlines, so a few workers pay off
+/// even on a small machine.
+fn default_jobs() -> usize {
+    std::thread::available_parallelism().map_or(1, |n| n.get().clamp(1, 4))
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    match real_main(cli) {
+        Ok(code) => code,
+        Err(message) => {
+            eprintln!("harness-conformance: {message}");
+            ExitCode::from(2)
+        }
+    }
+}
+
+fn real_main(cli: Cli) -> Result<ExitCode, String> {
+    let command = match cli.command {
+        Some(c) => c,
+        None => Cli::parse_from(["harness-conformance", "run"])
+            .command
+            .expect("`run` parses"),
+    };
+    match command {
+        Cmd::Run(args) => cmd_run(args),
+        Cmd::List(filter) => {
+            let suite = load_suite()?;
+            for case in selected(&suite, &filter) {
+                println!(
+                    "{}\t{}\t{}",
+                    case.id,
+                    case.requirements.join(","),
+                    case.description
+                );
+            }
+            Ok(ExitCode::SUCCESS)
+        }
+        Cmd::Show { case } => {
+            let file = format!("{case}.json");
+            let (_, text) = loader::embedded_files()
+                .into_iter()
+                .find(|(p, _)| *p == file)
+                .ok_or_else(|| format!("no case {case:?} (see `harness-conformance list`)"))?;
+            print!("{text}");
+            if !text.ends_with('\n') {
+                println!();
+            }
+            if let Ok(c) = loader::decode_case(text) {
+                let needs = needs::case_needs(&c);
+                if !needs.is_empty() {
+                    eprintln!("needs (declared and derived): {}", needs.join(", "));
+                }
+            }
+            Ok(ExitCode::SUCCESS)
+        }
+        Cmd::Copy { dir } => {
+            let files = loader::embedded_files();
+            for (path, text) in &files {
+                let dest = dir.join("cases").join(path);
+                if let Some(parent) = dest.parent() {
+                    std::fs::create_dir_all(parent)
+                        .map_err(|e| format!("{}: {e}", parent.display()))?;
+                }
+                std::fs::write(&dest, text).map_err(|e| format!("{}: {e}", dest.display()))?;
+            }
+            let schemas = loader::schema_files();
+            for (path, text) in &schemas {
+                let dest = dir.join("schema").join(path);
+                if let Some(parent) = dest.parent() {
+                    std::fs::create_dir_all(parent)
+                        .map_err(|e| format!("{}: {e}", parent.display()))?;
+                }
+                std::fs::write(&dest, text).map_err(|e| format!("{}: {e}", dest.display()))?;
+            }
+            std::fs::create_dir_all(&dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+            for (name, text) in [
+                ("SPEC.md", loader::SPEC_MD),
+                ("PROTOCOL.md", loader::PROTOCOL_MD),
+            ] {
+                std::fs::write(dir.join(name), text)
+                    .map_err(|e| format!("{}: {e}", dir.join(name).display()))?;
+            }
+            eprintln!(
+                "wrote {} case files, {} schemas, SPEC.md and PROTOCOL.md under {}",
+                files.len(),
+                schemas.len(),
+                dir.display()
+            );
+            Ok(ExitCode::SUCCESS)
+        }
+        Cmd::Selftest(args) => cmd_selftest(args),
+        Cmd::Matrix(args) => cmd_matrix(args),
+        Cmd::Fuzz(args) => fuzz::run(args),
+        Cmd::Review(args) => review::review(&args),
+        Cmd::Accept { dir } => review::review(&review::ReviewArgs::all(dir, true)),
+        Cmd::Reject { dir } => review::review(&review::ReviewArgs::all(dir, false)),
+    }
+}
+
+fn load_suite() -> Result<Suite, String> {
+    loader::load_embedded().map_err(|errors| {
+        let mut msg = format!(
+            "the embedded suite does not load ({} problem(s)); this is a bug in the suite:",
+            errors.len()
+        );
+        for e in errors {
+            msg.push_str(&format!("\n  {e}"));
+        }
+        msg
+    })
+}
+
+fn selected<'a>(suite: &'a Suite, f: &FilterArgs) -> Vec<&'a Case> {
+    let run = select::patterns(&f.run);
+    let skip = select::patterns(&f.skip);
+    suite
+        .cases
+        .iter()
+        .filter(|c| select::selected(&c.id, &run, &skip))
+        .collect()
+}
+
+fn read_baseline(path: &Path) -> Result<Baseline, String> {
+    let text = std::fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))?;
+    baseline::parse(&text).map_err(|e| format!("{}: not a baseline: {e}", path.display()))
+}
+
+fn process_options(exec: &ExecArgs) -> ProcessOptions {
+    ProcessOptions {
+        start_timeout: Duration::from_secs_f64(exec.start_timeout.max(0.01)),
+        max_restarts: exec.max_restarts,
+        ..ProcessOptions::default()
+    }
+}
+
+fn cmd_run(args: RunArgs) -> Result<ExitCode, String> {
+    let suite = load_suite()?;
+    let file_case;
+    let cases: Vec<&Case> = match &args.case_file {
+        Some(path) => {
+            let text =
+                std::fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))?;
+            let case =
+                loader::decode_case(&text).map_err(|e| format!("{}: {e}", path.display()))?;
+            let known = suite.requirements.iter().map(|r| r.id.as_str()).collect();
+            let problems = loader::consistency(&case, &known);
+            if !problems.is_empty() {
+                return Err(format!("{}: {}", path.display(), problems.join("; ")));
+            }
+            file_case = case;
+            vec![&file_case]
+        }
+        None => selected(&suite, &args.filter),
+    };
+    if cases.is_empty() {
+        return Err("no case matches the --run/--skip filters".into());
+    }
+    let old = match &args.baseline {
+        Some(p) => read_baseline(p)?,
+        None => Baseline::new(),
+    };
+    let cfg = RunConfig {
+        jobs: args.exec.jobs,
+        timeout: Duration::from_secs_f64(args.exec.timeout.max(0.01)),
+        baseline: old.clone(),
+    };
+    let opts = process_options(&args.exec);
+    let command = args.harness.clone();
+    let factory = move || -> Box<dyn Harness> {
+        match &command {
+            Some(c) => Box::new(ProcessHarness::new(c, opts)),
+            None => Box::new(InProcess::new(None)),
+        }
+    };
+    let quiet = args.quiet;
+    let progress =
+        move |done: usize, total: usize, o: &harness_conformance_suite::verdict::CaseOutcome| {
+            if !quiet {
+                eprintln!("{}", terminal::progress_line(done, total, o));
+            }
+        };
+    let result = runner::run(&cases, &factory, &cfg, &progress);
+
+    let mut reproduce = String::from("harness-conformance run");
+    if let Some(c) = &args.harness {
+        reproduce.push_str(&format!(" --harness {}", shell_quote(c)));
+    }
+    if let Some(p) = &args.baseline {
+        reproduce.push_str(&format!(
+            " --baseline {}",
+            shell_quote(&p.display().to_string())
+        ));
+    }
+    let reproduce = match &args.case_file {
+        Some(p) => format!(
+            "{reproduce} --case-file {} #",
+            shell_quote(&p.display().to_string())
+        ),
+        None => format!("{reproduce} --run"),
+    };
+    let target = match &args.harness {
+        Some(c) => format!("adapter `{c}`"),
+        None => "the built-in reference harness".to_owned(),
+    };
+    let report = Report {
+        run: &result,
+        requirements: &suite.requirements,
+        target: &target,
+        reproduce: &reproduce,
+    };
+    let text = match args.format {
+        Format::Terminal => terminal::render(&report),
+        Format::Json => report::json::render(&report),
+        Format::Junit => report::junit::render(&report),
+        Format::Markdown => report::markdown::render(&report),
+    };
+    emit(&args.output, &text)?;
+    if args.format != Format::Terminal && args.output.is_some() {
+        eprint!("{}", terminal::render(&report));
+    }
+    if let Some(path) = &args.write_baseline {
+        let b = baseline::from_outcomes(&result.outcomes, &old);
+        let text = serde_json::to_string_pretty(&b).map_err(|e| e.to_string())? + "\n";
+        std::fs::write(path, text).map_err(|e| format!("{}: {e}", path.display()))?;
+        eprintln!(
+            "wrote a baseline of {} case(s) to {}",
+            b.len(),
+            path.display()
+        );
+    }
+    if args.case_file.is_none() {
+        let ids: Vec<&str> = suite.cases.iter().map(|c| c.id.as_str()).collect();
+        for stale in baseline::unknown_entries(&old, &ids) {
+            eprintln!("warning: the baseline lists {stale:?}, which is not a case of this suite");
+        }
+    }
+    if let Some(dir) = &args.snapshots {
+        let whole_suite =
+            args.case_file.is_none() && args.filter.run.is_empty() && args.filter.skip.is_empty();
+        if !review::record(
+            dir,
+            &cases,
+            &result,
+            &suite,
+            args.case_file.as_deref(),
+            whole_suite,
+        )? {
+            return Ok(ExitCode::FAILURE);
+        }
+    }
+    Ok(exit_for(&result))
+}
+
+fn emit(output: &Option<PathBuf>, text: &str) -> Result<(), String> {
+    match output {
+        Some(p) => std::fs::write(p, text).map_err(|e| format!("{}: {e}", p.display())),
+        None => {
+            let mut out = std::io::stdout().lock();
+            out.write_all(text.as_bytes()).map_err(|e| e.to_string())
+        }
+    }
+}
+
+fn exit_for(result: &RunResult) -> ExitCode {
+    if result.failed() {
+        ExitCode::FAILURE
+    } else {
+        ExitCode::SUCCESS
+    }
+}
+
+fn cmd_selftest(args: SelftestArgs) -> Result<ExitCode, String> {
+    let suite = load_suite()?;
+    let cases = selected(&suite, &args.filter);
+    let cfg = RunConfig {
+        jobs: args.jobs,
+        timeout: Duration::from_secs_f64(args.timeout.max(0.01)),
+        baseline: Baseline::new(),
+    };
+    let report = harness_conformance_driver::selftest::selftest(&cases, &cfg, &|line: &str| {
+        eprintln!("{line}")
+    });
+    print!("{}", report.render());
+    Ok(if report.ok() {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::FAILURE
+    })
+}
+
+fn cmd_matrix(args: MatrixArgs) -> Result<ExitCode, String> {
+    let suite = load_suite()?;
+    let cases = selected(&suite, &args.filter);
+    let mut columns = Vec::new();
+    for spec in &args.harnesses {
+        let (name, command) = spec
+            .split_once('=')
+            .ok_or_else(|| format!("--harness {spec:?}: expected NAME=COMMAND"))?;
+        let baseline = match args
+            .baselines
+            .iter()
+            .find_map(|b| b.strip_prefix(&format!("{name}=")))
+        {
+            Some(p) => read_baseline(Path::new(p))?,
+            None => Baseline::new(),
+        };
+        let cfg = RunConfig {
+            jobs: args.exec.jobs,
+            timeout: Duration::from_secs_f64(args.exec.timeout.max(0.01)),
+            baseline,
+        };
+        let opts = process_options(&args.exec);
+        let command = command.trim().to_owned();
+        let factory = move || -> Box<dyn Harness> {
+            if command.is_empty() || command == "reference" {
+                Box::new(InProcess::new(None))
+            } else {
+                Box::new(ProcessHarness::new(&command, opts))
+            }
+        };
+        eprintln!("matrix: running {name} …");
+        let result = runner::run(&cases, &factory, &cfg, &|_, _, _| {});
+        let totals: Vec<String> = Verdict::ALL
+            .iter()
+            .map(|v| (v, result.count(*v)))
+            .filter(|(_, n)| *n > 0)
+            .map(|(v, n)| format!("{n} {v}"))
+            .collect();
+        eprintln!(
+            "matrix: {name}: {} in {:.1}s",
+            totals.join(", "),
+            result.elapsed.as_secs_f64()
+        );
+        columns.push(matrix::Column {
+            name: name.to_owned(),
+            command: spec.split_once('=').map(|x| x.1).unwrap_or("").to_owned(),
+            result,
+        });
+    }
+    let grid = matrix::Grid {
+        cases: &cases,
+        requirements: &suite.requirements,
+        columns: &columns,
+    };
+    std::fs::write(&args.markdown, matrix::markdown(&grid))
+        .map_err(|e| format!("{}: {e}", args.markdown.display()))?;
+    std::fs::write(&args.html, matrix::html(&grid))
+        .map_err(|e| format!("{}: {e}", args.html.display()))?;
+    eprintln!(
+        "wrote {} and {}",
+        args.markdown.display(),
+        args.html.display()
+    );
+    Ok(ExitCode::SUCCESS)
+}

@@ -1,0 +1,256 @@
+//! The command line: every subcommand and report format, exit codes, reproducers, baselines.
+
+use std::path::PathBuf;
+use std::process::{Command, Output};
+
+fn bin() -> Command {
+    Command::new(env!("CARGO_BIN_EXE_harness-conformance"))
+}
+
+fn tmp(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("hc-cli-{}-{name}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+fn run(args: &[&str]) -> Output {
+    bin().args(args).output().unwrap()
+}
+
+fn stdout(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stdout).into_owned()
+}
+
+fn toy() -> String {
+    format!(
+        "python3 {}/../driver/tests/misbehaving/adapter.py ok",
+        env!("CARGO_MANIFEST_DIR")
+    )
+}
+
+/// A case the toy adapter fails: it answers every call with a success.
+const FAILING: &str = "calls/unknown-tool-with-no-tools-registered";
+
+#[test]
+fn list_show_and_copy_agree() {
+    let list = run(&["list"]);
+    assert!(list.status.success());
+    let ids: Vec<String> = stdout(&list)
+        .lines()
+        .map(|l| l.split('\t').next().unwrap().to_owned())
+        .collect();
+    assert!(ids.len() >= 150, "{} cases", ids.len());
+    assert!(ids.contains(&FAILING.to_owned()));
+    let show = run(&["show", FAILING]);
+    assert!(show.status.success());
+    let shown: serde_json::Value = serde_json::from_slice(&show.stdout).unwrap();
+    assert_eq!(shown["id"], FAILING);
+    assert!(!run(&["show", "no/such-case"]).status.success());
+    let dir = tmp("copy");
+    assert!(run(&["copy", dir.to_str().unwrap()]).status.success());
+    let copied =
+        std::fs::read_to_string(dir.join("cases").join(format!("{FAILING}.json"))).unwrap();
+    assert_eq!(copied.as_bytes(), show.stdout.as_slice());
+    assert!(dir.join("SPEC.md").exists());
+    assert!(dir.join("PROTOCOL.md").exists());
+    assert!(dir.join("schema/case.schema.json").exists());
+    assert!(dir.join("schema/protocol/reply.schema.json").exists());
+    let filtered = run(&["list", "--run", "cap/*", "--skip", "*bytes*"]);
+    assert!(stdout(&filtered)
+        .lines()
+        .all(|l| l.starts_with("cap/") && !l.split('\t').next().unwrap().contains("bytes")));
+}
+
+#[test]
+fn a_failing_harness_exits_non_zero_with_a_reproducer() {
+    let cmd = toy();
+    let o = run(&["run", "--harness", &cmd, "--run", FAILING, "-q"]);
+    assert_eq!(o.status.code(), Some(1));
+    let out = stdout(&o);
+    assert!(out.contains(&format!("FAIL {FAILING}")), "{out}");
+    let repro = format!("reproduce: harness-conformance run --harness '{cmd}' --run {FAILING}");
+    assert!(out.contains(&repro), "{out}");
+}
+
+#[test]
+fn the_bare_command_runs_the_suite_on_the_reference() {
+    let o = run(&[]);
+    assert!(o.status.success(), "{}", stdout(&o));
+    assert!(stdout(&o).contains("the built-in reference harness"));
+    assert!(stdout(&o).contains("result: ok"));
+}
+
+#[test]
+fn the_reference_passes_a_selection_and_exits_zero() {
+    let o = run(&["run", "--run", "validation/*", "-q"]);
+    assert!(o.status.success(), "{}", stdout(&o));
+    assert!(stdout(&o).contains("result: ok"));
+}
+
+#[test]
+fn json_lines_junit_and_markdown() {
+    let cmd = toy();
+    let o = run(&[
+        "run",
+        "--harness",
+        &cmd,
+        "--run",
+        "calls",
+        "--format",
+        "json",
+        "-q",
+    ]);
+    let lines: Vec<serde_json::Value> = stdout(&o)
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(lines.first().unwrap()["type"], "start");
+    assert_eq!(
+        lines.first().unwrap()["implementation"]["name"],
+        "misbehaving-ok"
+    );
+    let last = lines.last().unwrap();
+    assert_eq!(last["type"], "summary");
+    assert_eq!(last["ok"], false);
+    let failing = lines.iter().find(|l| l["id"] == FAILING).unwrap();
+    assert_eq!(failing["verdict"], "FAIL");
+    assert_eq!(failing["level"], "MUST");
+    assert!(failing["reproduce"].as_str().unwrap().ends_with(FAILING));
+
+    let o = run(&[
+        "run",
+        "--harness",
+        &cmd,
+        "--run",
+        "calls",
+        "--format",
+        "junit",
+        "-q",
+    ]);
+    let xml = stdout(&o);
+    assert!(xml.starts_with("<?xml"));
+    assert!(xml.contains("<testsuite name=\"calls\""));
+    assert!(xml.contains(&format!("name=\"{FAILING}\"")));
+    assert!(xml.contains("<failure type=\"FAIL\""));
+    assert!(xml.contains("<skipped message=\"SKIP: "));
+
+    let o = run(&[
+        "run",
+        "--harness",
+        &cmd,
+        "--run",
+        "calls",
+        "--format",
+        "markdown",
+        "-q",
+    ]);
+    let md = stdout(&o);
+    assert!(md.contains("**FAILED**"));
+    assert!(md.contains("| ✗ | CALL-1 | MUST |"), "{md}");
+    assert!(md.contains(&format!("<code>{FAILING}</code>")));
+}
+
+#[test]
+fn baselines_are_written_and_read_and_stale_entries_fail() {
+    let dir = tmp("baseline");
+    let cmd = toy();
+    let path = dir.join("baseline.json");
+    let o = run(&[
+        "run",
+        "--harness",
+        &cmd,
+        "--run",
+        "calls",
+        "-q",
+        "--write-baseline",
+        path.to_str().unwrap(),
+    ]);
+    assert_eq!(o.status.code(), Some(1));
+    let written: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
+    assert!(written.get(FAILING).is_some(), "{written}");
+    // With the baseline, the same run is green: the failures are expected.
+    let o = run(&[
+        "run",
+        "--harness",
+        &cmd,
+        "--run",
+        "calls",
+        "-q",
+        "--baseline",
+        path.to_str().unwrap(),
+    ]);
+    assert!(o.status.success(), "{}", stdout(&o));
+    assert!(stdout(&o).contains("XFAIL"));
+    // The reference passes what the toy fails: the entry is stale and the run fails.
+    let o = run(&[
+        "run",
+        "--run",
+        FAILING,
+        "-q",
+        "--baseline",
+        path.to_str().unwrap(),
+    ]);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(
+        stdout(&o).contains(&format!("STALE {FAILING}")),
+        "{}",
+        stdout(&o)
+    );
+}
+
+#[test]
+fn a_case_file_from_disk_runs_alone() {
+    let dir = tmp("casefile");
+    let show = run(&["show", FAILING]);
+    let path = dir.join("one.json");
+    std::fs::write(&path, &show.stdout).unwrap();
+    let o = run(&["run", "--case-file", path.to_str().unwrap(), "-q"]);
+    assert!(o.status.success(), "{}", stdout(&o));
+    assert!(stdout(&o).contains("1 case(s)"));
+    std::fs::write(&path, b"{\"id\": \"x/y\", \"requirements\": []}").unwrap();
+    let o = run(&["run", "--case-file", path.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("not a valid case"));
+}
+
+#[test]
+fn the_matrix_writes_markdown_and_html() {
+    let dir = tmp("matrix");
+    let md = dir.join("m.md");
+    let html = dir.join("m.html");
+    let toy = format!("toy={}", toy());
+    let o = run(&[
+        "matrix",
+        "--harness",
+        "reference=reference",
+        "--harness",
+        &toy,
+        "--run",
+        "calls",
+        "--markdown",
+        md.to_str().unwrap(),
+        "--html",
+        html.to_str().unwrap(),
+    ]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let md = std::fs::read_to_string(md).unwrap();
+    assert!(md.contains("| reference |") && md.contains("| toy |"));
+    assert!(md.contains(&format!("`{FAILING}` | ✅ | ❌ |")), "{md}");
+    let html = std::fs::read_to_string(html).unwrap();
+    assert!(html.starts_with("<!DOCTYPE html>"));
+    assert!(
+        !html.contains("<script") && !html.contains("http://") && !html.contains("src="),
+        "self-contained"
+    );
+    assert!(html.contains("class=\"v fail\""));
+    assert!(
+        html.contains("returned: is_error=false"),
+        "failing cells show what the harness returned"
+    );
+    assert!(
+        html.contains("reproduce: harness-conformance run --harness &#39;python3 "),
+        "failing cells carry a reproducer"
+    );
+}

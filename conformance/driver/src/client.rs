@@ -1,0 +1,474 @@
+//! The protocol client: a [`Harness`] answers the handshake and runs cases.
+//!
+//! Two implementations share one trait so the runner cannot tell them apart:
+//! - [`ProcessHarness`] drives an adapter process (any language) over JSON lines through
+//!   [`crate::driver`], decodes every message strictly, checks that each reply answers the
+//!   question asked (`seq`, case id), and recovers from crashes and hangs by killing the
+//!   process group and starting a fresh process — a bounded number of times, after which it
+//!   gives up quickly so a broken adapter cannot stall a run;
+//! - [`InProcess`] calls the reference adapter's library directly: the default target, with no
+//!   process to start, and the way `selftest` runs the deliberately broken variants.
+//!
+//! Every protocol problem becomes an [`AdapterError`] whose message quotes the offending
+//! bytes (bounded) and the tail of the adapter's stderr.
+
+use std::time::{Duration, Instant};
+
+use harness_conformance_protocol::{
+    decode_reply, message::decode_hello, Command, Hello, Reply, WireCase, PROTOCOL_VERSION,
+};
+use harness_conformance_suite::harness::{AdapterError, AdapterErrorKind, Harness};
+
+use crate::driver::{quote_bytes, AdapterProcess, DriverLimits, ReadFault};
+
+fn err(kind: AdapterErrorKind, message: impl Into<String>) -> AdapterError {
+    AdapterError {
+        kind,
+        message: message.into(),
+    }
+}
+
+/// Settings for [`ProcessHarness`].
+#[derive(Debug, Clone, Copy)]
+pub struct ProcessOptions {
+    /// How long the handshake may take (interpreters and imports are slow to start).
+    pub start_timeout: Duration,
+    /// How many times a crashed or hung adapter is restarted before giving up.
+    pub max_restarts: u32,
+    /// Line and stderr limits.
+    pub limits: DriverLimits,
+}
+
+impl Default for ProcessOptions {
+    fn default() -> Self {
+        ProcessOptions {
+            start_timeout: Duration::from_secs(60),
+            max_restarts: 8,
+            limits: DriverLimits::default(),
+        }
+    }
+}
+
+/// An adapter process started from a shell command.
+#[derive(Debug)]
+pub struct ProcessHarness {
+    command: String,
+    opts: ProcessOptions,
+    process: Option<AdapterProcess>,
+    hello: Option<Hello>,
+    seq: u64,
+    starts: u32,
+    last_failure: Option<String>,
+}
+
+/// How much of the adapter's stderr a message quotes.
+const STDERR_QUOTE: usize = 600;
+
+impl ProcessHarness {
+    /// A harness that will run `command` with `sh -c` when first needed.
+    pub fn new(command: &str, opts: ProcessOptions) -> ProcessHarness {
+        ProcessHarness {
+            command: command.to_owned(),
+            opts,
+            process: None,
+            hello: None,
+            seq: 0,
+            starts: 0,
+            last_failure: None,
+        }
+    }
+
+    /// How many times the adapter process was started.
+    pub fn starts(&self) -> u32 {
+        self.starts
+    }
+
+    fn ensure_started(&mut self) -> Result<(), AdapterError> {
+        if self.process.is_some() {
+            return Ok(());
+        }
+        if self.starts > self.opts.max_restarts {
+            return Err(err(
+                AdapterErrorKind::GaveUp,
+                format!(
+                    "the adapter was restarted {} times and keeps failing; not restarting it again (last failure: {})",
+                    self.opts.max_restarts,
+                    self.last_failure.as_deref().unwrap_or("unknown")
+                ),
+            ));
+        }
+        self.starts += 1;
+        let mut process = AdapterProcess::spawn(&self.command, self.opts.limits).map_err(|e| {
+            err(
+                AdapterErrorKind::Spawn,
+                format!("cannot start `sh -c {:?}`: {e}", self.command),
+            )
+        })?;
+        let start = serde_json::to_string(&Command::Start {
+            protocol: PROTOCOL_VERSION,
+        })
+        .expect("commands serialize");
+        let deadline = Instant::now() + self.opts.start_timeout;
+        let line = process
+            .send(&start)
+            .map_err(|e| {
+                err(
+                    AdapterErrorKind::Handshake,
+                    format!("cannot send `start`: {e}"),
+                )
+            })
+            .and_then(|()| {
+                process.recv(deadline).map_err(|f| {
+                    self.read_fault(&mut process, f, "the handshake", self.opts.start_timeout)
+                })
+            });
+        let line = match line {
+            Ok(line) => line,
+            Err(mut e) => {
+                if e.kind != AdapterErrorKind::Spawn {
+                    e.kind = AdapterErrorKind::Handshake;
+                }
+                e.message.push_str(&stderr_note(&process));
+                process.kill();
+                self.last_failure = Some(e.message.clone());
+                return Err(e);
+            }
+        };
+        let hello = match decode_hello(&line) {
+            Ok(h) if h.protocol == PROTOCOL_VERSION => h,
+            Ok(h) => {
+                process.kill();
+                let e = err(
+                    AdapterErrorKind::Handshake,
+                    format!(
+                        "the adapter speaks protocol {} and the runner speaks {PROTOCOL_VERSION}",
+                        h.protocol
+                    ),
+                );
+                self.last_failure = Some(e.message.clone());
+                return Err(e);
+            }
+            Err(d) => {
+                let msg = format!(
+                    "the handshake answer is not a valid hello: {d}; the adapter sent {}{}",
+                    quote_bytes(&line),
+                    stderr_note(&process)
+                );
+                process.kill();
+                self.last_failure = Some(msg.clone());
+                return Err(err(AdapterErrorKind::Handshake, msg));
+            }
+        };
+        if self.hello.is_none() {
+            self.hello = Some(hello);
+        }
+        self.process = Some(process);
+        Ok(())
+    }
+
+    fn read_fault(
+        &self,
+        process: &mut AdapterProcess,
+        fault: ReadFault,
+        what: &str,
+        timeout: Duration,
+    ) -> AdapterError {
+        match fault {
+            ReadFault::Timeout { partial } => err(
+                AdapterErrorKind::Timeout,
+                format!(
+                    "no answer to {what} within {:.1}s; the adapter's process group was killed{}",
+                    timeout.as_secs_f64(),
+                    if partial.is_empty() {
+                        String::new()
+                    } else {
+                        format!("; it had sent an unfinished line {}", quote_bytes(&partial))
+                    }
+                ),
+            ),
+            ReadFault::Closed { partial } => {
+                let status = process
+                    .exit_status(Duration::from_millis(200))
+                    .map_or("still running".to_owned(), |s| s.to_string());
+                process.settle_stderr(Duration::from_millis(200));
+                err(
+                    AdapterErrorKind::Exited,
+                    format!(
+                        "the adapter closed its stdout before answering {what} ({status}){}",
+                        if partial.is_empty() {
+                            String::new()
+                        } else {
+                            format!("; its last, unterminated line was {}", quote_bytes(&partial))
+                        }
+                    ),
+                )
+            }
+            ReadFault::TooLong { head, len } => err(
+                AdapterErrorKind::TooLong,
+                format!(
+                    "the adapter's answer to {what} is a line of more than {len} bytes (limit {}); it starts {}",
+                    self.opts.limits.max_line,
+                    quote_bytes(&head)
+                ),
+            ),
+        }
+    }
+
+    fn fail(&mut self, mut e: AdapterError) -> AdapterError {
+        if let Some(p) = self.process.take() {
+            e.message.push_str(&stderr_note(&p));
+            p.kill();
+        }
+        e.message
+            .push_str("; the adapter was restarted for the next case");
+        self.last_failure = Some(e.message.clone());
+        e
+    }
+}
+
+/// `Command::Run` by reference: the same JSON without cloning the case for every send.
+#[derive(serde::Serialize)]
+struct RunRef<'a> {
+    cmd: &'static str,
+    seq: u64,
+    case: &'a WireCase,
+}
+
+/// What makes a decoded reply impossible: not exactly one of `results`, `skip`, `error`, or
+/// `invocations` beside a `skip` (the same rule as `Reply::outcome`, checked here so that the
+/// error can quote the bytes).
+fn shape_problem(r: &Reply) -> Option<&'static str> {
+    let answers = usize::from(r.results.is_some())
+        + usize::from(r.skip.is_some())
+        + usize::from(r.error.is_some());
+    if answers != 1 {
+        return Some("a reply has exactly one of `results`, `skip`, `error`");
+    }
+    if r.skip.is_some() && r.invocations.is_some() {
+        return Some("a `skip` reply carries no `invocations`");
+    }
+    None
+}
+
+fn stderr_note(p: &AdapterProcess) -> String {
+    let tail = p.stderr_tail();
+    let tail = tail.trim_end();
+    if tail.is_empty() {
+        return String::new();
+    }
+    let start = tail.len().saturating_sub(STDERR_QUOTE);
+    let mut start = start;
+    while !tail.is_char_boundary(start) {
+        start += 1;
+    }
+    format!("; its stderr ends with {:?}", &tail[start..])
+}
+
+impl Harness for ProcessHarness {
+    fn hello(&mut self) -> Result<Hello, AdapterError> {
+        if let Some(h) = &self.hello {
+            return Ok(h.clone());
+        }
+        self.ensure_started()?;
+        Ok(self.hello.clone().expect("set by a successful start"))
+    }
+
+    fn run(&mut self, case: &WireCase, timeout: Duration) -> Result<Reply, AdapterError> {
+        self.ensure_started()?;
+        self.seq += 1;
+        let seq = self.seq;
+        let line = serde_json::to_string(&RunRef {
+            cmd: "run",
+            seq,
+            case,
+        })
+        .expect("commands serialize");
+        let deadline = Instant::now() + timeout;
+        let mut process = self.process.take().expect("started");
+        let got = match process.send(&line) {
+            Err(e) => Err(err(
+                AdapterErrorKind::Exited,
+                format!("cannot send the case to the adapter: {e}"),
+            )),
+            Ok(()) => process.recv(deadline).map_err(|f| {
+                self.read_fault(&mut process, f, &format!("case {:?}", case.id), timeout)
+            }),
+        };
+        self.process = Some(process);
+        let bytes = match got {
+            Ok(bytes) => bytes,
+            Err(e) => return Err(self.fail(e)),
+        };
+        let reply = match decode_reply(&bytes) {
+            Ok(r) => r,
+            Err(d) => {
+                return Err(self.fail(err(
+                    AdapterErrorKind::Garbage,
+                    format!("the reply is {d}; the adapter sent {}", quote_bytes(&bytes)),
+                )))
+            }
+        };
+        if let Some(problem) = shape_problem(&reply) {
+            return Err(self.fail(err(
+                AdapterErrorKind::Garbage,
+                format!(
+                    "the reply is not a valid message: {problem}; the adapter sent {}",
+                    quote_bytes(&bytes)
+                ),
+            )));
+        }
+        if reply.seq != seq || reply.case != case.id {
+            return Err(self.fail(err(
+                AdapterErrorKind::WrongAnswer,
+                format!(
+                    "asked seq {seq} for case {:?}, the adapter answered seq {} for case {:?}: {}",
+                    case.id,
+                    reply.seq,
+                    reply.case,
+                    quote_bytes(&bytes)
+                ),
+            )));
+        }
+        Ok(reply)
+    }
+
+    fn close(&mut self) {
+        if let Some(p) = self.process.take() {
+            let stop = serde_json::to_string(&Command::Stop {}).expect("commands serialize");
+            p.stop(&stop, Duration::from_millis(500));
+        }
+    }
+}
+
+impl Drop for ProcessHarness {
+    fn drop(&mut self) {
+        self.close();
+    }
+}
+
+/// The reference adapter, called in-process on a worker thread of its own.
+///
+/// The thread exists for the per-case timeout: a broken variant that hangs is abandoned (its
+/// thread detached) and a fresh adapter takes its place, as a process would be killed and
+/// restarted.
+#[derive(Debug)]
+pub struct InProcess {
+    fault: Option<harness_ref_adapter::Fault>,
+    worker: Option<InProcessWorker>,
+    hello: Option<Hello>,
+}
+
+#[derive(Debug)]
+struct InProcessWorker {
+    tx: std::sync::mpsc::Sender<WireCase>,
+    rx: std::sync::mpsc::Receiver<Reply>,
+}
+
+impl InProcess {
+    /// The reference harness, or one of its deliberately broken variants.
+    pub fn new(fault: Option<harness_ref_adapter::Fault>) -> InProcess {
+        InProcess {
+            fault,
+            worker: None,
+            hello: None,
+        }
+    }
+
+    fn worker(&mut self) -> &mut InProcessWorker {
+        let fault = self.fault;
+        self.worker.get_or_insert_with(|| {
+            let (case_tx, case_rx) = std::sync::mpsc::channel::<WireCase>();
+            let (reply_tx, reply_rx) = std::sync::mpsc::channel::<Reply>();
+            std::thread::Builder::new()
+                .name("reference-adapter".into())
+                .spawn(move || {
+                    let mut adapter = harness_ref_adapter::ReferenceAdapter::new(fault);
+                    for case in case_rx {
+                        if reply_tx.send(adapter.run(&case)).is_err() {
+                            return;
+                        }
+                    }
+                })
+                .expect("a thread can be spawned");
+            InProcessWorker {
+                tx: case_tx,
+                rx: reply_rx,
+            }
+        })
+    }
+}
+
+impl Harness for InProcess {
+    fn hello(&mut self) -> Result<Hello, AdapterError> {
+        Ok(self
+            .hello
+            .get_or_insert_with(|| harness_ref_adapter::ReferenceAdapter::new(self.fault).hello())
+            .clone())
+    }
+
+    fn run(&mut self, case: &WireCase, timeout: Duration) -> Result<Reply, AdapterError> {
+        let worker = self.worker();
+        if worker.tx.send(case.clone()).is_err() {
+            self.worker = None;
+            return Err(err(
+                AdapterErrorKind::Exited,
+                "the in-process adapter thread died (a panic)",
+            ));
+        }
+        match worker.rx.recv_timeout(timeout) {
+            Ok(reply) if reply.case != case.id => Err(err(
+                AdapterErrorKind::WrongAnswer,
+                format!(
+                    "asked case {:?}, the in-process adapter answered for {:?}",
+                    case.id, reply.case
+                ),
+            )),
+            Ok(mut reply) => {
+                reply.seq = 0;
+                Ok(reply)
+            }
+            Err(std::sync::mpsc::RecvTimeoutError::Timeout) => {
+                self.worker = None;
+                Err(err(
+                    AdapterErrorKind::Timeout,
+                    format!(
+                        "the in-process reference adapter did not answer case {:?} within {:.1}s; it was abandoned and replaced",
+                        case.id,
+                        timeout.as_secs_f64()
+                    ),
+                ))
+            }
+            Err(std::sync::mpsc::RecvTimeoutError::Disconnected) => {
+                self.worker = None;
+                Err(err(
+                    AdapterErrorKind::Exited,
+                    format!(
+                        "the in-process reference adapter panicked on case {:?}",
+                        case.id
+                    ),
+                ))
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn run_by_reference_encodes_like_the_command() {
+        let case: WireCase = serde_json::from_value(serde_json::json!({
+            "id": "a/b", "tools": [], "calls": [{"id": "x", "name": "t", "input": {}}]
+        }))
+        .unwrap();
+        let by_ref = serde_json::to_string(&RunRef {
+            cmd: "run",
+            seq: 3,
+            case: &case,
+        })
+        .unwrap();
+        let owned = serde_json::to_string(&Command::Run { seq: 3, case }).unwrap();
+        assert_eq!(by_ref, owned);
+    }
+}

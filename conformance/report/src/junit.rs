@@ -1,0 +1,118 @@
+//! JUnit XML, for CI systems that draw test views from it: one `testsuite` per area, one
+//! `testcase` per case; FAIL and STALE are `failure`, ERROR and BUG IN CASE are `error`, SKIP
+//! and XFAIL are `skipped` (with the reason).
+
+use std::collections::BTreeMap;
+use std::fmt::Write as _;
+
+use super::Report;
+use harness_conformance_suite::verdict::{CaseOutcome, Verdict};
+
+/// Escapes text for XML attributes and text nodes, dropping characters XML 1.0 forbids.
+pub fn escape(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    for c in s.chars() {
+        match c {
+            '&' => out.push_str("&amp;"),
+            '<' => out.push_str("&lt;"),
+            '>' => out.push_str("&gt;"),
+            '"' => out.push_str("&quot;"),
+            '\'' => out.push_str("&apos;"),
+            '\t' | '\n' | '\r' => out.push(c),
+            c if (c as u32) < 0x20 || c == '\u{FFFE}' || c == '\u{FFFF}' => {
+                let _ = write!(out, "\\u{{{:x}}}", c as u32);
+            }
+            c => out.push(c),
+        }
+    }
+    out
+}
+
+/// The whole report as JUnit XML.
+pub fn render(r: &Report) -> String {
+    let mut by_area: BTreeMap<&str, Vec<&CaseOutcome>> = BTreeMap::new();
+    for o in &r.run.outcomes {
+        by_area
+            .entry(o.id.split('/').next().unwrap_or(""))
+            .or_default()
+            .push(o);
+    }
+    let mut out = String::from("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n");
+    let count =
+        |v: &[&CaseOutcome], f: &dyn Fn(Verdict) -> bool| v.iter().filter(|o| f(o.verdict)).count();
+    let is_failure = |v: Verdict| matches!(v, Verdict::Fail | Verdict::Stale);
+    let is_error = |v: Verdict| matches!(v, Verdict::Error | Verdict::BugInCase);
+    let is_skip = |v: Verdict| matches!(v, Verdict::Skip | Verdict::Xfail);
+    let all: Vec<&CaseOutcome> = r.run.outcomes.iter().collect();
+    let _ = writeln!(
+        out,
+        "<testsuites name=\"harness-conformance: {}\" tests=\"{}\" failures=\"{}\" errors=\"{}\" skipped=\"{}\" time=\"{:.3}\">",
+        escape(r.target),
+        all.len(),
+        count(&all, &is_failure),
+        count(&all, &is_error),
+        count(&all, &is_skip),
+        r.run.elapsed.as_secs_f64()
+    );
+    for (area, cases) in by_area {
+        let time: f64 = cases.iter().map(|o| o.duration.as_secs_f64()).sum();
+        let _ = writeln!(
+            out,
+            "  <testsuite name=\"{}\" tests=\"{}\" failures=\"{}\" errors=\"{}\" skipped=\"{}\" time=\"{time:.3}\">",
+            escape(area),
+            cases.len(),
+            count(&cases, &is_failure),
+            count(&cases, &is_error),
+            count(&cases, &is_skip),
+        );
+        for o in cases {
+            let level = r.level_of(o).map_or("?", |l| l.as_str());
+            let _ = write!(
+                out,
+                "    <testcase classname=\"{}\" name=\"{}\" time=\"{:.3}\"",
+                escape(&format!("{} {}", o.requirements.join(","), level)),
+                escape(&o.id),
+                o.duration.as_secs_f64()
+            );
+            let body = o.messages.join("\n");
+            let detail = format!("{body}\nreproduce: {}", r.reproducer(&o.id));
+            match o.verdict {
+                Verdict::Pass => out.push_str("/>\n"),
+                v if is_failure(v) => {
+                    let _ = write!(
+                        out,
+                        ">\n      <failure type=\"{}\" message=\"{}\">{}</failure>\n    </testcase>\n",
+                        v.as_str(),
+                        escape(o.messages.first().map_or("", String::as_str)),
+                        escape(&detail)
+                    );
+                }
+                v if is_error(v) => {
+                    let _ = write!(
+                        out,
+                        ">\n      <error type=\"{}\" message=\"{}\">{}</error>\n    </testcase>\n",
+                        v.as_str(),
+                        escape(o.messages.first().map_or("", String::as_str)),
+                        escape(&detail)
+                    );
+                }
+                v => {
+                    let reason = o
+                        .baseline
+                        .clone()
+                        .or_else(|| o.messages.first().cloned())
+                        .unwrap_or_default();
+                    let _ = write!(
+                        out,
+                        ">\n      <skipped message=\"{}: {}\"/>\n    </testcase>\n",
+                        v.as_str(),
+                        escape(&reason)
+                    );
+                }
+            }
+        }
+        out.push_str("  </testsuite>\n");
+    }
+    out.push_str("</testsuites>\n");
+    out
+}

@@ -1,0 +1,271 @@
+//! Snapshot files on disk: recording a run's wording, and the pending `.snap.new` files a review
+//! accepts or rejects.
+//!
+//! This is the one part of [`crate::snapshot`] that does file I/O (the rest is pure). It follows
+//! insta's conventions so `cargo insta review` and the built-in `review` see the same thing: a
+//! snapshot that matches leaves the directory untouched (and removes a stale `.snap.new`); one
+//! that differs, or is new, is written as `<name>.snap.new` beside `<name>.snap` and fails the
+//! run; accepting renames the `.snap.new` over the `.snap`; rejecting deletes it.
+
+use std::collections::BTreeSet;
+use std::fmt::Write as _;
+use std::io;
+use std::path::{Path, PathBuf};
+
+use super::{diff, file_name, render_body, render_file, same, Meta, EXT, NEW_EXT, PREFIX};
+use harness_conformance_suite::case::Case;
+use harness_conformance_suite::verdict::CaseOutcome;
+
+/// How a case's snapshot compared.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Status {
+    /// Stored and equal.
+    Matched,
+    /// Stored and different: `.snap.new` written.
+    Changed,
+    /// Not stored yet: `.snap.new` written.
+    New,
+}
+
+/// One case's snapshot in a run.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Recorded {
+    /// The case.
+    pub case_id: String,
+    /// The stored snapshot's path (`<dir>/conformance__<area>__<name>.snap`).
+    pub path: PathBuf,
+    /// How it compared.
+    pub status: Status,
+    /// For a changed snapshot, the diff (stored → new), bounded.
+    pub diff: Option<String>,
+}
+
+/// What `run --snapshots` did.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct SnapshotRun {
+    /// The directory.
+    pub dir: PathBuf,
+    /// One entry per case that returned results, in case order.
+    pub recorded: Vec<Recorded>,
+    /// Cases with nothing to record (skipped, adapter errors): id and verdict.
+    pub not_recorded: Vec<(String, String)>,
+    /// Stored snapshots whose case is not in the suite (only looked for on whole-suite runs).
+    pub orphans: Vec<PathBuf>,
+}
+
+impl SnapshotRun {
+    /// How many snapshots have this status.
+    pub fn count(&self, s: Status) -> usize {
+        self.recorded.iter().filter(|r| r.status == s).count()
+    }
+
+    /// Whether every recorded snapshot matched (a new snapshot is a difference too, as in insta).
+    pub fn ok(&self) -> bool {
+        self.recorded.iter().all(|r| r.status == Status::Matched)
+    }
+
+    /// The account printed after the report: totals, each difference with its diff, the next step.
+    pub fn render(&self, max_diffs: usize) -> String {
+        let mut out = String::new();
+        let _ = writeln!(out, "\n── wording snapshots ({}) ──", self.dir.display());
+        let _ = writeln!(
+            out,
+            "{} matched, {} changed, {} new, {} not recorded (skipped, or no reply from the adapter)",
+            self.count(Status::Matched),
+            self.count(Status::Changed),
+            self.count(Status::New),
+            self.not_recorded.len()
+        );
+        let differing: Vec<&Recorded> = self
+            .recorded
+            .iter()
+            .filter(|r| r.status != Status::Matched)
+            .collect();
+        for r in differing.iter().take(max_diffs) {
+            match r.status {
+                Status::New => {
+                    let _ = writeln!(out, "\nnew      {}", r.path.display());
+                }
+                _ => {
+                    let _ = writeln!(out, "\nchanged  {}", r.path.display());
+                    if let Some(d) = &r.diff {
+                        for line in d.lines() {
+                            let _ = writeln!(out, "  {line}");
+                        }
+                    }
+                }
+            }
+        }
+        if differing.len() > max_diffs {
+            let _ = writeln!(
+                out,
+                "\n… and {} more difference(s)",
+                differing.len() - max_diffs
+            );
+        }
+        for o in &self.orphans {
+            let _ = writeln!(
+                out,
+                "warning: {} belongs to no case of this suite (delete it if the case was removed)",
+                o.display()
+            );
+        }
+        if !differing.is_empty() {
+            let _ = writeln!(
+                out,
+                "\nsnapshots: FAILED — {} difference(s) written as .{NEW_EXT} beside the stored ones.\n\
+                 Review them: harness-conformance review {}   (a = accept, r = reject, s = skip)\n\
+                 or, when the directory is inside a cargo package: cargo insta review --manifest-path <its Cargo.toml>",
+                differing.len(),
+                crate::shell_quote(&self.dir.display().to_string())
+            );
+        } else {
+            let _ = writeln!(out, "snapshots: ok");
+        }
+        out
+    }
+}
+
+fn new_path_of(path: &Path) -> PathBuf {
+    let mut s = path.as_os_str().to_owned();
+    s.push(".new");
+    PathBuf::from(s)
+}
+
+/// Compares `rendered` (a whole `.snap` file) with what `path` holds; writes or removes the
+/// `.snap.new` accordingly.
+pub fn compare_and_write(path: &Path, rendered: &str) -> io::Result<(Status, Option<String>)> {
+    let new_path = new_path_of(path);
+    let stored = match std::fs::read_to_string(path) {
+        Ok(s) => Some(s),
+        Err(e) if e.kind() == io::ErrorKind::NotFound => None,
+        Err(e) => return Err(io_context(e, path)),
+    };
+    match stored {
+        Some(old) if same(&old, rendered) => {
+            match std::fs::remove_file(&new_path) {
+                Ok(()) => {}
+                Err(e) if e.kind() == io::ErrorKind::NotFound => {}
+                Err(e) => return Err(io_context(e, &new_path)),
+            }
+            Ok((Status::Matched, None))
+        }
+        Some(old) => {
+            std::fs::write(&new_path, rendered).map_err(|e| io_context(e, &new_path))?;
+            Ok((Status::Changed, Some(diff(&old, rendered, 2, 60))))
+        }
+        None => {
+            std::fs::write(&new_path, rendered).map_err(|e| io_context(e, &new_path))?;
+            Ok((Status::New, None))
+        }
+    }
+}
+
+fn io_context(e: io::Error, path: &Path) -> io::Error {
+    io::Error::new(e.kind(), format!("{}: {e}", path.display()))
+}
+
+/// Records the wording of a run in `dir`. `outcomes` are matched to `cases` by id; `meta` gives
+/// each case's header; `suite_ids`, when the whole suite ran, lets stored snapshots of removed
+/// cases be reported as orphans.
+pub fn record(
+    dir: &Path,
+    cases: &[&Case],
+    outcomes: &[CaseOutcome],
+    meta: &dyn Fn(&Case) -> Meta,
+    suite_ids: Option<&[&str]>,
+) -> io::Result<SnapshotRun> {
+    std::fs::create_dir_all(dir).map_err(|e| io_context(e, dir))?;
+    let mut run = SnapshotRun {
+        dir: dir.to_path_buf(),
+        ..SnapshotRun::default()
+    };
+    for case in cases {
+        let Some(outcome) = outcomes.iter().find(|o| o.id == case.id) else {
+            continue;
+        };
+        let Some(results) = &outcome.results else {
+            run.not_recorded
+                .push((case.id.clone(), outcome.verdict.to_string()));
+            continue;
+        };
+        let ids: Vec<Option<&str>> = case.calls.iter().map(|c| c.id()).collect();
+        let body = render_body(&ids, results);
+        let rendered = render_file(&meta(case), &body);
+        let path = dir.join(file_name(&case.id));
+        let (status, diff) = compare_and_write(&path, &rendered)?;
+        run.recorded.push(Recorded {
+            case_id: case.id.clone(),
+            path,
+            status,
+            diff,
+        });
+    }
+    if let Some(ids) = suite_ids {
+        let known: BTreeSet<String> = ids.iter().map(|id| file_name(id)).collect();
+        for entry in std::fs::read_dir(dir).map_err(|e| io_context(e, dir))? {
+            let entry = entry?;
+            let name = entry.file_name().to_string_lossy().into_owned();
+            if name.starts_with(&format!("{PREFIX}__"))
+                && name.ends_with(&format!(".{EXT}"))
+                && !known.contains(&name)
+            {
+                run.orphans.push(entry.path());
+            }
+        }
+        run.orphans.sort();
+    }
+    Ok(run)
+}
+
+/// A `.snap.new` waiting for review.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Pending {
+    /// The `.snap.new` file.
+    pub new_path: PathBuf,
+    /// The `.snap` it would replace (may not exist yet).
+    pub target: PathBuf,
+}
+
+impl Pending {
+    /// The stored text (None for a new snapshot) and the proposed text.
+    pub fn texts(&self) -> io::Result<(Option<String>, String)> {
+        let new =
+            std::fs::read_to_string(&self.new_path).map_err(|e| io_context(e, &self.new_path))?;
+        let old = match std::fs::read_to_string(&self.target) {
+            Ok(s) => Some(s),
+            Err(e) if e.kind() == io::ErrorKind::NotFound => None,
+            Err(e) => return Err(io_context(e, &self.target)),
+        };
+        Ok((old, new))
+    }
+
+    /// Makes the new snapshot the stored one.
+    pub fn accept(&self) -> io::Result<()> {
+        std::fs::rename(&self.new_path, &self.target).map_err(|e| io_context(e, &self.new_path))
+    }
+
+    /// Throws the new snapshot away.
+    pub fn reject(&self) -> io::Result<()> {
+        std::fs::remove_file(&self.new_path).map_err(|e| io_context(e, &self.new_path))
+    }
+}
+
+/// Every `*.snap.new` directly in `dir`, by name.
+pub fn pending(dir: &Path) -> io::Result<Vec<Pending>> {
+    let mut out = Vec::new();
+    for entry in std::fs::read_dir(dir).map_err(|e| io_context(e, dir))? {
+        let entry = entry?;
+        let name = entry.file_name().to_string_lossy().into_owned();
+        if let Some(target) = name.strip_suffix(".new") {
+            if target.ends_with(&format!(".{EXT}")) && entry.file_type()?.is_file() {
+                out.push(Pending {
+                    new_path: entry.path(),
+                    target: dir.join(target),
+                });
+            }
+        }
+    }
+    out.sort_by(|a, b| a.new_path.cmp(&b.new_path));
+    Ok(out)
+}

@@ -1,0 +1,135 @@
+//! The terminal report: a progress line per finished case, then details of every unexpected
+//! result with its reproducer, then a table by requirement and level, then the totals.
+
+use std::fmt::Write as _;
+
+use super::Report;
+use harness_conformance_suite::spec::Level;
+use harness_conformance_suite::verdict::{CaseOutcome, Verdict};
+
+/// One progress line, printed as each case finishes (`[ 12/160] PASS  cap/x (3 ms)`).
+pub fn progress_line(done: usize, total: usize, o: &CaseOutcome) -> String {
+    let width = total.to_string().len();
+    let mut line = format!(
+        "[{done:>width$}/{total}] {:<11} {} ({:.0} ms)",
+        o.verdict.as_str(),
+        o.id,
+        o.duration.as_secs_f64() * 1000.0
+    );
+    if o.verdict == Verdict::Skip {
+        if let Some(reason) = o.messages.first() {
+            let _ = write!(line, " — {reason}");
+        }
+    }
+    line
+}
+
+/// The closing report.
+pub fn render(r: &Report) -> String {
+    let mut out = String::new();
+    let unexpected: Vec<&CaseOutcome> = r.unexpected().collect();
+    if !unexpected.is_empty() {
+        let _ = writeln!(out, "\n── unexpected results ──");
+    }
+    for o in &unexpected {
+        let level = r.level_of(o).map_or("?", Level::as_str);
+        let _ = writeln!(
+            out,
+            "\n{} {} [{}; {}]",
+            o.verdict,
+            o.id,
+            o.requirements.join(", "),
+            level
+        );
+        for m in &o.messages {
+            let _ = writeln!(out, "  - {m}");
+        }
+        let _ = writeln!(out, "  reproduce: {}", r.reproducer(&o.id));
+    }
+    let xfails: Vec<&CaseOutcome> = r
+        .run
+        .outcomes
+        .iter()
+        .filter(|o| o.verdict == Verdict::Xfail)
+        .collect();
+    if !xfails.is_empty() {
+        let _ = writeln!(out, "\n── expected failures (baseline) ──");
+        for o in xfails {
+            let _ = writeln!(
+                out,
+                "  XFAIL {} — {}",
+                o.id,
+                o.baseline.as_deref().unwrap_or("")
+            );
+        }
+    }
+    let _ = writeln!(out, "\n── by requirement ──");
+    for level in [Level::Must, Level::Should, Level::May] {
+        let rows: Vec<_> = r
+            .requirement_rows()
+            .into_iter()
+            .filter(|row| row.level == Some(level))
+            .collect();
+        if rows.is_empty() {
+            continue;
+        }
+        let _ = writeln!(out, "{level}");
+        for row in rows {
+            let counts: Vec<String> = row.counts.iter().map(|(v, n)| format!("{n} {v}")).collect();
+            let _ = writeln!(
+                out,
+                "  {} {:<8} {:<60} {}",
+                row.status(),
+                row.id,
+                cut(row.title, 60),
+                counts.join(", ")
+            );
+        }
+    }
+    let unknown: Vec<_> = r
+        .requirement_rows()
+        .into_iter()
+        .filter(|row| row.level.is_none())
+        .collect();
+    for row in unknown {
+        let _ = writeln!(out, "  ? {} (not in SPEC.md)", row.id);
+    }
+    out.push_str(&crate::teaching::render_terminal(r));
+    let totals: Vec<String> = r.totals().iter().map(|(v, n)| format!("{n} {v}")).collect();
+    if let Some(h) = &r.run.hello {
+        let i = &h.implementation;
+        let _ = write!(
+            out,
+            "\nimplementation: {} {} ({})",
+            i.name, i.version, i.language
+        );
+    }
+    let _ = writeln!(
+        out,
+        "\n{} — {} case(s) in {:.2}s: {}",
+        r.target,
+        r.run.outcomes.len(),
+        r.run.elapsed.as_secs_f64(),
+        totals.join(", ")
+    );
+    let _ = writeln!(
+        out,
+        "{}",
+        if r.run.failed() {
+            "result: FAILED (unexpected results above)"
+        } else {
+            "result: ok"
+        }
+    );
+    out
+}
+
+fn cut(s: &str, n: usize) -> String {
+    if s.chars().count() <= n {
+        s.to_owned()
+    } else {
+        let mut t: String = s.chars().take(n - 1).collect();
+        t.push('…');
+        t
+    }
+}
