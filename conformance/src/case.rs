@@ -61,6 +61,10 @@ pub struct Expect {
     /// The transcript keeps the calls exactly as the model sent them (needs `history`).
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub history_unchanged: bool,
+    /// Check kind or group (`is_error`, `content`, `cap.note_counts`, …) → the requirement that
+    /// owns those checks in every result and in the case-level checks ([`crate::blame`]).
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub blame: BTreeMap<String, String>,
 }
 
 /// One handler invocation the case expects.
@@ -100,9 +104,10 @@ pub struct ResultExpect {
     /// Whether the result is an error.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub is_error: Option<bool>,
-    /// The outcome class, checked through the adapter's code map.
+    /// The outcome class, or the classes any of which is correct, checked through the
+    /// adapter's code map and folds.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub class: Option<String>,
+    pub class: Option<Classes>,
     /// Whether the result says retrying may help (needs `retryability`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub retryable: Option<bool>,
@@ -116,6 +121,51 @@ pub struct ResultExpect {
     /// content — an idempotent replay.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub same_as: Option<usize>,
+    /// Like [`Expect::blame`], for this result only; it takes precedence.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub blame: BTreeMap<String, String>,
+}
+
+/// The classes a result may be answered with: one, or several that are all correct for the
+/// situation (`["malformed_call", "invalid_arguments"]` for arguments that are not an object).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Classes(pub Vec<String>);
+
+impl Classes {
+    /// The accepted classes, in the order the case wrote them.
+    pub fn all(&self) -> &[String] {
+        &self.0
+    }
+}
+
+impl Serialize for Classes {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        match self.0.as_slice() {
+            [one] => s.serialize_str(one),
+            many => many.serialize(s),
+        }
+    }
+}
+
+impl<'de> Deserialize<'de> for Classes {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        #[derive(Deserialize)]
+        #[serde(untagged)]
+        enum OneOrMany {
+            One(String),
+            Many(Vec<String>),
+        }
+        let classes = match OneOrMany::deserialize(d)? {
+            OneOrMany::One(c) => vec![c],
+            OneOrMany::Many(v) => v,
+        };
+        if classes.is_empty() {
+            return Err(serde::de::Error::custom(
+                "`class` is a class or a non-empty list of classes",
+            ));
+        }
+        Ok(Classes(classes))
+    }
 }
 
 fn id_expect<'de, D: Deserializer<'de>>(d: D) -> Result<IdExpect, D::Error> {
@@ -158,6 +208,10 @@ pub struct ContentExpect {
     /// At most this many Unicode scalar values.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub max_chars: Option<u64>,
+    /// At most this size in the cap's unit; relative sizes resolve against the cap, so a
+    /// message that echoes a huge value up to the harness's own cap fails however small it is.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_size: Option<Size>,
     /// Exactly the handler's output text.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub equals_output: bool,
@@ -176,9 +230,13 @@ pub struct CapExpect {
     /// The output's last line is in the content.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub keeps_last_line: bool,
-    /// The note states how much was omitted, in the cap's unit.
+    /// The note states how much was omitted, in the cap's unit, and every number it labels
+    /// with the unit or with lines is true.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub note_counts: bool,
+    /// The note states how many lines were omitted.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub note_lines: bool,
     /// Capping the capped content again changes nothing.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub idempotent: bool,
@@ -197,6 +255,11 @@ impl Case {
         }
     }
 
+    /// Whether the case says who owns its checks (`blame` in `expect` or in a result).
+    pub fn has_blame(&self) -> bool {
+        !self.expect.blame.is_empty() || self.expect.results.iter().any(|r| !r.blame.is_empty())
+    }
+
     /// The area: the part of the id before `/`.
     pub fn area(&self) -> &str {
         self.id.split('/').next().unwrap_or("")
@@ -208,10 +271,14 @@ impl Case {
         self.tools.iter().find(|t| t.name == name)
     }
 
-    /// Whether this case is about the cap: it sets one, expects cap behaviour, or sizes an
-    /// output relative to the cap. A harness without a cap fails such cases.
+    /// Whether this case is about the cap: it tests a CAP or HT requirement, sets a cap,
+    /// expects cap behaviour, or sizes an output relative to the cap. Such a case checks every
+    /// content against the cap even on a harness that declares none (the nominal cap).
     pub fn is_cap_case(&self) -> bool {
-        self.config.cap.is_some()
+        self.requirements
+            .iter()
+            .any(|r| r.starts_with("CAP-") || r.starts_with("HT-"))
+            || self.config.cap.is_some()
             || self.expect.results.iter().any(|r| r.cap.is_some())
             || self
                 .tools

@@ -1,10 +1,14 @@
 //! Checks: comparing what a harness returned with what the case expects.
 //!
-//! Pure functions from (case, capabilities, observation) to findings. Two kinds of findings:
-//! a *failure* blames the harness (it broke a requirement), a *bug* blames the case (it asks
-//! for something impossible, e.g. `equals_output` on a handler that raises). Every failure
-//! message names the result, what was expected, and what the harness returned, quoted and
-//! bounded, so a reader never has to rerun the case to see what went wrong.
+//! Pure functions from (case, capabilities, observation) to findings. Every expectation is
+//! evaluated as a *check* of one [`CheckKind`], tied to the one requirement that owns it
+//! ([`crate::blame`]), and recorded whether it passed or failed, so reports can say which
+//! requirement failed and which were tested at all. A check that cannot be run on this harness
+//! (a class it has no code for, a cut on a harness without a cap, retryability it does not
+//! report) is recorded as *not run*, with the reason. Apart from checks, a *bug* blames the case
+//! itself (it asks for something impossible, e.g. `equals_output` on a handler that raises).
+//! Every failure message names the result, what was expected, and what the harness returned,
+//! quoted and bounded, so a reader never has to rerun the case to see what went wrong.
 //!
 //! Besides the case's own expectations, every case gets the universal checks (DESIGN.md):
 //! one result per call in order with its id; content is valid text; content within the cap in
@@ -16,12 +20,15 @@
 use std::collections::BTreeMap;
 
 use harness_conformance_protocol::{
-    materialize, measure, Behavior, Call, Capabilities, Invocation, ObservedResult, Output,
-    Strategy, ToolDef, Unit, WireCase,
+    materialize, measure, resolve_size_value, Behavior, Call, Capabilities, Invocation,
+    ObservedResult, Output, Strategy, ToolDef, Unit, WireCase,
 };
+use serde::Serialize;
 use serde_json::Value;
 
+use crate::blame::{self, CheckKind};
 use crate::case::{final_output, CapExpect, Case, ContentExpect, IdExpect, ResultExpect};
+use crate::note;
 use crate::quote::{quote, quote_json};
 
 /// The cap the harness should apply on this case.
@@ -40,9 +47,7 @@ pub struct EffectiveCap {
 /// The nominal cap a harness with `cap: null` is held to on cap cases.
 pub const NOMINAL_CAP: u64 = 2000;
 
-/// Slack, in cap units, that `note_counts` allows for note text that equals output text at
-/// the seams (a note starting with `\n` after a head that ends just before a `\n`).
-pub const NOTE_SLACK: u64 = 8;
+pub use crate::note::NOTE_SLACK;
 
 /// The case's cap request over the harness's declared cap, or the nominal cap.
 pub fn effective_cap(case: &Case, caps: &Capabilities) -> EffectiveCap {
@@ -66,6 +71,18 @@ pub fn effective_cap(case: &Case, caps: &Capabilities) -> EffectiveCap {
     }
 }
 
+/// The deadline the harness will apply on this case, in milliseconds: the case's
+/// `config.deadline_ms` when the harness's deadline is configurable, else its declared default.
+/// `None` when it has no deadline.
+pub fn effective_deadline(case: &Case, caps: &Capabilities) -> Option<u64> {
+    let d = caps.deadline.as_ref()?;
+    if d.configurable {
+        case.config.deadline_ms.or(d.default_ms)
+    } else {
+        d.default_ms
+    }
+}
+
 /// What the adapter reported for a case.
 #[derive(Debug, Clone, Copy)]
 pub struct Observed<'a> {
@@ -79,11 +96,55 @@ pub struct Observed<'a> {
     pub lone_surrogates: usize,
 }
 
+/// One evaluated check.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Check {
+    /// What it looked at.
+    #[serde(serialize_with = "ser_kind")]
+    pub kind: CheckKind,
+    /// The result it looked at (0-based), for per-result checks.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub result: Option<usize>,
+    /// The requirement it is evidence about.
+    pub requirement: String,
+    /// Why it failed; `None` when it passed.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub failure: Option<String>,
+}
+
+impl Check {
+    /// Whether it held.
+    pub fn passed(&self) -> bool {
+        self.failure.is_none()
+    }
+}
+
+/// A check the case asks for that could not be run on this harness.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct NotRun {
+    /// What it would have looked at.
+    #[serde(serialize_with = "ser_kind")]
+    pub kind: CheckKind,
+    /// The result, for per-result checks.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub result: Option<usize>,
+    /// The requirement it would have been evidence about.
+    pub requirement: String,
+    /// Why it was not run.
+    pub reason: String,
+}
+
+fn ser_kind<S: serde::Serializer>(k: &CheckKind, s: S) -> Result<S::Ok, S::Error> {
+    s.serialize_str(k.as_str())
+}
+
 /// A second run the `idempotent` check needs.
 #[derive(Debug, Clone, PartialEq)]
 pub struct FollowUp {
     /// The index of the result whose content is fed back.
     pub result: usize,
+    /// The requirement the check belongs to.
+    pub requirement: String,
     /// That content.
     pub content: String,
     /// The case to run: the call's tool returning `content` as text, and the call alone.
@@ -93,13 +154,101 @@ pub struct FollowUp {
 /// Everything the checks found.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct Findings {
-    /// The harness broke a requirement.
-    pub failures: Vec<String>,
+    /// Every check evaluated, passed or failed, in evaluation order.
+    pub checks: Vec<Check>,
+    /// The checks the case asks for that this harness could not be judged on.
+    pub not_run: Vec<NotRun>,
     /// The case is inconsistent.
     pub bugs: Vec<String>,
     /// Second runs still to do.
     pub follow_ups: Vec<FollowUp>,
 }
+
+impl Findings {
+    /// The failure messages, in order (each once, though a check of an unblamed case may
+    /// count for several requirements).
+    pub fn failures(&self) -> Vec<String> {
+        let mut out: Vec<String> = Vec::new();
+        for m in self.checks.iter().filter_map(|c| c.failure.as_ref()) {
+            if out.last() != Some(m) {
+                out.push(m.clone());
+            }
+        }
+        out
+    }
+
+    /// Whether any check failed.
+    pub fn failed(&self) -> bool {
+        self.checks.iter().any(|c| !c.passed())
+    }
+}
+
+/// Records checks against their owners for one case.
+struct Recorder<'a> {
+    case: &'a Case,
+    f: Findings,
+}
+
+impl Recorder<'_> {
+    /// The requirements a check counts for: its owner. A case without any `blame` (written
+    /// before blame existed, or built by hand: the generator, tests) has its unowned checks
+    /// counted for every requirement it lists, as verdicts were before check-level blame.
+    fn owners(&self, kind: CheckKind, result: Option<usize>) -> Vec<String> {
+        match blame::owner(self.case, kind, result) {
+            Some(o) => vec![o],
+            None if self.case.requirements.is_empty() => vec!["?".to_owned()],
+            None => self.case.requirements.clone(),
+        }
+    }
+
+    fn owner(&self, kind: CheckKind, result: Option<usize>) -> String {
+        self.owners(kind, result).swap_remove(0)
+    }
+
+    fn record(&mut self, kind: CheckKind, result: Option<usize>, failure: Option<String>) {
+        for requirement in self.owners(kind, result) {
+            self.f.checks.push(Check {
+                kind,
+                result,
+                requirement,
+                failure: failure.clone(),
+            });
+        }
+    }
+
+    fn pass(&mut self, kind: CheckKind, result: Option<usize>) {
+        self.record(kind, result, None);
+    }
+
+    fn fail(&mut self, kind: CheckKind, result: Option<usize>, message: String) {
+        self.record(kind, result, Some(message));
+    }
+
+    /// Passes when `failure` is `None`.
+    fn outcome(&mut self, kind: CheckKind, result: Option<usize>, failure: Option<String>) {
+        self.record(kind, result, failure);
+    }
+
+    fn not_run(&mut self, kind: CheckKind, result: Option<usize>, reason: impl Into<String>) {
+        let reason = reason.into();
+        for requirement in self.owners(kind, result) {
+            self.f.not_run.push(NotRun {
+                kind,
+                result,
+                requirement,
+                reason: reason.clone(),
+            });
+        }
+    }
+
+    fn bug(&mut self, message: String) {
+        self.f.bugs.push(message);
+    }
+}
+
+/// How a class check that could not run for want of a code begins its reason (coverage reads
+/// the class names after it, to report unmapped classes once).
+pub const UNMAPPED_CLASS: &str = "the adapter's code map has no code (and no fold) for ";
 
 /// The handler output a call's tool returns, as the runner materialises it.
 #[derive(Debug, Clone, PartialEq)]
@@ -114,49 +263,61 @@ enum Expected {
 
 /// Runs every check of `case` (resolved as `wire`) on `obs`.
 pub fn check(case: &Case, wire: &WireCase, caps: &Capabilities, obs: &Observed) -> Findings {
-    let mut f = Findings::default();
+    let mut r = Recorder {
+        case,
+        f: Findings::default(),
+    };
     let cap = effective_cap(case, caps);
-    if !cap.declared && case.is_cap_case() {
-        f.failures.push(format!(
-            "the harness declares no output cap (`cap: null`); a cap case needs one (held to a nominal {} {})",
-            cap.limit,
-            cap.unit.as_str()
-        ));
-    }
     if case.expect.results.len() != case.calls.len() {
-        f.bugs.push(format!(
+        r.bug(format!(
             "`expect.results` has {} entries for {} calls",
             case.expect.results.len(),
             case.calls.len()
         ));
-        return f;
+        return r.f;
     }
-    universal(case, wire, &cap, obs, &mut f);
-    if obs.results.len() == case.calls.len() {
-        for (i, (call, exp)) in case.calls.iter().zip(&case.expect.results).enumerate() {
-            let result = &obs.results[i];
-            let label = result_label(i, call);
-            let expected = expected_output(wire, call, i, obs.invocations);
-            check_result(
-                case, caps, &cap, &label, i, call, exp, result, &expected, wire, &mut f,
-            );
+    universal(case, wire, &cap, obs, &mut r);
+    for (i, (call, exp)) in case.calls.iter().zip(&case.expect.results).enumerate() {
+        let label = result_label(i, call);
+        match obs.results.get(i) {
+            Some(result) if obs.results.len() == case.calls.len() => {
+                let expected = expected_output(wire, call, i, obs.invocations);
+                check_result(
+                    caps, &cap, &label, i, call, exp, result, &expected, wire, &mut r,
+                );
+            }
+            _ => {
+                // The results cannot be paired with the calls: `results.count` failed, and these
+                // checks have nothing to look at.
+                for kind in blame::planned(case)
+                    .into_iter()
+                    .filter(|(k, at)| *at == Some(i) && !k.universal())
+                    .map(|(k, _)| k)
+                {
+                    r.not_run(
+                        kind,
+                        Some(i),
+                        "the results could not be paired with the calls",
+                    );
+                }
+            }
         }
     }
-    check_invocations(case, obs, &mut f);
-    check_history(case, caps, obs, &mut f);
-    check_same_as(case, obs, &mut f);
-    f
+    check_invocations(case, obs, &mut r);
+    check_history(case, caps, obs, &mut r);
+    check_same_as(case, obs, &mut r);
+    r.f
 }
 
 /// `same_as`: result i repeats result j (an idempotent replay): same `is_error`, code, content.
-fn check_same_as(case: &Case, obs: &Observed, f: &mut Findings) {
+fn check_same_as(case: &Case, obs: &Observed, r: &mut Recorder) {
     if obs.results.len() != case.calls.len() {
         return;
     }
     for (i, exp) in case.expect.results.iter().enumerate() {
         let Some(j) = exp.same_as else { continue };
         if j >= i {
-            f.bugs.push(format!(
+            r.bug(format!(
                 "result {}: `same_as` {j} must name an earlier result (0-based)",
                 i + 1
             ));
@@ -164,7 +325,7 @@ fn check_same_as(case: &Case, obs: &Observed, f: &mut Findings) {
         }
         let (a, b) = (&obs.results[i], &obs.results[j]);
         if a.is_error != b.is_error || a.code != b.code || a.content != b.content {
-            f.failures.push(format!(
+            r.fail(CheckKind::SameAs, Some(i), format!(
                 "{}: expected a replay of result {} (same is_error, code and content), the harness returned is_error {} code {} content {} where result {} has is_error {} code {} content {}",
                 result_label(i, &case.calls[i]),
                 j + 1,
@@ -176,6 +337,8 @@ fn check_same_as(case: &Case, obs: &Observed, f: &mut Findings) {
                 code_of(b),
                 quote(&b.content)
             ));
+        } else {
+            r.pass(CheckKind::SameAs, Some(i));
         }
     }
 }
@@ -188,15 +351,21 @@ fn result_label(i: usize, call: &Call) -> String {
 }
 
 /// The universal checks (DESIGN.md), applied to every case.
-fn universal(case: &Case, wire: &WireCase, cap: &EffectiveCap, obs: &Observed, f: &mut Findings) {
+fn universal(case: &Case, wire: &WireCase, cap: &EffectiveCap, obs: &Observed, r: &mut Recorder) {
     // One result per call, in order, each with its call's id.
     if obs.results.len() != case.calls.len() {
-        f.failures.push(format!(
-            "expected {} result(s), one per call; the harness returned {}: {}",
-            case.calls.len(),
-            obs.results.len(),
-            ids_of(obs.results)
-        ));
+        r.fail(
+            CheckKind::ResultsCount,
+            None,
+            format!(
+                "expected {} result(s), one per call; the harness returned {}: {}",
+                case.calls.len(),
+                obs.results.len(),
+                ids_of(obs.results)
+            ),
+        );
+    } else {
+        r.pass(CheckKind::ResultsCount, None);
     }
     let ids: Vec<Option<&str>> = case.calls.iter().map(Call::id).collect();
     for (i, (call, exp)) in case.calls.iter().zip(&case.expect.results).enumerate() {
@@ -210,63 +379,83 @@ fn universal(case: &Case, wire: &WireCase, cap: &EffectiveCap, obs: &Observed, f
         };
         let Some(want) = want else { continue };
         match obs.results.get(i) {
-            Some(r) if r.tool_use_id == want => {}
-            Some(r) => f.failures.push(format!(
+            Some(res) if res.tool_use_id == want => r.pass(CheckKind::ToolUseId, Some(i)),
+            Some(res) => r.fail(CheckKind::ToolUseId, Some(i), format!(
                 "{}: expected tool_use_id {:?}, the harness returned {} (results must answer their calls in order)",
                 result_label(i, call),
                 want,
-                quote_json(&r.tool_use_id)
+                quote_json(&res.tool_use_id)
             )),
-            None => {}
+            None => r.not_run(CheckKind::ToolUseId, Some(i), "the harness returned no result at this position"),
         }
     }
-    // Valid text.
-    // Serialising the case is only worth it when some content holds U+FFFD.
+    // Valid text. Serialising the case is only worth it when some content holds U+FFFD.
     let any_fffd = obs.results.iter().any(|r| r.content.contains('\u{FFFD}'));
     let case_has_fffd =
         any_fffd && serde_json::to_string(wire).is_ok_and(|t| t.contains('\u{FFFD}'));
     if obs.lone_surrogates > 0 {
-        f.failures.push(format!(
+        r.fail(CheckKind::TextValid, None, format!(
             "the reply held {} lone UTF-16 surrogate(s) (\\ud800-\\udfff escapes): the content is not valid text (a code point was split)",
             obs.lone_surrogates
         ));
     }
-    for (i, r) in obs.results.iter().enumerate() {
-        if !case_has_fffd {
-            if let Some(at) = r.content.chars().position(|c| c == '\u{FFFD}') {
-                f.failures.push(format!(
-                    "{}: content holds U+FFFD at char {at}, which the handler's output did not have (a code point was split or mangled): {}",
-                    label_at(case, i),
-                    quote(&around(&r.content, at))
-                ));
-            }
+    for (i, res) in obs.results.iter().enumerate() {
+        let bad = (!case_has_fffd)
+            .then(|| res.content.chars().position(|c| c == '\u{FFFD}'))
+            .flatten();
+        match bad {
+            Some(at) => r.fail(CheckKind::TextValid, Some(i), format!(
+                "{}: content holds U+FFFD at char {at}, which the handler's output did not have (a code point was split or mangled): {}",
+                label_at(case, i),
+                quote(&around(&res.content, at))
+            )),
+            None if obs.lone_surrogates == 0 => r.pass(CheckKind::TextValid, Some(i)),
+            None => {}
         }
     }
-    // Within the cap, counted in the cap's unit.
+    // Within the cap, counted in the cap's unit. A harness without a cap is held to the
+    // nominal cap on cap cases: there, going over it is the "has no cap" failure.
     if cap.declared || case.is_cap_case() {
-        for (i, r) in obs.results.iter().enumerate() {
-            let size = measure(&r.content, cap.unit);
+        for (i, res) in obs.results.iter().enumerate() {
+            let size = measure(&res.content, cap.unit);
             if size > cap.limit {
-                f.failures.push(format!(
-                    "{}: content is {size} {} (note included); the cap is {} {}: {}",
-                    label_at(case, i),
-                    cap.unit.as_str(),
-                    cap.limit,
-                    cap.unit.as_str(),
-                    quote(&r.content)
-                ));
+                let why = if cap.declared {
+                    String::new()
+                } else {
+                    format!(
+                        " (the harness declares no cap, `cap: null`; the nominal cap of {} {} stands in, and the output must be cut)",
+                        cap.limit,
+                        cap.unit.as_str()
+                    )
+                };
+                r.fail(
+                    CheckKind::CapWithin,
+                    Some(i),
+                    format!(
+                        "{}: content is {size} {} (note included); the cap is {} {}{why}: {}",
+                        label_at(case, i),
+                        cap.unit.as_str(),
+                        cap.limit,
+                        cap.unit.as_str(),
+                        quote(&res.content)
+                    ),
+                );
+            } else {
+                r.pass(CheckKind::CapWithin, Some(i));
             }
         }
     }
     // No secret of an internal error.
-    for (secret, _message) in case.secrets() {
-        for (i, r) in obs.results.iter().enumerate() {
-            if r.content.contains(&secret) {
-                f.failures.push(format!(
+    let secrets = case.secrets();
+    if !secrets.is_empty() {
+        for (i, res) in obs.results.iter().enumerate() {
+            match secrets.iter().find(|(s, _)| res.content.contains(s.as_str())) {
+                Some((secret, _)) => r.fail(CheckKind::Secret, Some(i), format!(
                     "{}: content leaks an internal error's text (contains the marker {secret:?}); internal errors must reach the model as a generic message: {}",
                     label_at(case, i),
-                    quote(&r.content)
-                ));
+                    quote(&res.content)
+                )),
+                None => r.pass(CheckKind::Secret, Some(i)),
             }
         }
     }
@@ -315,7 +504,7 @@ fn expected_output(wire: &WireCase, call: &Call, index: usize, invs: &[Invocatio
                 None => Expected::Json(call.input().cloned().unwrap_or(Value::Null)),
             }
         }
-        Some(Output::NonFinite(_)) | None => Expected::None,
+        Some(Output::NonFinite(_)) | Some(Output::NonFiniteIn(_)) | None => Expected::None,
     }
 }
 
@@ -362,27 +551,48 @@ fn output_text(tool: &ToolDef, unit: Unit) -> Result<Option<String>, String> {
     }
 }
 
+/// The codes a result may carry for `classes` under the harness's code map and folds, and the
+/// classes that have neither (their class check cannot be run).
+fn acceptable_codes<'a>(
+    classes: &'a [String],
+    caps: &'a Capabilities,
+) -> (Vec<&'a str>, Vec<&'a str>) {
+    let Some(map) = &caps.codes else {
+        return (Vec::new(), classes.iter().map(String::as_str).collect());
+    };
+    let mut codes = Vec::new();
+    let mut unmapped = Vec::new();
+    for class in classes {
+        let target = caps.folds.get(class).unwrap_or(class);
+        match map.get(target) {
+            Some(code) => codes.push(code.as_str()),
+            None => unmapped.push(class.as_str()),
+        }
+    }
+    (codes, unmapped)
+}
+
 #[allow(clippy::too_many_arguments)]
 fn check_result(
-    case: &Case,
     caps: &Capabilities,
     cap: &EffectiveCap,
     label: &str,
     index: usize,
     call: &Call,
     exp: &ResultExpect,
-    r: &ObservedResult,
+    res: &ObservedResult,
     expected: &Expected,
     wire: &WireCase,
-    f: &mut Findings,
+    r: &mut Recorder,
 ) {
+    let i = Some(index);
     let tool = call
         .name()
         .and_then(|n| wire.tools.iter().find(|t| t.name == n));
     let text = match tool.map(|t| output_text(t, cap.unit)) {
         Some(Ok(t)) => t,
         Some(Err(e)) => {
-            f.bugs.push(format!(
+            r.bug(format!(
                 "{label}: the tool's output cannot be generated: {e}"
             ));
             return;
@@ -396,55 +606,91 @@ fn check_result(
     let shown = || {
         format!(
             "is_error {} code {} content {}",
-            r.is_error,
-            code_of(r),
-            quote(&r.content)
+            res.is_error,
+            code_of(res),
+            quote(&res.content)
         )
     };
 
     if let Some(want) = exp.is_error {
-        if r.is_error != want {
-            f.failures.push(format!(
+        let failure = (res.is_error != want).then(|| {
+            format!(
                 "{label}: expected is_error {want}, the harness returned {}",
                 shown()
-            ));
-        }
+            )
+        });
+        r.outcome(CheckKind::IsError, i, failure);
     }
-    if let Some(class) = &exp.class {
-        if let Some(map) = &caps.codes {
-            match map.get(class) {
-                None => f.failures.push(format!(
-                    "{label}: expected outcome class `{class}`; the adapter's code map has no code for it (the harness does not tell this class apart); the harness returned {}",
+    if let Some(classes) = &exp.class {
+        let classes = classes.all();
+        let (codes, unmapped) = acceptable_codes(classes, caps);
+        if codes.is_empty() {
+            let reason = if caps.codes.is_none() {
+                "the adapter declares no codes".to_owned()
+            } else {
+                format!(
+                    "{UNMAPPED_CLASS}{}",
+                    unmapped
+                        .iter()
+                        .map(|c| format!("`{c}`"))
+                        .collect::<Vec<_>>()
+                        .join(" or ")
+                )
+            };
+            r.not_run(CheckKind::Class, i, reason);
+        } else if codes.contains(&res.code.as_deref().unwrap_or("\u{0}")) {
+            r.pass(CheckKind::Class, i);
+        } else {
+            let wanted = if classes.len() == 1 {
+                format!("code {:?} (class `{}`)", codes[0], classes[0])
+            } else {
+                format!(
+                    "one of the codes {} (classes {})",
+                    codes
+                        .iter()
+                        .map(|c| format!("{c:?}"))
+                        .collect::<Vec<_>>()
+                        .join(", "),
+                    classes
+                        .iter()
+                        .map(|c| format!("`{c}`"))
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                )
+            };
+            r.fail(
+                CheckKind::Class,
+                i,
+                format!(
+                    "{label}: expected {wanted}, the harness returned {}",
                     shown()
-                )),
-                Some(code) if r.code.as_deref() != Some(code.as_str()) => {
-                    f.failures.push(format!(
-                        "{label}: expected code {code:?} (class `{class}`), the harness returned {}",
-                        shown()
-                    ))
-                }
-                Some(_) => {}
-            }
-        } else if case.needs.iter().any(|n| n == "codes") {
-            f.bugs.push(format!(
-                "{label}: the case needs `codes` but ran on a harness without them"
-            ));
+                ),
+            );
         }
     }
     if let Some(want) = exp.retryable {
-        if caps.retryability && r.retryable != Some(want) {
-            f.failures.push(format!(
-                "{label}: expected retryable {want}, the harness returned retryable {}; {}",
-                r.retryable.map_or("absent".to_owned(), |b| b.to_string()),
-                shown()
-            ));
+        if caps.retryability {
+            let failure = (res.retryable != Some(want)).then(|| {
+                format!(
+                    "{label}: expected retryable {want}, the harness returned retryable {}; {}",
+                    res.retryable.map_or("absent".to_owned(), |b| b.to_string()),
+                    shown()
+                )
+            });
+            r.outcome(CheckKind::Retryable, i, failure);
+        } else {
+            r.not_run(
+                CheckKind::Retryable,
+                i,
+                "the adapter does not declare retryability",
+            );
         }
     }
     if let Some(content) = &exp.content {
-        check_content(label, content, &r.content, &expected, f);
+        check_content(label, index, content, &res.content, &expected, cap, r);
     }
     if let Some(cap_exp) = &exp.cap {
-        check_cap(label, index, call, cap_exp, cap, r, &expected, wire, f);
+        check_cap(label, index, call, cap_exp, cap, res, &expected, wire, r);
     }
 }
 
@@ -457,87 +703,124 @@ fn code_of(r: &ObservedResult) -> String {
 
 fn check_content(
     label: &str,
+    index: usize,
     exp: &ContentExpect,
     content: &str,
     expected: &Expected,
-    f: &mut Findings,
+    cap: &EffectiveCap,
+    r: &mut Recorder,
 ) {
+    let i = Some(index);
     let got = || quote(content);
     if let Some(want) = &exp.equals {
-        if content != want {
-            f.failures.push(format!(
+        let failure = (content != want).then(|| {
+            format!(
                 "{label}: expected content {}, the harness returned {}",
                 quote(want),
                 got()
-            ));
-        }
+            )
+        });
+        r.outcome(CheckKind::ContentEquals, i, failure);
     }
-    let missing: Vec<&String> = exp
-        .contains
-        .iter()
-        .filter(|s| !content.contains(s.as_str()))
-        .collect();
-    if !missing.is_empty() {
-        f.failures.push(format!(
-            "{label}: expected content containing {}, the harness returned {}",
-            list(&missing),
-            got()
-        ));
+    if !exp.contains.is_empty() {
+        let missing: Vec<&String> = exp
+            .contains
+            .iter()
+            .filter(|s| !content.contains(s.as_str()))
+            .collect();
+        let failure = (!missing.is_empty()).then(|| {
+            format!(
+                "{label}: expected content containing {}, the harness returned {}",
+                list(&missing),
+                got()
+            )
+        });
+        r.outcome(CheckKind::ContentContains, i, failure);
     }
-    if !exp.contains_any.is_empty()
-        && !exp
+    if !exp.contains_any.is_empty() {
+        let found = exp
             .contains_any
             .iter()
-            .any(|s| content.contains(s.as_str()))
-    {
-        f.failures.push(format!(
-            "{label}: expected content containing any of {}, the harness returned {}",
-            list(&exp.contains_any.iter().collect::<Vec<_>>()),
-            got()
-        ));
+            .any(|s| content.contains(s.as_str()));
+        let failure = (!found).then(|| {
+            format!(
+                "{label}: expected content containing any of {}, the harness returned {}",
+                list(&exp.contains_any.iter().collect::<Vec<_>>()),
+                got()
+            )
+        });
+        r.outcome(CheckKind::ContentContainsAny, i, failure);
     }
-    let present: Vec<&String> = exp
-        .not_contains
-        .iter()
-        .filter(|s| content.contains(s.as_str()))
-        .collect();
-    if !present.is_empty() {
-        f.failures.push(format!(
-            "{label}: expected content without {}, the harness returned {}",
-            list(&present),
-            got()
-        ));
+    if !exp.not_contains.is_empty() {
+        let present: Vec<&String> = exp
+            .not_contains
+            .iter()
+            .filter(|s| content.contains(s.as_str()))
+            .collect();
+        let failure = (!present.is_empty()).then(|| {
+            format!(
+                "{label}: expected content without {}, the harness returned {}",
+                list(&present),
+                got()
+            )
+        });
+        r.outcome(CheckKind::ContentNotContains, i, failure);
     }
     if let Some(pattern) = &exp.matches {
         match regex::Regex::new(pattern) {
-            Err(e) => f
-                .bugs
-                .push(format!("{label}: `matches` is not a valid regex: {e}")),
-            Ok(re) if !re.is_match(content) => f.failures.push(format!(
-                "{label}: expected content matching /{pattern}/, the harness returned {}",
-                got()
-            )),
-            Ok(_) => {}
+            Err(e) => r.bug(format!("{label}: `matches` is not a valid regex: {e}")),
+            Ok(re) => {
+                let failure = (!re.is_match(content)).then(|| {
+                    format!(
+                        "{label}: expected content matching /{pattern}/, the harness returned {}",
+                        got()
+                    )
+                });
+                r.outcome(CheckKind::ContentMatches, i, failure);
+            }
         }
     }
     if let Some(max) = exp.max_chars {
         let n = content.chars().count() as u64;
-        if n > max {
-            f.failures.push(format!(
+        let failure = (n > max).then(|| {
+            format!(
                 "{label}: expected content of at most {max} chars, the harness returned {n} chars: {}",
                 got()
-            ));
+            )
+        });
+        r.outcome(CheckKind::ContentMaxChars, i, failure);
+    }
+    if let Some(size) = exp.max_size {
+        match resolve_size_value(size, cap.limit) {
+            Err(e) => r.bug(format!("{label}: `max_size` cannot be resolved: {e}")),
+            Ok(max) => {
+                let n = measure(content, cap.unit);
+                let failure = (n > max).then(|| {
+                    format!(
+                        "{label}: expected content of at most {max} {} (relative to the cap of {} {}), the harness returned {n}: {}",
+                        cap.unit.as_str(),
+                        cap.limit,
+                        cap.unit.as_str(),
+                        got()
+                    )
+                });
+                r.outcome(CheckKind::ContentMaxSize, i, failure);
+            }
         }
     }
     if exp.equals_output {
         match expected {
-            Expected::Text(o) if o == content => {}
-            Expected::Text(o) => f.failures.push(format!(
-                "{label}: expected exactly the handler's output {}, the harness returned {}",
-                quote(o),
-                got()
-            )),
-            _ => f.bugs.push(format!(
+            Expected::Text(o) => {
+                let failure = (o != content).then(|| {
+                    format!(
+                        "{label}: expected exactly the handler's output {}, the harness returned {}",
+                        quote(o),
+                        got()
+                    )
+                });
+                r.outcome(CheckKind::ContentEqualsOutput, i, failure);
+            }
+            _ => r.bug(format!(
                 "{label}: `equals_output` needs a tool returning `text` or `generate`"
             )),
         }
@@ -552,6 +835,27 @@ fn list(items: &[&String]) -> String {
         .join(", ")
 }
 
+/// The cap checks that judge how a cut was made (not whether output fits): not run on a
+/// harness without a cap, which makes no cut by design.
+fn cut_checks(exp: &CapExpect) -> Vec<CheckKind> {
+    let mut kinds = Vec::new();
+    if exp.truncated == Some(true) {
+        kinds.push(CheckKind::CapTruncated);
+    }
+    for (on, kind) in [
+        (exp.keeps_head, CheckKind::CapKeepsHead),
+        (exp.keeps_last_line, CheckKind::CapKeepsLastLine),
+        (exp.note_counts, CheckKind::CapNoteCounts),
+        (exp.note_lines, CheckKind::CapNoteLines),
+        (exp.idempotent, CheckKind::CapIdempotent),
+    ] {
+        if on {
+            kinds.push(kind);
+        }
+    }
+    kinds
+}
+
 #[allow(clippy::too_many_arguments)]
 fn check_cap(
     label: &str,
@@ -559,98 +863,140 @@ fn check_cap(
     call: &Call,
     exp: &CapExpect,
     cap: &EffectiveCap,
-    r: &ObservedResult,
+    res: &ObservedResult,
     expected: &Expected,
     wire: &WireCase,
-    f: &mut Findings,
+    r: &mut Recorder,
 ) {
-    let c = r.content.as_str();
+    let i = Some(index);
+    let c = res.content.as_str();
     let o = match expected {
         Expected::Text(o) => o.as_str(),
         Expected::Json(v) => {
             let only_verbatim = exp.truncated == Some(false)
                 && !exp.keeps_head
                 && !exp.keeps_last_line
-                && !exp.note_counts;
+                && !exp.note_counts
+                && !exp.note_lines;
             if !only_verbatim {
-                f.bugs.push(format!(
+                r.bug(format!(
                     "{label}: cap checks other than `truncated: false` need a tool returning `text` or `generate`"
                 ));
                 return;
             }
-            match serde_json::from_str::<Value>(c) {
-                Ok(parsed) if parsed == *v => {}
-                _ => f.failures.push(format!(
+            let failure = match serde_json::from_str::<Value>(c) {
+                Ok(parsed) if parsed == *v => None,
+                _ => Some(format!(
                     "{label}: expected the output verbatim (JSON equal to {}), the harness returned {}",
                     quote_json(v),
                     quote(c)
                 )),
-            }
+            };
+            r.outcome(CheckKind::CapTruncated, i, failure);
             if exp.idempotent {
-                follow_up(index, call, c, wire, f);
+                follow_up(index, call, c, wire, r);
             }
             return;
         }
         Expected::None => {
-            f.bugs.push(format!(
+            r.bug(format!(
                 "{label}: cap checks need a tool returning an output (`text`, `generate`, `json`, `echo_args`)"
             ));
             return;
         }
     };
-    match exp.truncated {
-        Some(false) if c != o => f.failures.push(format!(
-            "{label}: expected the output verbatim ({} {}, within the cap of {}), the harness returned {} {}: {}",
-            measure(o, cap.unit),
-            cap.unit.as_str(),
-            cap.limit,
-            measure(c, cap.unit),
-            cap.unit.as_str(),
-            quote(c)
-        )),
-        Some(true) if c == o || c.is_empty() => f.failures.push(format!(
-            "{label}: expected the output ({} {}) cut to the cap of {} {} with a note; the harness returned {} {} {}",
-            measure(o, cap.unit),
-            cap.unit.as_str(),
-            cap.limit,
-            cap.unit.as_str(),
-            measure(c, cap.unit),
-            cap.unit.as_str(),
-            if c.is_empty() { "(empty)".to_owned() } else { "unchanged".to_owned() }
-        )),
-        _ => {}
+    if exp.truncated == Some(false) {
+        let failure = (c != o).then(|| {
+            format!(
+                "{label}: expected the output verbatim ({} {}, within the cap of {}), the harness returned {} {}: {}",
+                measure(o, cap.unit),
+                cap.unit.as_str(),
+                cap.limit,
+                measure(c, cap.unit),
+                cap.unit.as_str(),
+                quote(c)
+            )
+        });
+        r.outcome(CheckKind::CapTruncated, i, failure);
     }
-    if exp.keeps_head && !keeps_head(o, c, cap) {
-        f.failures.push(format!(
-            "{label}: expected the content to start with the output's head {}, the harness returned {}",
-            quote(head_wanted(o, cap)),
-            quote(c)
-        ));
+    if !cap.declared {
+        for kind in cut_checks(exp) {
+            r.not_run(
+                kind,
+                i,
+                "the harness declares no cap (`cap: null`), so it makes no cut to judge",
+            );
+        }
+        return;
+    }
+    if exp.truncated == Some(true) {
+        let failure = (c == o || c.is_empty()).then(|| {
+            format!(
+                "{label}: expected the output ({} {}) cut to the cap of {} {} with a note; the harness returned {} {} {}",
+                measure(o, cap.unit),
+                cap.unit.as_str(),
+                cap.limit,
+                cap.unit.as_str(),
+                measure(c, cap.unit),
+                cap.unit.as_str(),
+                if c.is_empty() { "(empty)" } else { "unchanged" }
+            )
+        });
+        r.outcome(CheckKind::CapTruncated, i, failure);
+    }
+    if exp.keeps_head {
+        let failure = (!keeps_head(o, c, cap)).then(|| {
+            format!(
+                "{label}: expected the content to start with the output's head {}, the harness returned {}",
+                quote(head_wanted(o, cap)),
+                quote(c)
+            )
+        });
+        r.outcome(CheckKind::CapKeepsHead, i, failure);
     }
     if exp.keeps_last_line {
         let last = last_line(o);
-        if !c.contains(last) {
-            f.failures.push(format!(
+        let failure = (!c.contains(last)).then(|| {
+            format!(
                 "{label}: expected the content to keep the output's last line {} whole, the harness returned {}",
                 quote(last),
                 quote(c)
-            ));
-        }
+            )
+        });
+        r.outcome(CheckKind::CapKeepsLastLine, i, failure);
     }
-    if exp.note_counts && c != o {
-        if let Err(want) = note_counts(o, c, cap) {
-            f.failures.push(format!(
-                "{label}: expected a note stating how much was omitted ({want}), the harness returned {}",
-                quote(c)
-            ));
-        }
+    if exp.note_counts {
+        let failure = if c == o {
+            None
+        } else {
+            note::check_counts(o, c, cap).err().map(|want| {
+                format!(
+                    "{label}: expected a note stating truly how much was omitted ({want}), the harness returned {}",
+                    quote(c)
+                )
+            })
+        };
+        r.outcome(CheckKind::CapNoteCounts, i, failure);
+    }
+    if exp.note_lines {
+        let failure = if c == o {
+            None
+        } else {
+            note::check_lines(o, c).err().map(|want| {
+                format!(
+                    "{label}: expected a note stating how many lines were omitted ({want}), the harness returned {}",
+                    quote(c)
+                )
+            })
+        };
+        r.outcome(CheckKind::CapNoteLines, i, failure);
     }
     if exp.idempotent {
-        follow_up(index, call, c, wire, f);
+        follow_up(index, call, c, wire, r);
     }
 }
 
-fn follow_up(index: usize, call: &Call, content: &str, wire: &WireCase, f: &mut Findings) {
+fn follow_up(index: usize, call: &Call, content: &str, wire: &WireCase, r: &mut Recorder) {
     let Some(tool) = call
         .name()
         .and_then(|n| wire.tools.iter().find(|t| t.name == n))
@@ -661,8 +1007,10 @@ fn follow_up(index: usize, call: &Call, content: &str, wire: &WireCase, f: &mut 
     tool.behavior = Behavior::Return {
         output: Output::Text(content.to_owned()),
     };
-    f.follow_ups.push(FollowUp {
+    let requirement = r.owner(CheckKind::CapIdempotent, Some(index));
+    r.f.follow_ups.push(FollowUp {
         result: index,
+        requirement,
         content: content.to_owned(),
         case: WireCase {
             id: wire.id.clone(),
@@ -676,9 +1024,9 @@ fn follow_up(index: usize, call: &Call, content: &str, wire: &WireCase, f: &mut 
 }
 
 /// Checks the second run of an `idempotent` check: the content must come back unchanged.
-pub fn check_follow_up(fu: &FollowUp, obs: &Observed) -> Option<String> {
+pub fn check_follow_up(fu: &FollowUp, obs: &Observed) -> Check {
     let label = format!("result {}", fu.result + 1);
-    match obs.results {
+    let failure = match obs.results {
         [r] if r.content == fu.content => None,
         [r] => Some(format!(
             "{label}: capping is not idempotent: a handler returning the capped content {} got back {}",
@@ -689,6 +1037,12 @@ pub fn check_follow_up(fu: &FollowUp, obs: &Observed) -> Option<String> {
             "{label}: the idempotence re-run expected 1 result, the harness returned {}",
             rs.len()
         )),
+    };
+    Check {
+        kind: CheckKind::CapIdempotent,
+        result: Some(fu.result),
+        requirement: fu.requirement.clone(),
+        failure,
     }
 }
 
@@ -727,175 +1081,34 @@ fn prefix_units(s: &str, n: u64, unit: Unit) -> &str {
     }
 }
 
-/// Byte length of the longest common prefix of `a` and `b`, on a char boundary.
-fn common_prefix(a: &str, b: &str) -> usize {
-    let mut n = a.bytes().zip(b.bytes()).take_while(|(x, y)| x == y).count();
-    while !a.is_char_boundary(n) {
-        n -= 1;
-    }
-    n
-}
-
-/// Decimal numbers in `c` with their byte spans; digit groups may be joined by `,` or `_`.
-fn numbers(c: &str) -> Vec<(usize, usize, u64)> {
-    let b = c.as_bytes();
-    let mut out = Vec::new();
-    let mut i = 0;
-    while i < b.len() {
-        if !b[i].is_ascii_digit() {
-            i += 1;
-            continue;
+fn check_invocations(case: &Case, obs: &Observed, r: &mut Recorder) {
+    if !case.expect.invocations.is_empty() {
+        let mut counts: BTreeMap<&str, u64> = BTreeMap::new();
+        for inv in obs.invocations {
+            *counts.entry(inv.tool.as_str()).or_default() += 1;
         }
-        let start = i;
-        let mut value: u64 = 0;
-        let mut overflow = false;
-        loop {
-            while i < b.len() && b[i].is_ascii_digit() {
-                let d = u64::from(b[i] - b'0');
-                match value.checked_mul(10).and_then(|v| v.checked_add(d)) {
-                    Some(v) => value = v,
-                    None => overflow = true,
-                }
-                i += 1;
-            }
-            let joined =
-                i + 1 < b.len() && (b[i] == b',' || b[i] == b'_') && b[i + 1].is_ascii_digit();
-            if joined {
-                i += 1;
-            } else {
-                break;
+        let mut wrong = Vec::new();
+        for (tool, want) in &case.expect.invocations {
+            let got = counts.get(tool.as_str()).copied().unwrap_or(0);
+            if got != *want {
+                let args: Vec<String> = obs
+                    .invocations
+                    .iter()
+                    .filter(|i| &i.tool == tool)
+                    .map(|i| quote_json(&i.args))
+                    .collect();
+                wrong.push(format!(
+                    "expected the handler of `{tool}` to run {want} time(s), it ran {got} time(s){}",
+                    if args.is_empty() {
+                        String::new()
+                    } else {
+                        format!(" with arguments {}", args.join(", "))
+                    }
+                ));
             }
         }
-        if !overflow {
-            out.push((start, i, value));
-        }
-    }
-    out
-}
-
-/// The byte length of the longest suffix of `o` that occurs in `hay` (on a char boundary).
-fn longest_suffix_in(o: &str, hay: &str) -> usize {
-    // Monotone: if a suffix occurs, every shorter suffix occurs inside that occurrence, so
-    // binary-search the smallest start (over char boundaries) whose suffix occurs.
-    // Only the last `hay.len()` bytes of `o` can occur in `hay`.
-    let from = ceil_boundary(o, o.len() - o.len().min(hay.len()));
-    let mut starts: Vec<usize> = o[from..].char_indices().map(|(i, _)| from + i).collect();
-    starts.push(o.len());
-    let (mut lo, mut hi) = (0usize, starts.len() - 1); // starts[hi] (empty suffix) occurs
-    while lo < hi {
-        let mid = lo + (hi - lo) / 2;
-        let suffix = &o[starts[mid]..];
-        if suffix.len() <= hay.len() && hay.contains(suffix) {
-            hi = mid;
-        } else {
-            lo = mid + 1;
-        }
-    }
-    o.len() - starts[hi]
-}
-
-/// `lo` adjusted so that `o.len() - lo` is a char boundary (shrinking the suffix).
-fn floor_len(o: &str, lo: usize) -> usize {
-    o.len() - ceil_boundary(o, o.len() - lo)
-}
-
-/// `note_counts`: some number in the note (outside the kept head and tail) equals the omitted
-/// amount, in the cap's unit (or, for head+tail on multi-line output, the omitted line count).
-/// The kept head is taken as long as the content shares with the output before the number;
-/// the kept tail as the longest suffix of the output found in the content on either side of
-/// the number. [`NOTE_SLACK`] units are allowed for note text that happens to equal output
-/// text at the seams. (DESIGN.md's "for some split", bounded this way: read loosely, any
-/// split would accept the output's total size as the omitted amount.)
-/// `Err` carries what was expected, for the message.
-fn note_counts(o: &str, c: &str, cap: &EffectiveCap) -> Result<(), String> {
-    let unit = cap.unit;
-    let total = measure(o, unit);
-    let p = common_prefix(c, o);
-    let mut best: Option<u64> = None;
-    // Numbers well inside the kept head or the kept tail are output text, not the note
-    // (a log's line numbers); skipping them keeps this linear on long outputs.
-    let margin = NOTE_SLACK as usize * 4;
-    let t_all = longest_suffix_in(o, &c[p..]);
-    let tail_at = c[p..]
-        .rfind(&o[o.len() - t_all..])
-        .map_or(c.len(), |at| p + at);
-    for (i, j, v) in numbers(c) {
-        let in_head = j + margin <= p;
-        let in_tail = i >= tail_at + margin && j + margin <= tail_at + t_all;
-        if in_head || in_tail {
-            continue;
-        }
-        let h0 = p.min(i);
-        let before = longest_suffix_in(o, &c[h0..i]);
-        let after = longest_suffix_in(o, &c[j..]);
-        let mut t0 = before.max(after).min(o.len() - h0);
-        t0 = floor_len(o, t0);
-        let kept = measure(&o[..h0], unit) + measure(&o[o.len() - t0..], unit);
-        let base = total.saturating_sub(kept);
-        if best.is_none_or(|b| base < b) {
-            best = Some(base);
-        }
-        if (base..=base + NOTE_SLACK).contains(&v) {
-            return Ok(());
-        }
-        if cap.strategy == Strategy::HeadTail && o.contains('\n') {
-            let lines_min = o[h0..o.len() - t0].matches('\n').count() as u64;
-            let lo = floor_boundary(o, h0.saturating_sub(NOTE_SLACK as usize * 4));
-            let hi = ceil_boundary(o, (o.len() - t0 + NOTE_SLACK as usize * 4).min(o.len()));
-            let lines_max = o[lo..hi].matches('\n').count() as u64;
-            if (lines_min..=lines_max + 1).contains(&v) {
-                return Ok(());
-            }
-        }
-    }
-    let base = best.unwrap_or_else(|| {
-        let t = longest_suffix_in(o, &c[p..]).min(o.len() - p);
-        let kept = measure(&o[..p], unit) + measure(&o[o.len() - floor_len(o, t)..], unit);
-        total.saturating_sub(kept)
-    });
-    Err(format!(
-        "about {base} {} of {total}; no number in the note matches",
-        unit.as_str()
-    ))
-}
-
-fn floor_boundary(s: &str, mut i: usize) -> usize {
-    while !s.is_char_boundary(i) {
-        i -= 1;
-    }
-    i
-}
-
-fn ceil_boundary(s: &str, mut i: usize) -> usize {
-    while !s.is_char_boundary(i) {
-        i += 1;
-    }
-    i
-}
-
-fn check_invocations(case: &Case, obs: &Observed, f: &mut Findings) {
-    let mut counts: BTreeMap<&str, u64> = BTreeMap::new();
-    for inv in obs.invocations {
-        *counts.entry(inv.tool.as_str()).or_default() += 1;
-    }
-    for (tool, want) in &case.expect.invocations {
-        let got = counts.get(tool.as_str()).copied().unwrap_or(0);
-        if got != *want {
-            let args: Vec<String> = obs
-                .invocations
-                .iter()
-                .filter(|i| &i.tool == tool)
-                .map(|i| quote_json(&i.args))
-                .collect();
-            f.failures.push(format!(
-                "expected the handler of `{tool}` to run {want} time(s), it ran {got} time(s){}",
-                if args.is_empty() {
-                    String::new()
-                } else {
-                    format!(" with arguments {}", args.join(", "))
-                }
-            ));
-        }
+        let failure = (!wrong.is_empty()).then(|| wrong.join("; "));
+        r.outcome(CheckKind::Invocations, None, failure);
     }
     if let Some(want) = &case.expect.received_args {
         let got: Vec<(String, Value)> = obs
@@ -907,40 +1120,50 @@ fn check_invocations(case: &Case, obs: &Observed, f: &mut Findings) {
             .iter()
             .map(|r| (r.tool.clone(), r.args.clone()))
             .collect();
-        if got != want {
+        let failure = (got != want).then(|| {
             let show = |v: &[(String, Value)]| {
                 v.iter()
                     .map(|(t, a)| format!("{t}({})", quote_json(a)))
                     .collect::<Vec<_>>()
                     .join(", ")
             };
-            f.failures.push(format!(
+            format!(
                 "expected the handlers to receive [{}], they received [{}]",
                 show(&want),
                 show(&got)
-            ));
-        }
+            )
+        });
+        r.outcome(CheckKind::ReceivedArgs, None, failure);
     }
 }
 
-fn check_history(case: &Case, caps: &Capabilities, obs: &Observed, f: &mut Findings) {
-    if !case.expect.history_unchanged || !caps.history {
+fn check_history(case: &Case, caps: &Capabilities, obs: &Observed, r: &mut Recorder) {
+    if !case.expect.history_unchanged {
+        return;
+    }
+    if !caps.history {
+        r.not_run(
+            CheckKind::HistoryUnchanged,
+            None,
+            "the adapter does not declare `history`",
+        );
         return;
     }
     let Some(history) = obs.history else {
-        f.failures.push("expected the transcript's calls (`history`), the adapter reported none although it declares `history`".into());
+        r.fail(CheckKind::HistoryUnchanged, None, "expected the transcript's calls (`history`), the adapter reported none although it declares `history`".into());
         return;
     };
     let sent: Vec<Value> = case.calls.iter().map(call_as_sent).collect();
     let kept: Vec<Value> = history.iter().map(strip_type).collect();
-    if kept != sent {
+    let failure = (kept != sent).then(|| {
         let show = |v: &[Value]| v.iter().map(quote_json).collect::<Vec<_>>().join(", ");
-        f.failures.push(format!(
+        format!(
             "expected the transcript to keep the calls as the model sent them [{}], it holds [{}]",
             show(&sent),
             show(&kept)
-        ));
-    }
+        )
+    });
+    r.outcome(CheckKind::HistoryUnchanged, None, failure);
 }
 
 /// A call as the model sent it: the `tool_use` block without the caller's security options
@@ -1002,51 +1225,6 @@ mod tests {
     }
 
     #[test]
-    fn an_honest_note_counts_and_a_dishonest_one_does_not() {
-        let o = lines(100, "ValueError: boom");
-        let c = cap(400, Unit::Bytes);
-        let head = &o[..200];
-        let tail = &o[o.len() - 150..];
-        let omitted = o.len() - 350;
-        let honest = format!("{head}\n[… {omitted} bytes omitted …]\n{tail}");
-        assert_eq!(note_counts(&o, &honest, &c), Ok(()));
-        // The total size is not the omitted amount.
-        let total = format!("{head}\n[… cut, {} bytes in all …]\n{tail}", o.len());
-        assert!(note_counts(&o, &total, &c).is_err());
-        // Off by a lot.
-        let wrong = format!("{head}\n[… {} bytes omitted …]\n{tail}", omitted / 2);
-        assert!(note_counts(&o, &wrong, &c).is_err());
-        // Counting chars where bytes were asked is only caught on multibyte text.
-        let grouped = format!(
-            "{head}\n[… {},{:03} bytes omitted …]\n{tail}",
-            omitted / 1000,
-            omitted % 1000
-        );
-        assert_eq!(note_counts(&o, &grouped, &c), Ok(()));
-    }
-
-    #[test]
-    fn a_line_count_is_accepted_for_head_tail() {
-        let o = lines(100, "end");
-        let c = cap(400, Unit::Chars);
-        let head = &o[..34]; // two whole lines
-        let tail = &o[o.len() - 20..];
-        let omitted_lines = o[34..o.len() - 20].matches('\n').count();
-        let note = format!("{head}[{omitted_lines} lines omitted]{tail}");
-        assert_eq!(note_counts(&o, &note, &c), Ok(()));
-    }
-
-    #[test]
-    fn chars_are_counted_in_chars() {
-        let o = "é".repeat(100);
-        let c = cap(50, Unit::Chars);
-        let content = format!("{}[60 chars omitted]{}", "é".repeat(20), "é".repeat(20));
-        assert_eq!(note_counts(&o, &content, &c), Ok(()));
-        let bytes = format!("{}[120 bytes omitted]{}", "é".repeat(20), "é".repeat(20));
-        assert!(note_counts(&o, &bytes, &c).is_err());
-    }
-
-    #[test]
     fn heads_and_last_lines() {
         let o = lines(50, "Traceback end");
         let c = cap(200, Unit::Bytes);
@@ -1057,17 +1235,5 @@ mod tests {
         assert_eq!(head_wanted(&long_first, &c), &long_first[..20]);
         assert_eq!(prefix_units("ééé", 3, Unit::Bytes), "é");
         assert_eq!(prefix_units("ééé", 2, Unit::Chars), "éé");
-    }
-
-    #[test]
-    fn numbers_with_group_separators() {
-        let got: Vec<u64> = numbers("cut 1,234 of 5_000, then 7,")
-            .into_iter()
-            .map(|n| n.2)
-            .collect();
-        assert_eq!(got, vec![1234, 5000, 7]);
-        assert_eq!(common_prefix("aé", "aè"), 1);
-        assert_eq!(longest_suffix_in("abcdé", "xxcdéyy"), 4);
-        assert_eq!(longest_suffix_in("abc", "zzz"), 0);
     }
 }

@@ -20,12 +20,19 @@
 //! Blame is explicit: FAIL is the harness's fault, ERROR the adapter's, BUG IN CASE the
 //! suite's.
 
+/// The suite's version (docs/versioning.md): which edition of the cases and of the rules for
+/// reading them judged a harness. Written into every report and baseline, sent in `start`.
+pub const SUITE_VERSION: &str = env!("CARGO_PKG_VERSION");
+
 pub mod baseline;
+pub mod blame;
 pub mod case;
 pub mod checks;
+pub mod coverage;
 pub mod harness;
 pub mod loader;
 pub mod needs;
+pub mod note;
 pub mod quote;
 pub mod run;
 pub mod select;

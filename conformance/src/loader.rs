@@ -13,6 +13,7 @@ use std::fmt;
 use include_dir::{include_dir, Dir};
 use serde::Deserialize;
 
+use crate::blame;
 use crate::case::Case;
 use crate::needs;
 use crate::spec::{self, Requirement};
@@ -31,22 +32,7 @@ pub static PROTOCOL_MD: &str = include_str!("../PROTOCOL.md");
 pub static SPEC_MD: &str = include_str!(concat!(env!("OUT_DIR"), "/SPEC.md"));
 
 /// The outcome classes (DESIGN.md): the only values `class` may take.
-pub const CLASSES: [&str; 14] = [
-    "invalid_arguments",
-    "unknown_tool",
-    "malformed_call",
-    "duplicate_call_id",
-    "tool_refused",
-    "tool_unavailable",
-    "timeout",
-    "internal_error",
-    "invalid_tool_output",
-    "semantic_violation",
-    "permission_denied",
-    "budget_exhausted",
-    "idempotency_conflict",
-    "commit_rejected",
-];
+pub use harness_conformance_protocol::vocabulary::CLASSES;
 
 /// One problem found while loading.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -242,9 +228,15 @@ pub fn consistency(case: &Case, known: &BTreeSet<&str>) -> Vec<String> {
         }
     }
     for (i, r) in case.expect.results.iter().enumerate() {
-        if let Some(class) = &r.class {
+        for class in r.class.iter().flat_map(|c| c.all()) {
             if !CLASSES.contains(&class.as_str()) {
                 problems.push(format!("result {}: unknown class {class:?}", i + 1));
+            }
+        }
+        if let Some(classes) = &r.class {
+            let mut seen = BTreeSet::new();
+            if classes.all().iter().any(|c| !seen.insert(c)) {
+                problems.push(format!("result {}: a class is listed twice", i + 1));
             }
         }
         if let Some(re) = r.content.as_ref().and_then(|c| c.matches.as_ref()) {
@@ -261,6 +253,12 @@ pub fn consistency(case: &Case, known: &BTreeSet<&str>) -> Vec<String> {
         if !names.insert(t.name.as_str()) {
             problems.push(format!("tool {:?} is defined twice", t.name));
         }
+    }
+    // Every check tied to one requirement the case lists, every listed requirement owning a
+    // check (blame.rs). Cases written before blame existed (no `blame` anywhere) are judged
+    // with their first requirement as every check's owner until they are migrated.
+    if case.has_blame() {
+        problems.extend(blame::problems(case));
     }
     problems
 }

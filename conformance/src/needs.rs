@@ -9,13 +9,13 @@
 
 use std::collections::BTreeSet;
 
-use harness_conformance_protocol::{Capabilities, Strategy, Unit};
+use harness_conformance_protocol::{vocabulary, Behavior, Capabilities, SleepMs, Strategy, Unit};
 use serde_json::Value;
 
 use crate::case::Case;
 
 /// Every need name a case may list (besides `feature.<name>`).
-pub const NEED_NAMES: [&str; 12] = [
+pub const NEED_NAMES: [&str; 13] = [
     "cap.configurable",
     "cap.unit.bytes",
     "cap.unit.chars",
@@ -23,6 +23,7 @@ pub const NEED_NAMES: [&str; 12] = [
     "cap.strategy.head_tail",
     "codes",
     "retryability",
+    "deadline",
     "deadline.configurable",
     "call_form.arguments_text",
     "call_form.raw",
@@ -30,68 +31,19 @@ pub const NEED_NAMES: [&str; 12] = [
     "history",
 ];
 
-/// Whether `name` is a need a case may list.
+/// Whether `name` is a need a case may list (or an `Applies:` line may name).
 pub fn is_known(name: &str) -> bool {
     NEED_NAMES.contains(&name)
-        || name.strip_prefix("feature.").is_some_and(|f| {
-            !f.is_empty() && f.bytes().all(|b| b.is_ascii_lowercase() || b == b'-')
-        })
+        || name
+            .strip_prefix("feature.")
+            .is_some_and(|f| vocabulary::FEATURES.contains(&f))
+        || name
+            .strip_prefix("behavior.")
+            .is_some_and(|b| vocabulary::BEHAVIORS.contains(&b))
 }
 
-/// The JSON Schema (2020-12, plus draft-07's `definitions`/`dependencies`) keywords the runner
-/// derives needs from. Annotations (`title`, `description`, `default`, …) are not needs: a
-/// harness that ignores them validates the same.
-pub const KEYWORDS: [&str; 49] = [
-    "$ref",
-    "$defs",
-    "$anchor",
-    "$dynamicRef",
-    "$dynamicAnchor",
-    "definitions",
-    "allOf",
-    "anyOf",
-    "oneOf",
-    "not",
-    "if",
-    "then",
-    "else",
-    "dependentSchemas",
-    "dependencies",
-    "prefixItems",
-    "items",
-    "additionalItems",
-    "contains",
-    "properties",
-    "patternProperties",
-    "additionalProperties",
-    "propertyNames",
-    "unevaluatedItems",
-    "unevaluatedProperties",
-    "type",
-    "enum",
-    "const",
-    "multipleOf",
-    "maximum",
-    "exclusiveMaximum",
-    "minimum",
-    "exclusiveMinimum",
-    "maxLength",
-    "minLength",
-    "pattern",
-    "maxItems",
-    "minItems",
-    "uniqueItems",
-    "maxContains",
-    "minContains",
-    "maxProperties",
-    "minProperties",
-    "required",
-    "dependentRequired",
-    "format",
-    "contentEncoding",
-    "contentMediaType",
-    "contentSchema",
-];
+/// The JSON Schema keywords the runner derives needs from ([`vocabulary::KEYWORDS`]).
+pub use harness_conformance_protocol::vocabulary::KEYWORDS;
 
 /// The keywords used anywhere in a schema.
 pub fn schema_keywords(schema: &Value) -> BTreeSet<String> {
@@ -166,8 +118,19 @@ pub fn case_needs(case: &Case) -> Vec<String> {
             needs.insert(format!("cap.strategy.{}", strategy.as_str()));
         }
     }
-    if case.config.deadline_ms.is_some() {
+    // Sleeps relative to the deadline run on any harness with a deadline, configurable or not
+    // (the case's `deadline_ms` is then only the preferred one); absolute sleeps under a
+    // configured deadline need it configurable.
+    let relative = case.tools.iter().any(|t| has_relative_sleep(&t.behavior));
+    if relative {
+        needs.insert("deadline".into());
+    } else if case.config.deadline_ms.is_some() {
         needs.insert("deadline.configurable".into());
+    }
+    for tool in &case.tools {
+        if let Some(b) = crate::case::final_output(&tool.behavior).and_then(|o| o.behavior_need()) {
+            needs.insert(format!("behavior.{b}"));
+        }
     }
     for tool in &case.tools {
         for kw in schema_keywords(&tool.input_schema) {
@@ -179,6 +142,16 @@ pub fn case_needs(case: &Case) -> Vec<String> {
         needs.insert(format!("feature.{feature}"));
     }
     needs.into_iter().collect()
+}
+
+fn has_relative_sleep(b: &Behavior) -> bool {
+    match b {
+        Behavior::Sleep { sleep_ms, then } => {
+            matches!(sleep_ms, SleepMs::Relative { .. }) || has_relative_sleep(then)
+        }
+        Behavior::MutateArgs { then, .. } => has_relative_sleep(then),
+        Behavior::Return { .. } | Behavior::Raise { .. } => false,
+    }
 }
 
 /// Whether the harness declares `need`. Cap needs always hold for a harness without a cap
@@ -194,6 +167,10 @@ pub fn declared(need: &str, caps: &Capabilities) -> bool {
         "cap.strategy.head_tail" => strategy(caps, Strategy::HeadTail),
         "codes" => caps.codes.is_some(),
         "retryability" => caps.retryability,
+        "deadline" => caps
+            .deadline
+            .as_ref()
+            .is_some_and(|d| d.configurable || d.default_ms.is_some()),
         "deadline.configurable" => caps.deadline.as_ref().is_some_and(|d| d.configurable),
         "call_form.arguments_text" => caps
             .call_forms
@@ -206,6 +183,8 @@ pub fn declared(need: &str, caps: &Capabilities) -> bool {
         _ => {
             if let Some(f) = need.strip_prefix("feature.") {
                 caps.features.iter().any(|x| x == f)
+            } else if let Some(b) = need.strip_prefix("behavior.") {
+                caps.behaviors.iter().any(|x| x == b)
             } else if let Some(k) = need.strip_prefix("keyword.") {
                 caps.keywords.iter().any(|x| x == k)
             } else {
@@ -313,6 +292,8 @@ mod tests {
         assert!(!declared("keyword.pattern", &caps));
         assert!(is_known("feature.authorization"));
         assert!(!is_known("feature."));
+        assert!(!is_known("feature.authorisation"));
+        assert!(is_known("behavior.non_finite_in") && !is_known("behavior.cycles"));
         assert!(!is_known("cap.unit.lines"));
     }
 }

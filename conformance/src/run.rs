@@ -5,14 +5,20 @@
 //! reply into a verdict through [`crate::checks`]. It is sequential and does no I/O of its own:
 //! the driver crate runs it on `--jobs` worker threads against adapter processes.
 
+use std::collections::BTreeMap;
 use std::time::{Duration, Instant};
 
-use harness_conformance_protocol::{resolve_case, Hello, ReplyOutcome};
+use harness_conformance_protocol::{
+    resolve_case_with, vocabulary, Capabilities, Hello, ReplyOutcome,
+};
 
+use crate::baseline::Baseline;
 use crate::case::Case;
 use crate::checks::{self, Observed};
+use crate::coverage::{self, Coverage};
 use crate::harness::Harness;
 use crate::needs;
+use crate::spec::Requirement;
 use crate::verdict::{CaseOutcome, Verdict};
 
 /// The result of a whole run.
@@ -20,16 +26,71 @@ use crate::verdict::{CaseOutcome, Verdict};
 pub struct RunResult {
     /// The first successful handshake's answer, if any.
     pub hello: Option<Hello>,
+    /// Why the run could not start: the handshake failed or the hello is invalid. Every case
+    /// is then ERROR with a short pointer to this message, which reports print once.
+    pub handshake_error: Option<String>,
     /// One outcome per case, in the order the cases were given.
     pub outcomes: Vec<CaseOutcome>,
+    /// Each requirement's standing (empty when the run had no requirements to judge).
+    pub coverage: Coverage,
     /// Wall time.
     pub elapsed: Duration,
 }
 
 impl RunResult {
-    /// Whether any outcome is unexpected.
+    /// A finished run: the outcomes (baseline applied) and each requirement's standing.
+    /// `requirements` empty: no coverage is computed.
+    pub fn finish(
+        cases: &[&Case],
+        outcomes: Vec<CaseOutcome>,
+        hello: Option<Hello>,
+        requirements: &[Requirement],
+        baseline: &Baseline,
+        started: Instant,
+    ) -> RunResult {
+        let coverage = coverage_of(
+            cases,
+            &outcomes,
+            hello.as_ref().map(|h| &h.capabilities),
+            requirements,
+            baseline,
+        );
+        RunResult {
+            hello,
+            handshake_error: None,
+            outcomes,
+            coverage,
+            elapsed: started.elapsed(),
+        }
+    }
+
+    /// A run that never started: the handshake failed (`message` says why). Every case is
+    /// ERROR, pointing at the one message.
+    pub fn handshake_failed(cases: &[&Case], started: Instant, message: String) -> RunResult {
+        let outcomes: Vec<CaseOutcome> = cases
+            .iter()
+            .map(|c| {
+                CaseOutcome::new(&c.id, &c.requirements, Verdict::Error)
+                    .with("not run: the handshake failed (the message above says why)")
+            })
+            .collect();
+        // Nothing was tested, and nothing is known of the harness: no requirement standing
+        // would be true, so there is none (the handshake is the one failure to report).
+        RunResult {
+            hello: None,
+            handshake_error: Some(message),
+            outcomes,
+            coverage: Coverage::default(),
+            elapsed: started.elapsed(),
+        }
+    }
+
+    /// Whether the run fails the gate: a failed handshake, an unexpected outcome, or a
+    /// requirement standing (a MUST that is not testable, a stale `not_testable` entry).
     pub fn failed(&self) -> bool {
-        self.outcomes.iter().any(|o| o.verdict.is_unexpected())
+        self.handshake_error.is_some()
+            || self.outcomes.iter().any(|o| o.verdict.is_unexpected())
+            || self.coverage.fails_run()
     }
 
     /// How many outcomes have this verdict.
@@ -38,13 +99,47 @@ impl RunResult {
     }
 }
 
-/// The longest a case's handlers sleep in total, so the timeout never cuts a slow but
+/// The vocabulary problems of a hello, as one message (unknown names, folds that point nowhere).
+pub fn validate_hello(hello: &Hello) -> Result<(), String> {
+    let mut problems: Vec<String> = vocabulary::unknown_names(hello)
+        .iter()
+        .map(ToString::to_string)
+        .collect();
+    problems.extend(vocabulary::fold_problems(hello));
+    if problems.is_empty() {
+        return Ok(());
+    }
+    Err(format!(
+        "the adapter's hello names capabilities the protocol does not define (conformance/PROTOCOL.md, \"Capabilities\"):\n  {}",
+        problems.join("\n  ")
+    ))
+}
+
+fn coverage_of(
+    cases: &[&Case],
+    outcomes: &[CaseOutcome],
+    caps: Option<&Capabilities>,
+    requirements: &[Requirement],
+    baseline: &Baseline,
+) -> Coverage {
+    if requirements.is_empty() {
+        return Coverage::default();
+    }
+    let listed: BTreeMap<&str, &[String]> = cases
+        .iter()
+        .map(|c| (c.id.as_str(), c.requirements.as_slice()))
+        .collect();
+    coverage::compute(requirements, &listed, outcomes, caps, baseline)
+}
+
+/// The longest a resolved case's handlers sleep in total, so the timeout never cuts a slow but
 /// correct case short.
-fn scripted_sleep(case: &Case) -> Duration {
-    let per_tool: u64 = case
+fn scripted_sleep(wire: &harness_conformance_protocol::WireCase) -> Duration {
+    let per_tool: u64 = wire
         .calls
         .iter()
-        .filter_map(|c| case.tool_for(c))
+        .filter_map(|c| c.name())
+        .filter_map(|n| wire.tools.iter().find(|t| t.name == n))
         .map(|t| t.behavior.scripted_sleep_ms())
         .sum();
     Duration::from_millis(per_tool)
@@ -77,14 +172,19 @@ fn run_case_inner(
         return (new(Verdict::Skip).with(reason), Some(hello));
     }
     let cap = checks::effective_cap(case, caps);
+    let deadline = checks::effective_deadline(case, caps);
     let mut wire = case.wire();
-    if let Err(e) = resolve_case(&mut wire, cap.limit) {
+    if !caps.deadline.as_ref().is_some_and(|d| d.configurable) {
+        // Only a preferred deadline (the case's sleeps are relative to the harness's own).
+        wire.config.deadline_ms = None;
+    }
+    if let Err(e) = resolve_case_with(&mut wire, cap.limit, deadline) {
         return (
             new(Verdict::BugInCase).with(format!("cannot resolve the case's sizes: {e}")),
             Some(hello),
         );
     }
-    let timeout = timeout + scripted_sleep(case);
+    let timeout = timeout + scripted_sleep(&wire);
     let reply = match harness.run(&wire, timeout) {
         Ok(r) => r,
         Err(e) => return (new(Verdict::Error).with(e.to_string()), Some(hello)),
@@ -144,9 +244,7 @@ fn run_case_inner(
                             history: history.as_deref(),
                             lone_surrogates: lone,
                         };
-                        if let Some(msg) = checks::check_follow_up(&fu, &obs2) {
-                            findings.failures.push(msg);
-                        }
+                        findings.checks.push(checks::check_follow_up(&fu, &obs2));
                     }
                     other => {
                         return (
@@ -162,7 +260,7 @@ fn run_case_inner(
     }
     let verdict = if !findings.bugs.is_empty() {
         Verdict::BugInCase
-    } else if !findings.failures.is_empty() {
+    } else if findings.failed() {
         Verdict::Fail
     } else {
         Verdict::Pass
@@ -171,8 +269,12 @@ fn run_case_inner(
     outcome.messages = if verdict == Verdict::BugInCase {
         findings.bugs
     } else {
-        findings.failures
+        findings.failures()
     };
+    if verdict != Verdict::BugInCase {
+        outcome.checks = findings.checks;
+        outcome.not_run = findings.not_run;
+    }
     outcome.returned = Some(checks::returned_summary(&results));
     outcome.results = Some(results);
     (outcome, Some(hello))

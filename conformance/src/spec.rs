@@ -7,6 +7,7 @@
 //! ```text
 //! ### VAL-1 (MUST) Arguments are validated before the handler runs
 //! Rationale: ...
+//! Applies: call_form.arguments_text          (optional: only for harnesses that declare these)
 //! Cases: `validation/a`, `validation/b`
 //! ```
 
@@ -62,6 +63,9 @@ pub struct Requirement {
     pub rationale: String,
     /// The case ids its `Cases:` line lists, in order.
     pub cases: Vec<String>,
+    /// The capabilities (need names) a harness must declare for the requirement to apply to
+    /// it, from its `Applies:` line; empty: it applies to every harness.
+    pub applies: Vec<String>,
 }
 
 /// Why SPEC.md could not be read.
@@ -119,6 +123,7 @@ pub fn parse(text: &str) -> Result<Vec<Requirement>, SpecError> {
                 title: title.to_owned(),
                 rationale: String::new(),
                 cases: Vec::new(),
+                applies: Vec::new(),
             });
             inside = true;
             continue;
@@ -133,6 +138,12 @@ pub fn parse(text: &str) -> Result<Vec<Requirement>, SpecError> {
             current.rationale = rest.trim().to_owned();
         } else if let Some(rest) = line.strip_prefix("Cases:") {
             current.cases.extend(backticked(rest));
+        } else if let Some(rest) = line.strip_prefix("Applies:") {
+            current.applies.extend(
+                rest.split(',')
+                    .map(|n| n.trim().trim_matches('`').to_owned())
+                    .filter(|n| !n.is_empty()),
+            );
         }
     }
     Ok(reqs)
@@ -163,7 +174,7 @@ mod tests {
 
     #[test]
     fn reads_levels_rationales_and_cases() {
-        let text = "# Spec\n\n## Validation\n\n### VAL-1 (MUST) Validate first\nRationale: handlers trust their input.\nCases: `validation/a`, `validation/b`\n\n### VAL-2 (MAY) Coerce nothing\nCases: `validation/c`\n### Notes\nCases: `ignored/x`\n";
+        let text = "# Spec\n\n## Validation\n\n### VAL-1 (MUST) Validate first\nRationale: handlers trust their input.\nCases: `validation/a`, `validation/b`\n\n### VAL-2 (MAY) Coerce nothing\nApplies: `call_form.raw`, feature.budget\nCases: `validation/c`\n### Notes\nCases: `ignored/x`\n";
         let reqs = parse(text).unwrap();
         assert_eq!(reqs.len(), 2);
         assert_eq!(reqs[0].id, "VAL-1");
@@ -172,6 +183,8 @@ mod tests {
         assert_eq!(reqs[0].rationale, "handlers trust their input.");
         assert_eq!(reqs[0].cases, vec!["validation/a", "validation/b"]);
         assert_eq!(reqs[1].level, Level::May);
+        assert!(reqs[0].applies.is_empty());
+        assert_eq!(reqs[1].applies, vec!["call_form.raw", "feature.budget"]);
         // `### Notes` is not a requirement, but its `Cases:` line must not leak into VAL-2.
         assert_eq!(reqs[1].cases, vec!["validation/c"]);
     }

@@ -5,10 +5,13 @@
 //! baseline of known failures turns FAIL into XFAIL; a baseline entry for a case that now
 //! passes is STALE and fails the run, so the baseline can only shrink.
 
+use std::collections::BTreeSet;
 use std::fmt;
 use std::time::Duration;
 
 use serde::Serialize;
+
+use crate::checks::{Check, NotRun};
 
 /// The outcome of one case against one harness.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
@@ -34,6 +37,9 @@ pub enum Verdict {
     /// Listed in the baseline, but passed: the baseline is out of date.
     #[serde(rename = "STALE")]
     Stale,
+    /// Skipped, where the baseline's run did not skip it: a capability went missing.
+    #[serde(rename = "NEW SKIP")]
+    NewSkip,
 }
 
 impl Verdict {
@@ -47,6 +53,7 @@ impl Verdict {
             Verdict::BugInCase => "BUG IN CASE",
             Verdict::Xfail => "XFAIL",
             Verdict::Stale => "STALE",
+            Verdict::NewSkip => "NEW SKIP",
         }
     }
 
@@ -54,20 +61,29 @@ impl Verdict {
     pub fn is_unexpected(self) -> bool {
         matches!(
             self,
-            Verdict::Fail | Verdict::Error | Verdict::BugInCase | Verdict::Stale
+            Verdict::Fail | Verdict::Error | Verdict::BugInCase | Verdict::Stale | Verdict::NewSkip
         )
     }
 
     /// Every verdict, in report order.
-    pub const ALL: [Verdict; 7] = [
+    pub const ALL: [Verdict; 8] = [
         Verdict::Pass,
         Verdict::Fail,
         Verdict::Error,
         Verdict::BugInCase,
         Verdict::Stale,
+        Verdict::NewSkip,
         Verdict::Xfail,
         Verdict::Skip,
     ];
+
+    /// Whether the case ran far enough to be checked (its checks say how it did).
+    pub fn was_checked(self) -> bool {
+        matches!(
+            self,
+            Verdict::Pass | Verdict::Fail | Verdict::Xfail | Verdict::Stale
+        )
+    }
 }
 
 impl fmt::Display for Verdict {
@@ -87,6 +103,13 @@ pub struct CaseOutcome {
     pub verdict: Verdict,
     /// Why: the failed checks (expected vs returned), the skip reason, the protocol error.
     pub messages: Vec<String>,
+    /// Every check evaluated on the harness's answer, passed or failed, each with the
+    /// requirement it belongs to. Empty when the case did not run.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub checks: Vec<Check>,
+    /// The checks the case asks for that could not be judged on this harness, with why.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub not_run: Vec<NotRun>,
     /// A short account of what the harness returned (for matrix cells), if it returned.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub returned: Option<String>,
@@ -114,6 +137,8 @@ impl CaseOutcome {
             requirements: requirements.to_vec(),
             verdict,
             messages: Vec::new(),
+            checks: Vec::new(),
+            not_run: Vec::new(),
             returned: None,
             baseline: None,
             duration: Duration::ZERO,
@@ -125,5 +150,19 @@ impl CaseOutcome {
     pub fn with(mut self, message: impl Into<String>) -> CaseOutcome {
         self.messages.push(message.into());
         self
+    }
+
+    /// The requirements at least one of whose checks failed here, in order.
+    pub fn failing_requirements(&self) -> BTreeSet<&str> {
+        self.checks
+            .iter()
+            .filter(|c| !c.passed())
+            .map(|c| c.requirement.as_str())
+            .collect()
+    }
+
+    /// The requirements with at least one check evaluated here.
+    pub fn tested_requirements(&self) -> BTreeSet<&str> {
+        self.checks.iter().map(|c| c.requirement.as_str()).collect()
     }
 }

@@ -9,13 +9,16 @@ use harness_conformance_protocol::{
 use harness_conformance_suite::loader;
 use serde_json::{json, Value};
 
-fn schema(name: &str) -> jsonschema::Validator {
+fn schema_value(name: &str) -> Value {
     let path = Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("schema/protocol")
         .join(name);
     let text = std::fs::read_to_string(&path).unwrap();
-    let value: Value = serde_json::from_str(&text).unwrap();
-    jsonschema::validator_for(&value).unwrap_or_else(|e| panic!("{name}: {e}"))
+    serde_json::from_str(&text).unwrap()
+}
+
+fn schema(name: &str) -> jsonschema::Validator {
+    jsonschema::validator_for(&schema_value(name)).unwrap_or_else(|e| panic!("{name}: {e}"))
 }
 
 fn assert_valid(v: &jsonschema::Validator, instance: &Value, what: &str) {
@@ -33,9 +36,20 @@ fn assert_valid(v: &jsonschema::Validator, instance: &Value, what: &str) {
 fn commands_validate() {
     let start = serde_json::to_value(Command::Start {
         protocol: PROTOCOL_VERSION,
+        suite: Some(harness_conformance_suite::SUITE_VERSION.to_owned()),
     })
     .unwrap();
     assert_valid(&schema("start.schema.json"), &start, "start");
+    let old_start = serde_json::to_value(Command::Start {
+        protocol: PROTOCOL_VERSION,
+        suite: None,
+    })
+    .unwrap();
+    assert_valid(
+        &schema("start.schema.json"),
+        &old_start,
+        "start without suite",
+    );
     let stop = serde_json::to_value(Command::Stop {}).unwrap();
     assert_valid(&schema("stop.schema.json"), &stop, "stop");
     assert!(!schema("stop.schema.json").is_valid(&json!({"cmd": "stop", "now": true})));
@@ -159,4 +173,41 @@ fn the_reference_adapters_hello_and_every_reply_validate() {
         let value = serde_json::to_value(&reply).unwrap();
         assert_valid(&reply_schema, &value, &case.id);
     }
+}
+
+/// The hello schema enumerates exactly the vocabulary the runner accepts, so an adapter author
+/// reading the schema sees every name and nothing the runner would refuse.
+#[test]
+fn the_hello_schema_enumerates_the_vocabulary() {
+    use harness_conformance_protocol::vocabulary;
+    let hello = schema_value("hello.schema.json");
+    let caps = &hello["$defs"]["capabilities"]["properties"];
+    let names = |v: &serde_json::Value| -> Vec<String> {
+        v.as_array()
+            .unwrap()
+            .iter()
+            .map(|x| x.as_str().unwrap().to_owned())
+            .collect()
+    };
+    let strs = |v: &[&str]| -> Vec<String> { v.iter().map(|s| (*s).to_owned()).collect() };
+    assert_eq!(
+        names(&caps["keywords"]["items"]["enum"]),
+        strs(&vocabulary::declarable_keywords())
+    );
+    assert_eq!(
+        names(&caps["codes"]["propertyNames"]["enum"]),
+        strs(&vocabulary::CLASSES)
+    );
+    assert_eq!(
+        names(&caps["folds"]["propertyNames"]["enum"]),
+        strs(&vocabulary::CLASSES)
+    );
+    assert_eq!(
+        names(&caps["features"]["items"]["enum"]),
+        strs(&vocabulary::FEATURES)
+    );
+    assert_eq!(
+        names(&caps["behaviors"]["items"]["enum"]),
+        strs(&vocabulary::BEHAVIORS)
+    );
 }

@@ -240,7 +240,7 @@ fn a_head_only_cut_without_a_note_fails_each_check() {
     let all = o.messages.join("\n");
     assert!(all.contains("last line \"ValueError: boom\""), "{all}");
     assert!(
-        all.contains("expected a note stating how much was omitted"),
+        all.contains("expected a note stating truly how much was omitted"),
         "{all}"
     );
 }
@@ -283,11 +283,22 @@ fn a_harness_without_a_cap_fails_cap_cases_instead_of_skipping() {
         }),
     );
     assert_eq!(o.verdict, Verdict::Fail);
+    // The one failing check is the size against the nominal cap, which says why.
+    let failing: Vec<&str> = o
+        .checks
+        .iter()
+        .filter(|c| !c.passed())
+        .map(|c| c.kind.as_str())
+        .collect();
+    assert_eq!(failing, vec!["cap.within"], "{:?}", o.messages);
     assert!(
-        o.messages[0].contains("declares no output cap"),
+        o.messages[0].contains("declares no cap"),
         "{:?}",
         o.messages
     );
+    // How a cut is made is not judged on a harness that makes none.
+    let not_run: Vec<&str> = o.not_run.iter().map(|n| n.kind.as_str()).collect();
+    assert!(not_run.contains(&"cap.keeps_head"), "{not_run:?}");
     // Sizes resolve against the nominal 2000-char cap.
     assert!(generated(&sent[0]).chars().count() > 5000);
 }
@@ -433,8 +444,11 @@ fn equals_output_on_a_raising_tool_is_a_bug_in_the_case() {
 
 #[test]
 fn the_baseline_turns_failures_into_xfail_and_passes_into_stale() {
-    let b = baseline::parse(r#"{"t/plain": {"reason": "known", "link": "https://example.org/1"}}"#)
-        .unwrap();
+    let b = baseline::Baseline::parse(
+        r#"{"t/plain": {"reason": "known", "link": "https://example.org/1"}}"#,
+        harness_conformance_suite::SUITE_VERSION,
+    )
+    .unwrap();
     let (o, _) = run_with(
         &plain_case(),
         json!({"keywords": ["type"]}),

@@ -303,7 +303,8 @@ fn selected<'a>(suite: &'a Suite, f: &FilterArgs) -> Vec<&'a Case> {
 
 fn read_baseline(path: &Path) -> Result<Baseline, String> {
     let text = std::fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))?;
-    baseline::parse(&text).map_err(|e| format!("{}: not a baseline: {e}", path.display()))
+    Baseline::parse(&text, harness_conformance_suite::SUITE_VERSION)
+        .map_err(|e| format!("{}: {e}", path.display()))
 }
 
 fn process_options(exec: &ExecArgs) -> ProcessOptions {
@@ -344,6 +345,7 @@ fn cmd_run(args: RunArgs) -> Result<ExitCode, String> {
         jobs: args.exec.jobs,
         timeout: Duration::from_secs_f64(args.exec.timeout.max(0.01)),
         baseline: old.clone(),
+        requirements: suite.requirements.clone(),
     };
     let opts = process_options(&args.exec);
     let command = args.harness.clone();
@@ -400,18 +402,28 @@ fn cmd_run(args: RunArgs) -> Result<ExitCode, String> {
         eprint!("{}", terminal::render(&report));
     }
     if let Some(path) = &args.write_baseline {
-        let b = baseline::from_outcomes(&result.outcomes, &old);
-        let text = serde_json::to_string_pretty(&b).map_err(|e| e.to_string())? + "\n";
-        std::fs::write(path, text).map_err(|e| format!("{}: {e}", path.display()))?;
+        let untestable = result
+            .coverage
+            .not_testable(harness_conformance_suite::spec::Level::Must);
+        let b = baseline::from_run(
+            &result.outcomes,
+            &untestable,
+            &old,
+            harness_conformance_suite::SUITE_VERSION,
+        );
+        std::fs::write(path, b.to_json()).map_err(|e| format!("{}: {e}", path.display()))?;
         eprintln!(
-            "wrote a baseline of {} case(s) to {}",
-            b.len(),
+            "wrote a baseline of {} failing case(s), {} skip(s) and {} untestable MUST requirement(s) to {}",
+            b.cases.len(),
+            b.skips.as_ref().map_or(0, |s| s.len()),
+            b.not_testable.len(),
             path.display()
         );
     }
     if args.case_file.is_none() {
-        let ids: Vec<&str> = suite.cases.iter().map(|c| c.id.as_str()).collect();
-        for stale in baseline::unknown_entries(&old, &ids) {
+        let ids: std::collections::BTreeSet<&str> =
+            suite.cases.iter().map(|c| c.id.as_str()).collect();
+        for stale in old.unknown_cases(&ids) {
             eprintln!("warning: the baseline lists {stale:?}, which is not a case of this suite");
         }
     }
@@ -457,6 +469,7 @@ fn cmd_selftest(args: SelftestArgs) -> Result<ExitCode, String> {
         jobs: args.jobs,
         timeout: Duration::from_secs_f64(args.timeout.max(0.01)),
         baseline: Baseline::new(),
+        requirements: suite.requirements.clone(),
     };
     let report = harness_conformance_driver::selftest::selftest(&cases, &cfg, &|line: &str| {
         eprintln!("{line}")
@@ -489,6 +502,7 @@ fn cmd_matrix(args: MatrixArgs) -> Result<ExitCode, String> {
             jobs: args.exec.jobs,
             timeout: Duration::from_secs_f64(args.exec.timeout.max(0.01)),
             baseline,
+            requirements: suite.requirements.clone(),
         };
         let opts = process_options(&args.exec);
         let command = command.trim().to_owned();
@@ -508,10 +522,24 @@ fn cmd_matrix(args: MatrixArgs) -> Result<ExitCode, String> {
             .map(|(v, n)| format!("{n} {v}"))
             .collect();
         eprintln!(
-            "matrix: {name}: {} in {:.1}s",
+            "matrix: {name}: {} in {:.1}s{}",
             totals.join(", "),
-            result.elapsed.as_secs_f64()
+            result.elapsed.as_secs_f64(),
+            if result.failed() { " — FAILED" } else { "" }
         );
+        if let Some(e) = &result.handshake_error {
+            eprintln!("matrix: {name}: the handshake failed: {e}");
+        }
+        for line in [
+            result
+                .coverage
+                .summary(harness_conformance_suite::spec::Level::Must),
+            result
+                .coverage
+                .summary(harness_conformance_suite::spec::Level::Should),
+        ] {
+            eprintln!("matrix: {name}: {line}");
+        }
         columns.push(matrix::Column {
             name: name.to_owned(),
             command: spec.split_once('=').map(|x| x.1).unwrap_or("").to_owned(),
@@ -532,5 +560,21 @@ fn cmd_matrix(args: MatrixArgs) -> Result<ExitCode, String> {
         args.markdown.display(),
         args.html.display()
     );
-    Ok(ExitCode::SUCCESS)
+    // The matrix is a gate too: a harness that regressed against its baseline (an unexpected
+    // result, an untestable MUST not baselined) fails it.
+    let failed: Vec<&str> = columns
+        .iter()
+        .filter(|c| c.result.failed())
+        .map(|c| c.name.as_str())
+        .collect();
+    if failed.is_empty() {
+        Ok(ExitCode::SUCCESS)
+    } else {
+        eprintln!(
+            "matrix: {} failed against their baselines: {}",
+            failed.len(),
+            failed.join(", ")
+        );
+        Ok(ExitCode::FAILURE)
+    }
 }

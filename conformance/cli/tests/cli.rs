@@ -169,7 +169,10 @@ fn baselines_are_written_and_read_and_stale_entries_fail() {
     assert_eq!(o.status.code(), Some(1));
     let written: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
-    assert!(written.get(FAILING).is_some(), "{written}");
+    assert_eq!(written["format"], 2, "{written}");
+    assert!(written["cases"].get(FAILING).is_some(), "{written}");
+    assert!(written["cases"][FAILING]["fails"].is_array(), "{written}");
+    assert!(written["skips"].is_object(), "{written}");
     // With the baseline, the same run is green: the failures are expected.
     let o = run(&[
         "run",
@@ -234,9 +237,19 @@ fn the_matrix_writes_markdown_and_html() {
         "--html",
         html.to_str().unwrap(),
     ]);
-    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    // The toy harness has no baseline and fails: the matrix is a gate, so it exits 1, and says
+    // which harness failed.
+    assert_eq!(
+        o.status.code(),
+        Some(1),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    assert!(String::from_utf8_lossy(&o.stderr).contains("failed against their baselines: toy"));
     let md = std::fs::read_to_string(md).unwrap();
     assert!(md.contains("| reference |") && md.contains("| toy |"));
+    assert!(md.contains("### By requirement"), "{md}");
+    assert!(md.contains("| CALL-1 | MUST | ✅ | ❌ "), "{md}");
     assert!(md.contains(&format!("`{FAILING}` | ✅ | ❌ |")), "{md}");
     let html = std::fs::read_to_string(html).unwrap();
     assert!(html.starts_with("<!DOCTYPE html>"));
@@ -253,4 +266,75 @@ fn the_matrix_writes_markdown_and_html() {
         html.contains("reproduce: harness-conformance run --harness &#39;python3 "),
         "failing cells carry a reproducer"
     );
+}
+
+#[test]
+fn a_typo_in_the_hello_is_one_handshake_error_naming_the_entry() {
+    let cmd = format!(
+        "python3 {}/../driver/tests/misbehaving/adapter.py typo-keyword",
+        env!("CARGO_MANIFEST_DIR")
+    );
+    let o = run(&["run", "--harness", &cmd, "--run", "validation", "-q"]);
+    assert_eq!(o.status.code(), Some(1));
+    let out = stdout(&o);
+    assert!(out.contains("the handshake failed: no case ran"), "{out}");
+    assert!(
+        out.contains("capabilities.keywords[1]: unknown name \"propertie\""),
+        "{out}"
+    );
+    assert!(
+        out.contains("properties"),
+        "the valid vocabulary is listed: {out}"
+    );
+    assert_eq!(
+        out.matches("propertie\"").count(),
+        1,
+        "said once, not once per case: {out}"
+    );
+}
+
+#[test]
+fn an_untestable_must_fails_the_run_until_the_baseline_lists_it() {
+    let dir = tmp("untestable");
+    let path = dir.join("baseline.json");
+    let case = "outcomes/handler-past-deadline-times-out";
+    // The toy declares no deadline: the case skips, and OUT-4 cannot be tested at all.
+    let o = run(&["run", "--harness", &toy(), "--run", case, "-q"]);
+    assert_eq!(o.status.code(), Some(1), "{}", stdout(&o));
+    let out = stdout(&o);
+    assert!(out.contains("! OUT-4"), "{out}");
+    assert!(
+        out.contains("MUST requirement(s) not testable on this harness: OUT-4"),
+        "{out}"
+    );
+    let o = run(&[
+        "run",
+        "--harness",
+        &toy(),
+        "--run",
+        case,
+        "-q",
+        "--write-baseline",
+        path.to_str().unwrap(),
+    ]);
+    assert_eq!(o.status.code(), Some(1));
+    let written: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
+    assert!(
+        written["not_testable"]["OUT-4"]["reason"].is_string(),
+        "{written}"
+    );
+    assert!(written["skips"][case].is_string(), "{written}");
+    let o = run(&[
+        "run",
+        "--harness",
+        &toy(),
+        "--run",
+        case,
+        "-q",
+        "--baseline",
+        path.to_str().unwrap(),
+    ]);
+    assert!(o.status.success(), "{}", stdout(&o));
+    assert!(stdout(&o).contains("OUT-4"));
 }

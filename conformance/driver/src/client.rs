@@ -105,6 +105,7 @@ impl ProcessHarness {
             )
         })?;
         let start = serde_json::to_string(&Command::Start {
+            suite: Some(harness_conformance_suite::SUITE_VERSION.to_owned()),
             protocol: PROTOCOL_VERSION,
         })
         .expect("commands serialize");

@@ -14,7 +14,8 @@ use harness_conformance_protocol::Hello;
 use harness_conformance_suite::baseline::{self, Baseline};
 use harness_conformance_suite::case::Case;
 use harness_conformance_suite::harness::Harness;
-use harness_conformance_suite::run::{run_case, RunResult};
+use harness_conformance_suite::run::{run_case, validate_hello, RunResult};
+use harness_conformance_suite::spec::Requirement;
 use harness_conformance_suite::verdict::CaseOutcome;
 
 /// Makes a fresh harness for a worker.
@@ -27,8 +28,10 @@ pub struct RunConfig {
     pub jobs: usize,
     /// The per-case timeout, on top of the handler sleeps the case scripts.
     pub timeout: Duration,
-    /// Known failures.
+    /// Known failures, skips and untestable requirements.
     pub baseline: Baseline,
+    /// SPEC.md's requirements, for the coverage of the run (empty: no coverage computed).
+    pub requirements: Vec<Requirement>,
 }
 
 impl Default for RunConfig {
@@ -37,6 +40,7 @@ impl Default for RunConfig {
             jobs: 1,
             timeout: Duration::from_secs(10),
             baseline: Baseline::new(),
+            requirements: Vec::new(),
         }
     }
 }
@@ -49,18 +53,34 @@ pub fn run(
     progress: &(dyn Fn(usize, usize, &CaseOutcome) + Sync),
 ) -> RunResult {
     let started = Instant::now();
+    // One handshake before anything is dispatched: a broken or invalid hello is one message for
+    // the whole run, not the same ERROR once per case.
+    let mut first = factory();
+    let hello = match first.hello().map_err(|e| e.to_string()).and_then(|h| {
+        validate_hello(&h)?;
+        Ok(h)
+    }) {
+        Ok(h) => h,
+        Err(message) => {
+            first.close();
+            return RunResult::handshake_failed(cases, started, message);
+        }
+    };
+    let first = Mutex::new(Some(first));
     let queue: Mutex<VecDeque<usize>> = Mutex::new((0..cases.len()).collect());
     let (tx, rx) = mpsc::channel::<(usize, CaseOutcome, Option<Hello>)>();
     let jobs = cfg.jobs.clamp(1, cases.len().max(1));
     let done = Arc::new(Mutex::new(0usize));
     let mut outcomes: Vec<Option<CaseOutcome>> = vec![None; cases.len()];
-    let mut hello = None;
     thread::scope(|s| {
         for _ in 0..jobs {
             let tx = tx.clone();
             let queue = &queue;
+            let first = &first;
             s.spawn(move || {
-                let mut harness = factory();
+                // The first worker keeps the harness that made the handshake.
+                let reused = first.lock().ok().and_then(|mut f| f.take());
+                let mut harness = reused.unwrap_or_else(factory);
                 loop {
                     let next = queue.lock().ok().and_then(|mut q| q.pop_front());
                     let Some(i) = next else { break };
@@ -73,11 +93,8 @@ pub fn run(
             });
         }
         drop(tx);
-        for (i, mut outcome, h) in rx {
+        for (i, mut outcome, _) in rx {
             baseline::apply(&cfg.baseline, &mut outcome);
-            if hello.is_none() {
-                hello = h;
-            }
             let n = {
                 let mut d = done.lock().expect("not poisoned");
                 *d += 1;
@@ -87,9 +104,12 @@ pub fn run(
             outcomes[i] = Some(outcome);
         }
     });
-    RunResult {
-        hello,
-        outcomes: outcomes.into_iter().flatten().collect(),
-        elapsed: started.elapsed(),
-    }
+    RunResult::finish(
+        cases,
+        outcomes.into_iter().flatten().collect(),
+        Some(hello),
+        &cfg.requirements,
+        &cfg.baseline,
+        started,
+    )
 }

@@ -423,13 +423,13 @@ pub fn judge(harness: &mut dyn Harness, hello: &Hello, model: &Model, timeout: D
     let mut bare = full.clone();
     bare.expect = oracle::expect_of(model.calls.len(), &[], false);
     let baseline: BTreeSet<String> = checks::check(&bare, &wire, caps, &obs)
-        .failures
+        .failures()
         .into_iter()
         .collect();
     let mut whole = full.clone();
     whole.expect = oracle::expect_of(model.calls.len(), &all, false);
     let findings = checks::check(&whole, &wire, caps, &obs);
-    let item_failed = findings.failures.iter().any(|f| !baseline.contains(f));
+    let item_failed = findings.failures().iter().any(|f| !baseline.contains(f));
     for (k, it) in judged.items.iter().enumerate() {
         if let ItemKind::Invocations {
             tool,
@@ -461,7 +461,7 @@ pub fn judge(harness: &mut dyn Harness, hello: &Hello, model: &Model, timeout: D
             let mut one = full.clone();
             one.expect = oracle::expect_of(model.calls.len(), &[it], false);
             let fails: Vec<String> = checks::check(&one, &wire, caps, &obs)
-                .failures
+                .failures()
                 .into_iter()
                 .filter(|f| !baseline.contains(f))
                 .collect();
@@ -495,7 +495,7 @@ pub fn judge(harness: &mut dyn Harness, hello: &Hello, model: &Model, timeout: D
                             history: history.as_deref(),
                             lone_surrogates: lone,
                         };
-                        checks::check_follow_up(&fu, &o)
+                        checks::check_follow_up(&fu, &o).failure
                     }
                     other => Some(format!(
                         "the idempotence re-run did not produce results: {other:?}"

@@ -27,7 +27,7 @@ use serde_json::Value;
 
 use super::model::{CallModel, Input, Model};
 use harness_conformance_suite::case::{
-    CapExpect, Case, ContentExpect, Expect, IdExpect, ReceivedArgs, ResultExpect,
+    CapExpect, Case, Classes, ContentExpect, Expect, IdExpect, ReceivedArgs, ResultExpect,
 };
 use harness_conformance_suite::checks::{self, EffectiveCap};
 
@@ -300,7 +300,9 @@ fn final_behavior(b: &Behavior) -> &Behavior {
 fn sleeps_past(b: &Behavior, deadline: Option<u64>) -> bool {
     fn total(b: &Behavior) -> u64 {
         match b {
-            Behavior::Sleep { sleep_ms, then } => sleep_ms.saturating_add(total(then)),
+            Behavior::Sleep { sleep_ms, then } => {
+                sleep_ms.exact().unwrap_or(0).saturating_add(total(then))
+            }
             Behavior::MutateArgs { then, .. } => total(then),
             _ => 0,
         }
@@ -368,7 +370,10 @@ pub fn items(model: &Model, fates: &[Fate], caps: &Capabilities) -> Result<Vec<I
     let class_item = |out: &mut Vec<Item>, i: usize, class: &str| {
         if codes {
             let class = class.to_owned();
-            out.push(item(&["OUT-7"], result(i, |r| r.class = Some(class))));
+            out.push(item(
+                &["OUT-7"],
+                result(i, |r| r.class = Some(Classes(vec![class]))),
+            ));
         }
     };
     let retry_item = |out: &mut Vec<Item>, i: usize, want: bool| {
@@ -510,7 +515,10 @@ fn valid_items(
     let push_class = |out: &mut Vec<Item>, class: &str| {
         if codes {
             let class = class.to_owned();
-            out.push(item(&["OUT-7"], result(i, |r| r.class = Some(class))));
+            out.push(item(
+                &["OUT-7"],
+                result(i, |r| r.class = Some(Classes(vec![class]))),
+            ));
         }
     };
     let push_retry = |out: &mut Vec<Item>, want: bool| {
@@ -555,7 +563,7 @@ fn valid_items(
             }
         }
         Behavior::Return { output } => match output {
-            Output::NonFinite(_) => {
+            Output::NonFinite(_) | Output::NonFiniteIn(_) => {
                 out.push(item(&["VOCAB-1"], result(i, |r| r.is_error = Some(true))));
                 push_class(out, "invalid_tool_output");
             }

@@ -237,9 +237,10 @@ fn behaviors(b: &Behavior) -> Vec<Behavior> {
     match b {
         Behavior::Sleep { sleep_ms, then } => {
             out.push((**then).clone());
-            if *sleep_ms > 1 {
+            let ms = sleep_ms.exact().unwrap_or(0);
+            if ms > 1 {
                 out.push(Behavior::Sleep {
-                    sleep_ms: sleep_ms / 2,
+                    sleep_ms: (ms / 2).into(),
                     then: then.clone(),
                 });
             }

@@ -469,7 +469,7 @@ fn behavior(rng: &mut Rng, scope: &Scope, allow_timeout: bool) -> (Behavior, &'s
         }
         13 => (
             Behavior::Sleep {
-                sleep_ms: TIMEOUT_SLEEP_MS,
+                sleep_ms: TIMEOUT_SLEEP_MS.into(),
                 then: Box::new(ret(Output::Text("late".into()))),
             },
             "timeout",
@@ -478,7 +478,7 @@ fn behavior(rng: &mut Rng, scope: &Scope, allow_timeout: bool) -> (Behavior, &'s
             let _ = scope;
             (
                 Behavior::Sleep {
-                    sleep_ms: rng.range(1, 5),
+                    sleep_ms: rng.range(1, 5).into(),
                     then: Box::new(ret(Output::Text(small_text(rng)))),
                 },
                 "short-sleep",

@@ -141,8 +141,9 @@ pub enum Behavior {
     },
     /// Sleep, then continue with another behaviour.
     Sleep {
-        /// How long to sleep.
-        sleep_ms: u64,
+        /// How long to sleep: milliseconds, or relative to the harness's deadline (resolved by
+        /// the runner before the case is sent, so adapters only see milliseconds).
+        sleep_ms: SleepMs,
         /// What to do after.
         then: Box<Behavior>,
     },
@@ -158,12 +159,53 @@ pub enum Behavior {
 impl Behavior {
     /// How long this behaviour sleeps in all, following its `then` chain: what a runner adds to
     /// its per-case timeout so that a slow but correct case is never cut short.
+    ///
+    /// Call it on a resolved case: a sleep still relative to the deadline counts as its `plus`.
     pub fn scripted_sleep_ms(&self) -> u64 {
         match self {
-            Behavior::Sleep { sleep_ms, then } => sleep_ms.saturating_add(then.scripted_sleep_ms()),
+            Behavior::Sleep { sleep_ms, then } => sleep_ms
+                .exact()
+                .unwrap_or(0)
+                .saturating_add(then.scripted_sleep_ms()),
             Behavior::MutateArgs { then, .. } => then.scripted_sleep_ms(),
             Behavior::Return { .. } | Behavior::Raise { .. } => 0,
         }
+    }
+}
+
+/// How long a scripted handler sleeps.
+///
+/// Deadline cases are written relative to the harness's deadline so that no verdict depends on
+/// a race and a harness whose deadline cannot be configured is tested with its own default.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+#[serde(untagged, deny_unknown_fields)]
+pub enum SleepMs {
+    /// So many milliseconds.
+    Exact(u64),
+    /// `floor(deadline_ms × deadline) + plus` milliseconds (never below zero), where the
+    /// deadline is the one configured for the case, or the harness's declared default.
+    Relative {
+        /// The multiple of the deadline.
+        deadline: f64,
+        /// Milliseconds added after the multiplication (may be negative).
+        #[serde(default)]
+        plus: i64,
+    },
+}
+
+impl SleepMs {
+    /// The milliseconds, once resolved.
+    pub fn exact(self) -> Option<u64> {
+        match self {
+            SleepMs::Exact(ms) => Some(ms),
+            SleepMs::Relative { .. } => None,
+        }
+    }
+}
+
+impl From<u64> for SleepMs {
+    fn from(ms: u64) -> Self {
+        SleepMs::Exact(ms)
     }
 }
 
@@ -181,6 +223,31 @@ pub enum Output {
     NonFinite(NonFinite),
     /// The arguments exactly as the handler received them, as a JSON value. Always `true`.
     EchoArgs(bool),
+    /// A structured value with non-finite floats placed inside it (behaviour
+    /// `non_finite_in`, which an adapter declares in `behaviors`).
+    NonFiniteIn(NonFiniteIn),
+}
+
+/// A structured value a handler returns with non-finite floats at some places inside it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct NonFiniteIn {
+    /// The value around the floats.
+    pub value: Value,
+    /// RFC 6901 pointer into `value` → the float placed there (added or replacing; the parent
+    /// must exist). Never empty.
+    pub at: BTreeMap<String, NonFinite>,
+}
+
+impl Output {
+    /// The optional behaviour (a [`crate::vocabulary::BEHAVIORS`] name) this output needs,
+    /// if it is not part of protocol 1's base set.
+    pub fn behavior_need(&self) -> Option<&'static str> {
+        match self {
+            Output::NonFiniteIn(_) => Some("non_finite_in"),
+            _ => None,
+        }
+    }
 }
 
 /// A float JSON has no literal for.
@@ -472,6 +539,15 @@ mod tests {
         )
         .unwrap();
         assert!(matches!(r, Behavior::Raise { .. }));
+        let n: Output = serde_json::from_value(
+            json!({"non_finite_in": {"value": {"a": [1, 2]}, "at": {"/a/1": "nan"}}}),
+        )
+        .unwrap();
+        assert_eq!(n.behavior_need(), Some("non_finite_in"));
+        assert!(serde_json::from_value::<Output>(
+            json!({"non_finite_in": {"value": {}, "at": {"/a": "zero"}}})
+        )
+        .is_err());
     }
 
     #[test]

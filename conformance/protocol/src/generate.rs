@@ -7,7 +7,7 @@
 
 use std::fmt;
 
-use crate::case::{Behavior, Gen, Lines, Output, Size, Unit, WireCase};
+use crate::case::{Behavior, Gen, Lines, Output, Size, SleepMs, Unit, WireCase};
 
 /// The largest text a description may expand to (in the cap's unit), so that a typo in a case
 /// cannot ask an adapter for a terabyte.
@@ -29,6 +29,8 @@ pub enum GenError {
     TooLarge(u64),
     /// A relative size that is not a finite, non-negative multiple.
     BadMultiple(String),
+    /// A sleep relative to the deadline, for a harness that declares no deadline.
+    NoDeadline,
 }
 
 impl fmt::Display for GenError {
@@ -47,8 +49,12 @@ impl fmt::Display for GenError {
                 "generated size {n} is over the limit of {MAX_GENERATED_SIZE}"
             ),
             GenError::BadMultiple(m) => {
-                write!(f, "`cap` multiple {m} is not a finite, non-negative number")
+                write!(f, "multiple {m} is not a finite, non-negative number")
             }
+            GenError::NoDeadline => write!(
+                f,
+                "a sleep relative to the deadline needs a harness that declares a deadline"
+            ),
         }
     }
 }
@@ -133,24 +139,68 @@ fn expand_lines(lines: &Lines, unit: Unit, out: &mut String) -> Result<(), GenEr
     Ok(())
 }
 
-/// Resolves every relative size in a case against the harness's cap limit.
+/// Resolves every relative size in a case against the harness's cap limit. A case with a sleep
+/// relative to the deadline needs [`resolve_case_with`].
 pub fn resolve_case(case: &mut WireCase, cap_limit: u64) -> Result<(), GenError> {
+    resolve_case_with(case, cap_limit, None)
+}
+
+/// Resolves every relative size against `cap_limit` and every relative sleep against
+/// `deadline_ms`, the deadline the harness will apply (`None`: it has none).
+pub fn resolve_case_with(
+    case: &mut WireCase,
+    cap_limit: u64,
+    deadline_ms: Option<u64>,
+) -> Result<(), GenError> {
     for tool in &mut case.tools {
-        resolve_behavior(&mut tool.behavior, cap_limit)?;
+        resolve_behavior(&mut tool.behavior, cap_limit, deadline_ms)?;
     }
     Ok(())
 }
 
-fn resolve_behavior(behavior: &mut Behavior, cap_limit: u64) -> Result<(), GenError> {
+fn resolve_behavior(
+    behavior: &mut Behavior,
+    cap_limit: u64,
+    deadline_ms: Option<u64>,
+) -> Result<(), GenError> {
     match behavior {
         Behavior::Return {
             output: Output::Generate(gen),
         } => resolve_gen(gen, cap_limit),
         Behavior::Return { .. } | Behavior::Raise { .. } => Ok(()),
-        Behavior::Sleep { then, .. } | Behavior::MutateArgs { then, .. } => {
-            resolve_behavior(then, cap_limit)
+        Behavior::Sleep { sleep_ms, then } => {
+            if let SleepMs::Relative { deadline, plus } = *sleep_ms {
+                let base = deadline_ms.ok_or(GenError::NoDeadline)?;
+                *sleep_ms = SleepMs::Exact(scale(base, deadline, plus, MAX_SLEEP_MS)?);
+            }
+            resolve_behavior(then, cap_limit, deadline_ms)
         }
+        Behavior::MutateArgs { then, .. } => resolve_behavior(then, cap_limit, deadline_ms),
     }
+}
+
+/// The longest sleep a relative sleep may resolve to (ten minutes): a case cannot make a
+/// runner wait for hours because a harness declares an absurd default deadline.
+pub const MAX_SLEEP_MS: u64 = 600_000;
+
+/// `floor(base × multiple) + plus`, checked: finite, non-negative, at most `max`.
+fn scale(base: u64, multiple: f64, plus: i64, max: u64) -> Result<u64, GenError> {
+    if !multiple.is_finite() || multiple < 0.0 {
+        return Err(GenError::BadMultiple(multiple.to_string()));
+    }
+    let scaled = (base as f64 * multiple).floor();
+    if scaled > max as f64 {
+        return Err(GenError::TooLarge(scaled as u64));
+    }
+    let n = (scaled as i64).saturating_add(plus);
+    if n < 0 {
+        return Err(GenError::Negative(n));
+    }
+    let n = n as u64;
+    if n > max {
+        return Err(GenError::TooLarge(n));
+    }
+    Ok(n)
 }
 
 fn resolve_gen(gen: &mut Gen, cap_limit: u64) -> Result<(), GenError> {
@@ -166,24 +216,18 @@ fn resolve_gen(gen: &mut Gen, cap_limit: u64) -> Result<(), GenError> {
 
 fn resolve_size(size: &mut Size, cap_limit: u64) -> Result<(), GenError> {
     if let Size::Relative { cap, plus } = *size {
-        if !cap.is_finite() || cap < 0.0 {
-            return Err(GenError::BadMultiple(cap.to_string()));
-        }
-        let scaled = (cap_limit as f64 * cap).floor();
-        if scaled > MAX_GENERATED_SIZE as f64 {
-            return Err(GenError::TooLarge(scaled as u64));
-        }
-        let n = (scaled as i64).saturating_add(plus);
-        if n < 0 {
-            return Err(GenError::Negative(n));
-        }
-        let n = n as u64;
-        if n > MAX_GENERATED_SIZE {
-            return Err(GenError::TooLarge(n));
-        }
-        *size = Size::Exact(n);
+        *size = Size::Exact(scale(cap_limit, cap, plus, MAX_GENERATED_SIZE)?);
     }
     Ok(())
+}
+
+/// Resolves one size against `cap_limit` (for sizes outside behaviours, such as the
+/// runner's `max_size` content check).
+pub fn resolve_size_value(size: Size, cap_limit: u64) -> Result<u64, GenError> {
+    match size {
+        Size::Exact(n) => Ok(n),
+        Size::Relative { cap, plus } => scale(cap_limit, cap, plus, MAX_GENERATED_SIZE),
+    }
 }
 
 #[cfg(test)]
@@ -245,6 +289,39 @@ mod tests {
             panic!()
         };
         assert_eq!(materialize(g, Unit::Bytes).unwrap(), "aaaaaaaaa€bbbbb");
+    }
+
+    #[test]
+    fn relative_sleeps_resolve_against_the_deadline() {
+        let mut case: WireCase = serde_json::from_value(json!({
+            "id": "outcomes/x",
+            "tools": [{"name": "t", "input_schema": {"type": "object"},
+                       "behavior": {"sleep_ms": {"deadline": 4.0, "plus": 1500},
+                                    "then": {"return": {"text": "late"}}}}],
+            "calls": []
+        }))
+        .unwrap();
+        let mut no_deadline = case.clone();
+        assert_eq!(
+            resolve_case(&mut no_deadline, 100),
+            Err(GenError::NoDeadline)
+        );
+        resolve_case_with(&mut case, 100, Some(250)).unwrap();
+        let Behavior::Sleep { sleep_ms, .. } = &case.tools[0].behavior else {
+            panic!()
+        };
+        assert_eq!(*sleep_ms, SleepMs::Exact(2500));
+        assert_eq!(case.tools[0].behavior.scripted_sleep_ms(), 2500);
+        // A harness whose default deadline is absurd cannot make the runner sleep for hours.
+        let mut huge = SleepMs::Relative {
+            deadline: 4.0,
+            plus: 0,
+        };
+        if let SleepMs::Relative { deadline, plus } = huge {
+            assert!(scale(u64::MAX / 2, deadline, plus, MAX_SLEEP_MS).is_err());
+            huge = SleepMs::Exact(0);
+        }
+        assert_eq!(huge.exact(), Some(0));
     }
 
     #[test]

@@ -6,10 +6,12 @@
 //! normative text for adapters in other languages, and its JSON Schemas describe the same
 //! shapes as the types here.
 //!
-//! Three parts:
+//! Its parts:
 //! - [`case`]: the case as an adapter sees it — configuration, tools with scripted behaviours,
 //!   and the calls of one assistant turn. Expectations are not here: adapters never see them.
 //! - [`message`]: the commands the runner sends, the handshake, and the adapter's replies.
+//! - [`vocabulary`]: every capability name a hello may use (keywords, classes, features,
+//!   optional behaviours), so that a typo is refused instead of silently skipping cases.
 //! - [`security`]: the optional security part of a case (caller context, tool policies,
 //!   per-call idempotency keys and prepare/commit) and the features it implies.
 //! - [`generate`]: expanding the compact description of a large output into its text, and
@@ -20,12 +22,16 @@ pub mod case;
 pub mod generate;
 pub mod message;
 pub mod security;
+pub mod vocabulary;
 
 pub use case::{
-    Behavior, Call, CallForm, CapRequest, CaseConfig, Gen, Lines, Mutation, NonFinite, Output,
-    Raise, RaiseKind, Size, Strategy, ToolDef, Unit, WireCase,
+    Behavior, Call, CallForm, CapRequest, CaseConfig, Gen, Lines, Mutation, NonFinite, NonFiniteIn,
+    Output, Raise, RaiseKind, Size, SleepMs, Strategy, ToolDef, Unit, WireCase,
 };
-pub use generate::{materialize, measure, resolve_case, GenError, MAX_GENERATED_SIZE};
+pub use generate::{
+    materialize, measure, resolve_case, resolve_case_with, resolve_size_value, GenError,
+    MAX_GENERATED_SIZE, MAX_SLEEP_MS,
+};
 pub use message::{
     decode_command, decode_hello, decode_reply, CapCapability, Capabilities, Command,
     DeadlineCapability, DecodeError, Hello, Implementation, Invocation, ObservedResult, Reply,

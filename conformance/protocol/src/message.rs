@@ -28,6 +28,10 @@ pub enum Command {
     Start {
         /// The runner's protocol version.
         protocol: u32,
+        /// The suite's version (`1.0.0`), so an adapter can log which edition judged it.
+        /// Optional on the wire: runners before it was added did not send it.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        suite: Option<String>,
     },
     /// Run one case: the adapter answers with a [`Reply`] carrying the same `seq`.
     Run {
@@ -77,6 +81,12 @@ pub struct Capabilities {
     /// Suite class (`invalid_arguments`, …) → the harness's own code for it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub codes: Option<BTreeMap<String, String>>,
+    /// Classes the harness does not tell apart → the class it answers them as (which has a
+    /// code in `codes`): `{"malformed_call": "invalid_arguments"}`. A class check for a folded
+    /// class accepts the target's code, so a harness with a coarser partition than the suite's
+    /// is judged on what it has.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub folds: BTreeMap<String, String>,
     /// Whether results say if retrying the same call can help.
     #[serde(default)]
     pub retryability: bool,
@@ -98,6 +108,10 @@ pub struct Capabilities {
     /// Optional feature sets (`authorization`, `idempotency`, …).
     #[serde(default)]
     pub features: Vec<String>,
+    /// Scripted behaviours beyond protocol 1's base set that the adapter can run
+    /// ([`crate::vocabulary::BEHAVIORS`]).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub behaviors: Vec<String>,
 }
 
 fn structured_only() -> Vec<CallForm> {
@@ -341,7 +355,10 @@ mod tests {
 
     #[test]
     fn commands_round_trip() {
-        let start = Command::Start { protocol: 1 };
+        let start = Command::Start {
+            protocol: 1,
+            suite: None,
+        };
         let line = serde_json::to_string(&start).unwrap();
         assert_eq!(line, r#"{"cmd":"start","protocol":1}"#);
         assert_eq!(decode_command(line.as_bytes()).unwrap(), start);

@@ -1,4 +1,6 @@
-//! JSON lines: one `start` line, one `case` line per case, one `summary` line.
+//! JSON lines: one `start` line, one `case` line per case (with every check it evaluated, each
+//! tied to its requirement, and the checks it could not run), one `summary` line (with each
+//! requirement's standing).
 //!
 //! Stable field names, one object per line, so `jq` and CI scripts can consume a run without
 //! parsing prose.
@@ -12,6 +14,8 @@ pub fn render(r: &Report) -> String {
     let mut lines: Vec<Value> = Vec::new();
     lines.push(json!({
         "type": "start",
+        "suite": harness_conformance_suite::SUITE_VERSION,
+        "protocol": harness_conformance_protocol::PROTOCOL_VERSION,
         "target": r.target,
         "implementation": r.run.hello.as_ref().map(|h| &h.implementation),
         "capabilities": r.run.hello.as_ref().map(|h| &h.capabilities),
@@ -27,20 +31,19 @@ pub fn render(r: &Report) -> String {
         }
         lines.push(v);
     }
-    let requirements: Vec<Value> = r
-        .requirement_rows()
-        .iter()
-        .map(|row| {
-            json!({
-                "id": row.id,
-                "level": row.level.map(|l| l.as_str()),
-                "counts": row.counts.iter().map(|(v, n)| (v.as_str().to_owned(), json!(n))).collect::<serde_json::Map<_, _>>(),
-            })
-        })
-        .collect();
+    let requirements = serde_json::to_value(&r.run.coverage.requirements).unwrap_or(Value::Null);
     lines.push(json!({
         "type": "summary",
         "ok": !r.run.failed(),
+        "suite": harness_conformance_suite::SUITE_VERSION,
+        "handshake_error": r.run.handshake_error,
+        "failure_reasons": r.failure_reasons(),
+        "coverage": {
+            "must": r.run.coverage.summary(harness_conformance_suite::spec::Level::Must),
+            "should": r.run.coverage.summary(harness_conformance_suite::spec::Level::Should),
+            "stale_not_testable": r.run.coverage.stale_not_testable,
+            "unmapped_classes": r.run.coverage.unmapped_classes,
+        },
         "elapsed_ms": r.run.elapsed.as_secs_f64() * 1000.0,
         "totals": r.totals().iter().map(|(v, n)| (v.as_str().to_owned(), json!(n))).collect::<serde_json::Map<_, _>>(),
         "requirements": requirements,

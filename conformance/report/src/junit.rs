@@ -1,6 +1,8 @@
 //! JUnit XML, for CI systems that draw test views from it: one `testsuite` per area, one
-//! `testcase` per case; FAIL and STALE are `failure`, ERROR and BUG IN CASE are `error`, SKIP
-//! and XFAIL are `skipped` (with the reason).
+//! `testcase` per case with `classname` the area and the case's requirements as properties;
+//! FAIL, STALE and NEW SKIP are `failure` (its message names the requirements whose checks
+//! failed, then the failed checks), ERROR and BUG IN CASE are `error`, SKIP and XFAIL are
+//! `skipped` (with the reason). The suite and protocol versions are properties of the run.
 
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
@@ -40,7 +42,7 @@ pub fn render(r: &Report) -> String {
     let mut out = String::from("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n");
     let count =
         |v: &[&CaseOutcome], f: &dyn Fn(Verdict) -> bool| v.iter().filter(|o| f(o.verdict)).count();
-    let is_failure = |v: Verdict| matches!(v, Verdict::Fail | Verdict::Stale);
+    let is_failure = |v: Verdict| matches!(v, Verdict::Fail | Verdict::Stale | Verdict::NewSkip);
     let is_error = |v: Verdict| matches!(v, Verdict::Error | Verdict::BugInCase);
     let is_skip = |v: Verdict| matches!(v, Verdict::Skip | Verdict::Xfail);
     let all: Vec<&CaseOutcome> = r.run.outcomes.iter().collect();
@@ -65,24 +67,54 @@ pub fn render(r: &Report) -> String {
             count(&cases, &is_error),
             count(&cases, &is_skip),
         );
+        let _ = writeln!(
+            out,
+            "    <properties><property name=\"suite\" value=\"{}\"/><property name=\"protocol\" value=\"{}\"/></properties>",
+            harness_conformance_suite::SUITE_VERSION,
+            harness_conformance_protocol::PROTOCOL_VERSION
+        );
         for o in cases {
             let level = r.level_of(o).map_or("?", |l| l.as_str());
             let _ = write!(
                 out,
-                "    <testcase classname=\"{}\" name=\"{}\" time=\"{:.3}\"",
-                escape(&format!("{} {}", o.requirements.join(","), level)),
+                "    <testcase classname=\"{}\" name=\"{}\" time=\"{:.3}\">\n      <properties>",
+                escape(area),
                 escape(&o.id),
                 o.duration.as_secs_f64()
+            );
+            for req in &o.requirements {
+                let _ = write!(
+                    out,
+                    "<property name=\"requirement\" value=\"{}\"/>",
+                    escape(req)
+                );
+            }
+            let failing = o.failing_requirements();
+            for req in &failing {
+                let _ = write!(out, "<property name=\"fails\" value=\"{}\"/>", escape(req));
+            }
+            let _ = writeln!(
+                out,
+                "<property name=\"level\" value=\"{level}\"/></properties>"
             );
             let body = o.messages.join("\n");
             let detail = format!("{body}\nreproduce: {}", r.reproducer(&o.id));
             match o.verdict {
-                Verdict::Pass => out.push_str("/>\n"),
+                Verdict::Pass => out.push_str("    </testcase>\n"),
                 v if is_failure(v) => {
+                    let blamed = if failing.is_empty() {
+                        String::new()
+                    } else {
+                        format!(
+                            "fails {}: ",
+                            failing.iter().copied().collect::<Vec<_>>().join(", ")
+                        )
+                    };
                     let _ = write!(
                         out,
-                        ">\n      <failure type=\"{}\" message=\"{}\">{}</failure>\n    </testcase>\n",
+                        "      <failure type=\"{}\" message=\"{}{}\">{}</failure>\n    </testcase>\n",
                         v.as_str(),
+                        escape(&blamed),
                         escape(o.messages.first().map_or("", String::as_str)),
                         escape(&detail)
                     );
@@ -90,7 +122,7 @@ pub fn render(r: &Report) -> String {
                 v if is_error(v) => {
                     let _ = write!(
                         out,
-                        ">\n      <error type=\"{}\" message=\"{}\">{}</error>\n    </testcase>\n",
+                        "      <error type=\"{}\" message=\"{}\">{}</error>\n    </testcase>\n",
                         v.as_str(),
                         escape(o.messages.first().map_or("", String::as_str)),
                         escape(&detail)
@@ -104,7 +136,7 @@ pub fn render(r: &Report) -> String {
                         .unwrap_or_default();
                     let _ = write!(
                         out,
-                        ">\n      <skipped message=\"{}: {}\"/>\n    </testcase>\n",
+                        "      <skipped message=\"{}: {}\"/>\n    </testcase>\n",
                         v.as_str(),
                         escape(&reason)
                     );

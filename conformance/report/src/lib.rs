@@ -3,8 +3,10 @@
 //!
 //! Each reporter is a pure function from a [`Report`] to text; the binary decides where the
 //! text goes. All of them group by requirement and level, because "which MUSTs does this
-//! harness break" is the question a reader comes with, and all of them carry, for each
-//! unexpected result, the one-command reproducer for that single case.
+//! harness break" is the question a reader comes with — counted from check-level blame, so a
+//! requirement fails only where one of its own checks failed, and a MUST that could not be
+//! tested says so — and all of them carry, for each unexpected result, the one-command
+//! reproducer for that single case.
 
 pub mod json;
 pub mod junit;
@@ -14,8 +16,7 @@ pub mod snapshot;
 pub mod teaching;
 pub mod terminal;
 
-use std::collections::BTreeMap;
-
+use harness_conformance_suite::coverage::{RequirementResult, Status};
 use harness_conformance_suite::run::RunResult;
 use harness_conformance_suite::spec::{Level, Requirement};
 use harness_conformance_suite::verdict::{CaseOutcome, Verdict};
@@ -33,37 +34,55 @@ pub struct Report<'a> {
     pub reproduce: &'a str,
 }
 
-/// Per-requirement tallies.
+/// One requirement's line in a report: its standing from the run's coverage.
 #[derive(Debug, Clone, PartialEq)]
 pub struct RequirementRow<'a> {
-    /// The requirement (None for ids SPEC.md lacks).
+    /// The requirement id.
     pub id: &'a str,
-    /// Its level, if known.
-    pub level: Option<Level>,
+    /// Its level.
+    pub level: Level,
     /// Its title.
     pub title: &'a str,
-    /// Verdict → count, over the cases that test it.
-    pub counts: BTreeMap<Verdict, usize>,
+    /// What the run says about it (check-level: it fails only where its own checks failed).
+    pub result: &'a RequirementResult,
 }
 
 impl RequirementRow<'_> {
-    /// The worst verdict among its cases, for a status column.
+    /// A one-character status for tables: ✓ pass, ✗ fail, ~ known failure, ! not testable
+    /// (fails the run for a MUST unless baselined), – not applicable.
     pub fn status(&self) -> &'static str {
-        let has = |v| self.counts.get(&v).copied().unwrap_or(0) > 0;
-        if has(Verdict::Fail)
-            || has(Verdict::Error)
-            || has(Verdict::BugInCase)
-            || has(Verdict::Stale)
-        {
-            "✗"
-        } else if has(Verdict::Pass) || has(Verdict::Xfail) {
-            if has(Verdict::Xfail) {
-                "~"
-            } else {
-                "✓"
+        match self.result.status {
+            Status::Pass => "✓",
+            Status::Fail => "✗",
+            Status::Xfail => "~",
+            Status::NotTestable if self.result.baselined.is_some() => "~",
+            Status::NotTestable => "!",
+            Status::NotApplicable => "–",
+        }
+    }
+
+    /// What the row says after the title: how many cases tested it and failed it, or why it was
+    /// not tested.
+    pub fn detail(&self) -> String {
+        let r = self.result;
+        match r.status {
+            Status::Pass => format!("PASS in {} case(s)", r.tested_cases),
+            Status::Fail | Status::Xfail => format!(
+                "{} in {} of {} case(s)",
+                r.status.as_str(),
+                r.failing_cases.len(),
+                r.tested_cases
+            ),
+            Status::NotTestable => match &r.baselined {
+                Some(b) => format!("NOT TESTABLE (baselined: {b})"),
+                None => format!(
+                    "NOT TESTABLE — {}",
+                    r.reason.as_deref().unwrap_or("no check of it ran")
+                ),
+            },
+            Status::NotApplicable => {
+                format!("not applicable — {}", r.reason.as_deref().unwrap_or(""))
             }
-        } else {
-            "–"
         }
     }
 }
@@ -74,39 +93,60 @@ impl<'a> Report<'a> {
         format!("{} {}", self.reproduce, shell_quote(id))
     }
 
-    /// One row per requirement that has cases in this run, in SPEC.md order.
+    /// One row per requirement the run had cases for, in SPEC.md order.
     pub fn requirement_rows(&self) -> Vec<RequirementRow<'a>> {
-        let mut rows: Vec<RequirementRow<'a>> = Vec::new();
-        let mut index: BTreeMap<&str, usize> = BTreeMap::new();
-        for r in self.requirements {
-            index.insert(&r.id, rows.len());
-            rows.push(RequirementRow {
-                id: &r.id,
-                level: Some(r.level),
-                title: &r.title,
-                counts: BTreeMap::new(),
-            });
+        self.run
+            .coverage
+            .requirements
+            .iter()
+            .map(|result| RequirementRow {
+                id: &result.id,
+                level: result.level,
+                title: self
+                    .requirements
+                    .iter()
+                    .find(|q| q.id == result.id)
+                    .map_or("", |q| q.title.as_str()),
+                result,
+            })
+            .collect()
+    }
+
+    /// Why the run failed, in plain words (empty when it did not).
+    pub fn failure_reasons(&self) -> Vec<String> {
+        let run = self.run;
+        let mut out = Vec::new();
+        if run.handshake_error.is_some() {
+            out.push("the handshake failed, so no case ran".to_owned());
         }
-        for o in &self.run.outcomes {
-            for req in &o.requirements {
-                let i = match index.get(req.as_str()) {
-                    Some(i) => *i,
-                    None => {
-                        index.insert(req.as_str(), rows.len());
-                        rows.push(RequirementRow {
-                            id: req,
-                            level: None,
-                            title: "",
-                            counts: BTreeMap::new(),
-                        });
-                        rows.len() - 1
-                    }
-                };
-                *rows[i].counts.entry(o.verdict).or_default() += 1;
-            }
+        let unexpected = run
+            .outcomes
+            .iter()
+            .filter(|o| o.verdict.is_unexpected())
+            .count();
+        if unexpected > 0 && run.handshake_error.is_none() {
+            out.push(format!("{unexpected} unexpected case result(s)"));
         }
-        rows.retain(|r| !r.counts.is_empty());
-        rows
+        let untestable: Vec<&str> = run
+            .coverage
+            .requirements
+            .iter()
+            .filter(|r| r.fails_run() && r.status == Status::NotTestable)
+            .map(|r| r.id.as_str())
+            .collect();
+        if !untestable.is_empty() {
+            out.push(format!(
+                "MUST requirement(s) not testable on this harness: {} (declare the capability its cases need, or list it under `not_testable` in the baseline with a reason)",
+                untestable.join(", ")
+            ));
+        }
+        if !run.coverage.stale_not_testable.is_empty() {
+            out.push(format!(
+                "the baseline lists {} as not testable, but the run tested it: remove the entry",
+                run.coverage.stale_not_testable.join(", ")
+            ));
+        }
+        out
     }
 
     /// Verdict totals over the run.

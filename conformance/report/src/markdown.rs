@@ -25,38 +25,51 @@ pub fn render(r: &Report) -> String {
             cell(&h.implementation.language)
         );
     }
+    let reasons = r.failure_reasons();
     let _ = writeln!(
         out,
         "**{}** — {} case(s) in {:.2}s: {}\n",
-        if r.run.failed() { "FAILED" } else { "ok" },
+        if reasons.is_empty() { "ok" } else { "FAILED" },
         r.run.outcomes.len(),
         r.run.elapsed.as_secs_f64(),
         totals.join(", ")
     );
+    for reason in &reasons {
+        let _ = writeln!(out, "- {}", cell(reason));
+    }
+    if !reasons.is_empty() {
+        out.push('\n');
+    }
+    if let Some(e) = &r.run.handshake_error {
+        let _ = writeln!(
+            out,
+            "The handshake failed:\n\n```text\n{}\n```\n",
+            e.replace('`', "'")
+        );
+    }
+    for level in [Level::Must, Level::Should, Level::May] {
+        if r.requirement_rows().iter().any(|row| row.level == level) {
+            let _ = writeln!(out, "- {}", r.run.coverage.summary(level));
+        }
+    }
     let _ = writeln!(
         out,
-        "| | requirement | level | title | cases |\n|---|---|---|---|---|"
+        "\n| | requirement | level | title | result |\n|---|---|---|---|---|"
     );
-    for level in [
-        Some(Level::Must),
-        Some(Level::Should),
-        Some(Level::May),
-        None,
-    ] {
+    for level in [Level::Must, Level::Should, Level::May] {
         for row in r
             .requirement_rows()
             .into_iter()
             .filter(|row| row.level == level)
         {
-            let counts: Vec<String> = row.counts.iter().map(|(v, n)| format!("{n} {v}")).collect();
             let _ = writeln!(
                 out,
                 "| {} | {} | {} | {} | {} |",
                 row.status(),
                 row.id,
-                row.level.map_or("?", |l| l.as_str()),
+                row.level.as_str(),
                 cell(row.title),
-                counts.join(", ")
+                cell(&row.detail())
             );
         }
     }
@@ -70,7 +83,14 @@ pub fn render(r: &Report) -> String {
                 "<details><summary><b>{}</b> <code>{}</code> ({})</summary>\n",
                 o.verdict,
                 o.id,
-                o.requirements.join(", ")
+                {
+                    let failing = o.failing_requirements();
+                    if failing.is_empty() {
+                        o.requirements.join(", ")
+                    } else {
+                        failing.into_iter().collect::<Vec<_>>().join(", ")
+                    }
+                }
             );
             for m in &o.messages {
                 let _ = writeln!(out, "- {}", m.replace('<', "&lt;"));

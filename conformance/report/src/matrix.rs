@@ -90,6 +90,7 @@ fn symbol(v: Verdict) -> &'static str {
         Verdict::BugInCase => "🐞",
         Verdict::Xfail => "⚠️",
         Verdict::Stale => "🔄",
+        Verdict::NewSkip => "🆕",
     }
 }
 
@@ -121,6 +122,28 @@ pub fn markdown(grid: &Grid) -> String {
         .collect();
     out.push_str(&crate::teaching::grid_markdown(&runs, grid.requirements));
     let names: Vec<String> = grid.columns.iter().map(|c| md(&c.name)).collect();
+    // By requirement, from check-level blame: a cell fails only where one of the
+    // requirement's own checks failed.
+    let _ = writeln!(out, "\n### By requirement\n\n{}\n", REQUIREMENT_LEGEND);
+    let _ = writeln!(out, "| requirement | level | {} |", names.join(" | "));
+    let _ = writeln!(out, "|---|---|{}", "---|".repeat(names.len()));
+    for req in grid.requirements {
+        let cells: Vec<String> = grid
+            .columns
+            .iter()
+            .map(|col| requirement_cell(col, &req.id))
+            .collect();
+        if cells.iter().all(|c| c == "·") {
+            continue;
+        }
+        let _ = writeln!(
+            out,
+            "| {} | {} | {} |",
+            req.id,
+            req.level.as_str(),
+            cells.join(" | ")
+        );
+    }
     let mut current: Option<Option<Level>> = None;
     for g in grid.groups() {
         if current != Some(g.level) {
@@ -147,6 +170,25 @@ pub fn markdown(grid: &Grid) -> String {
         }
     }
     out
+}
+
+/// What the by-requirement tables' symbols mean.
+const REQUIREMENT_LEGEND: &str = "✅ pass · ❌ fail (n of m cases) · ⚠️ known failure (baseline) · ❔ not testable on this harness (⚠️❔ baselined) · ➖ not applicable";
+
+/// One requirement's cell for one harness: its coverage status.
+fn requirement_cell(col: &Column, id: &str) -> String {
+    use harness_conformance_suite::coverage::Status;
+    let Some(r) = col.result.coverage.requirements.iter().find(|r| r.id == id) else {
+        return "·".to_owned();
+    };
+    match r.status {
+        Status::Pass => "✅".to_owned(),
+        Status::Fail => format!("❌ {}/{}", r.failing_cases.len(), r.tested_cases),
+        Status::Xfail => format!("⚠️ {}/{}", r.failing_cases.len(), r.tested_cases),
+        Status::NotTestable if r.baselined.is_some() => "⚠️❔".to_owned(),
+        Status::NotTestable => "❔".to_owned(),
+        Status::NotApplicable => "➖".to_owned(),
+    }
 }
 
 fn md(s: &str) -> String {
@@ -178,6 +220,7 @@ fn css_class(v: Verdict) -> &'static str {
         Verdict::BugInCase => "bug",
         Verdict::Xfail => "xfail",
         Verdict::Stale => "stale",
+        Verdict::NewSkip => "newskip",
     }
 }
 
@@ -187,7 +230,7 @@ th,td{border:1px solid #d0d7de;padding:4px 8px;vertical-align:top}th{background:
 td.case code{font-size:12px}td.req{font-weight:600;white-space:nowrap}\
 td.v{min-width:90px;max-width:360px;font-size:12px}\
 .pass{background:#dafbe1}.fail{background:#ffd8d3}.skip{background:#eaeef2;color:#57606a}\
-.error{background:#fbe4a6}.bug{background:#e8d7ff}.xfail{background:#fff1c2}.stale{background:#ffc6e0}\
+.error{background:#fbe4a6}.bug{background:#e8d7ff}.xfail{background:#fff1c2}.stale{background:#ffc6e0}.newskip{background:#ffc6e0}\
 details summary{cursor:pointer;font-weight:600}details pre{white-space:pre-wrap;word-break:break-word;margin:4px 0;font-size:11px}\
 .legend span{display:inline-block;padding:2px 8px;margin-right:6px;border:1px solid #d0d7de}\
 tr.group td{background:#f6f8fa;font-weight:600}";
@@ -227,6 +270,44 @@ pub fn html(grid: &Grid) -> String {
                 css_class(v),
                 col.result.count(v)
             );
+        }
+        out.push_str("</tr>");
+    }
+    out.push_str("</table>");
+    let _ = write!(
+        out,
+        "<h2>By requirement</h2><p>{}</p><table><tr><th>requirement</th><th>level</th><th>title</th>",
+        esc(REQUIREMENT_LEGEND)
+    );
+    for col in grid.columns {
+        let _ = write!(out, "<th>{}</th>", esc(&col.name));
+    }
+    out.push_str("</tr>");
+    for req in grid.requirements {
+        let cells: Vec<String> = grid
+            .columns
+            .iter()
+            .map(|col| requirement_cell(col, &req.id))
+            .collect();
+        if cells.iter().all(|c| c == "·") {
+            continue;
+        }
+        let _ = write!(
+            out,
+            "<tr><td class=\"req\">{}</td><td>{}</td><td>{}</td>",
+            esc(&req.id),
+            req.level.as_str(),
+            esc(&req.title)
+        );
+        for c in cells {
+            let class = match c.chars().next() {
+                Some('✅') => "pass",
+                Some('❌') => "fail",
+                Some('⚠') => "xfail",
+                Some('❔') => "error",
+                _ => "skip",
+            };
+            let _ = write!(out, "<td class=\"v {class}\">{}</td>", esc(&c));
         }
         out.push_str("</tr>");
     }

@@ -18,7 +18,6 @@ use std::fmt::Write as _;
 use crate::Report;
 use harness_conformance_suite::run::RunResult;
 use harness_conformance_suite::spec::Requirement;
-use harness_conformance_suite::verdict::Verdict;
 
 /// One teaching-quality check and the requirements that carry it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -103,7 +102,8 @@ pub struct Row<'a> {
     pub passed: usize,
     /// Cases behind it that failed (FAIL or XFAIL), by id.
     pub failed: Vec<&'a str>,
-    /// Cases behind it that were not judged (SKIP, ERROR, BUG IN CASE).
+    /// Cases behind it that were not judged (SKIP, ERROR, BUG IN CASE, or none of the check's
+    /// own checks ran).
     pub not_judged: usize,
 }
 
@@ -116,18 +116,24 @@ pub fn rows<'a>(r: &Report<'a>) -> Vec<Row<'a>> {
         let mut failed = Vec::new();
         let mut not_judged = 0;
         for o in &r.run.outcomes {
-            if !o
-                .requirements
-                .iter()
-                .any(|req| check.requirements.contains(&req.as_str()))
-            {
+            let carries = |req: &str| check.requirements.contains(&req);
+            if !o.requirements.iter().any(|req| carries(req)) {
                 continue;
             }
             any = true;
-            match o.verdict {
-                Verdict::Pass | Verdict::Stale => passed += 1,
-                Verdict::Fail | Verdict::Xfail => failed.push(o.id.as_str()),
-                Verdict::Skip | Verdict::Error | Verdict::BugInCase => not_judged += 1,
+            // Judged on the checks these requirements own, not on the case's verdict: a case
+            // that fails elsewhere says nothing about its wording.
+            let mine: Vec<_> = o
+                .checks
+                .iter()
+                .filter(|c| carries(&c.requirement))
+                .collect();
+            if !o.verdict.was_checked() || mine.is_empty() {
+                not_judged += 1;
+            } else if mine.iter().any(|c| !c.passed()) {
+                failed.push(o.id.as_str());
+            } else {
+                passed += 1;
             }
         }
         let status = if !failed.is_empty() {
@@ -345,15 +351,33 @@ pub fn grid_markdown(columns: &[(&str, &RunResult)], requirements: &[Requirement
 #[cfg(test)]
 mod tests {
     use super::*;
-    use harness_conformance_suite::verdict::CaseOutcome;
+    use harness_conformance_suite::blame::CheckKind;
+    use harness_conformance_suite::checks::Check;
+    use harness_conformance_suite::verdict::{CaseOutcome, Verdict};
     use std::time::Duration;
 
     fn run(outcomes: Vec<CaseOutcome>) -> RunResult {
         RunResult {
             hello: None,
+            handshake_error: None,
             outcomes,
+            coverage: Default::default(),
             elapsed: Duration::ZERO,
         }
+    }
+
+    /// An outcome whose one check, owned by its requirement, held or failed as the verdict says.
+    fn judged(id: &str, req: &str, v: Verdict) -> CaseOutcome {
+        let mut o = CaseOutcome::new(id, &[req.into()], v);
+        if v.was_checked() {
+            o.checks.push(Check {
+                kind: CheckKind::ContentContains,
+                result: Some(0),
+                requirement: req.into(),
+                failure: (v == Verdict::Fail).then(|| "no".to_owned()),
+            });
+        }
+        o
     }
 
     fn report(run: &RunResult) -> Report<'_> {
@@ -377,9 +401,9 @@ mod tests {
     #[test]
     fn a_failing_case_fails_its_check_and_only_its_check() {
         let r = run(vec![
-            CaseOutcome::new("teaching/a", &["TEACH-8".into()], Verdict::Fail),
-            CaseOutcome::new("teaching/b", &["TEACH-2".into()], Verdict::Pass),
-            CaseOutcome::new("calls/c", &["CALL-2".into()], Verdict::Skip),
+            judged("teaching/a", "TEACH-8", Verdict::Fail),
+            judged("teaching/b", "TEACH-2", Verdict::Pass),
+            judged("calls/c", "CALL-2", Verdict::Skip),
         ]);
         let rows = rows(&report(&r));
         let by = |k: &str| rows.iter().find(|x| x.check.key == k).unwrap().clone();
@@ -404,16 +428,8 @@ mod tests {
 
     #[test]
     fn the_grid_has_a_column_per_harness() {
-        let good = run(vec![CaseOutcome::new(
-            "teaching/a",
-            &["TEACH-8".into()],
-            Verdict::Pass,
-        )]);
-        let bad = run(vec![CaseOutcome::new(
-            "teaching/a",
-            &["TEACH-8".into()],
-            Verdict::Fail,
-        )]);
+        let good = run(vec![judged("teaching/a", "TEACH-8", Verdict::Pass)]);
+        let bad = run(vec![judged("teaching/a", "TEACH-8", Verdict::Fail)]);
         let md = grid_markdown(&[("ref", &good), ("other", &bad)], &[]);
         assert!(md.contains("| check | ref | other |"), "{md}");
         assert!(
@@ -426,11 +442,7 @@ mod tests {
 
     #[test]
     fn no_teaching_case_means_no_section() {
-        let r = run(vec![CaseOutcome::new(
-            "cap/x",
-            &["CAP-1".into()],
-            Verdict::Pass,
-        )]);
+        let r = run(vec![judged("cap/x", "CAP-1", Verdict::Pass)]);
         assert!(rows(&report(&r)).is_empty());
         assert_eq!(render_terminal(&report(&r)), "");
         assert_eq!(render_markdown(&report(&r)), "");

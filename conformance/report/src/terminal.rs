@@ -1,5 +1,6 @@
 //! The terminal report: a progress line per finished case, then details of every unexpected
-//! result with its reproducer, then a table by requirement and level, then the totals.
+//! result with its reproducer and the requirements it fails, then a table by requirement and
+//! level with the coverage summary of each level, then the totals and why the run failed.
 
 use std::fmt::Write as _;
 
@@ -27,20 +28,26 @@ pub fn progress_line(done: usize, total: usize, o: &CaseOutcome) -> String {
 /// The closing report.
 pub fn render(r: &Report) -> String {
     let mut out = String::new();
-    let unexpected: Vec<&CaseOutcome> = r.unexpected().collect();
+    if let Some(e) = &r.run.handshake_error {
+        let _ = writeln!(out, "\n── the handshake failed: no case ran ──\n{e}");
+    }
+    let unexpected: Vec<&CaseOutcome> = if r.run.handshake_error.is_some() {
+        Vec::new()
+    } else {
+        r.unexpected().collect()
+    };
     if !unexpected.is_empty() {
         let _ = writeln!(out, "\n── unexpected results ──");
     }
     for o in &unexpected {
         let level = r.level_of(o).map_or("?", Level::as_str);
-        let _ = writeln!(
-            out,
-            "\n{} {} [{}; {}]",
-            o.verdict,
-            o.id,
-            o.requirements.join(", "),
-            level
-        );
+        let failing = o.failing_requirements();
+        let blamed = if failing.is_empty() {
+            o.requirements.join(", ")
+        } else {
+            failing.into_iter().collect::<Vec<_>>().join(", ")
+        };
+        let _ = writeln!(out, "\n{} {} [{}; {}]", o.verdict, o.id, blamed, level);
         for m in &o.messages {
             let _ = writeln!(out, "  - {m}");
         }
@@ -63,36 +70,42 @@ pub fn render(r: &Report) -> String {
             );
         }
     }
-    let _ = writeln!(out, "\n── by requirement ──");
+    let rows = r.requirement_rows();
+    if !rows.is_empty() {
+        let _ = writeln!(
+            out,
+            "\n── by requirement (a requirement fails only where its own checks failed) ──"
+        );
+    }
     for level in [Level::Must, Level::Should, Level::May] {
-        let rows: Vec<_> = r
-            .requirement_rows()
-            .into_iter()
-            .filter(|row| row.level == Some(level))
-            .collect();
+        let rows: Vec<_> = rows.iter().filter(|row| row.level == level).collect();
         if rows.is_empty() {
             continue;
         }
-        let _ = writeln!(out, "{level}");
+        let _ = writeln!(out, "{}", r.run.coverage.summary(level));
         for row in rows {
-            let counts: Vec<String> = row.counts.iter().map(|(v, n)| format!("{n} {v}")).collect();
             let _ = writeln!(
                 out,
                 "  {} {:<8} {:<60} {}",
                 row.status(),
                 row.id,
                 cut(row.title, 60),
-                counts.join(", ")
+                row.detail()
             );
         }
     }
-    let unknown: Vec<_> = r
-        .requirement_rows()
-        .into_iter()
-        .filter(|row| row.level.is_none())
-        .collect();
-    for row in unknown {
-        let _ = writeln!(out, "  ? {} (not in SPEC.md)", row.id);
+    if !r.run.coverage.unmapped_classes.is_empty() {
+        let _ = writeln!(
+            out,
+            "  note (OUT-7): no code and no fold for {}; their class checks were not run",
+            r.run
+                .coverage
+                .unmapped_classes
+                .iter()
+                .map(|c| format!("`{c}`"))
+                .collect::<Vec<_>>()
+                .join(", ")
+        );
     }
     out.push_str(&crate::teaching::render_terminal(r));
     let totals: Vec<String> = r.totals().iter().map(|(v, n)| format!("{n} {v}")).collect();
@@ -112,15 +125,12 @@ pub fn render(r: &Report) -> String {
         r.run.elapsed.as_secs_f64(),
         totals.join(", ")
     );
-    let _ = writeln!(
-        out,
-        "{}",
-        if r.run.failed() {
-            "result: FAILED (unexpected results above)"
-        } else {
-            "result: ok"
-        }
-    );
+    let reasons = r.failure_reasons();
+    if reasons.is_empty() {
+        let _ = writeln!(out, "result: ok");
+    } else {
+        let _ = writeln!(out, "result: FAILED ({})", reasons.join("; "));
+    }
     out
 }
 

@@ -93,13 +93,14 @@ mod policy;
 mod rewrite;
 mod script;
 
-use std::collections::{HashMap, HashSet};
+use std::collections::{BTreeMap, HashMap, HashSet};
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::mpsc;
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Duration;
 
 use harness_conformance_protocol as protocol;
+use harness_conformance_protocol::vocabulary;
 use harness_conformance_protocol::{
     CallForm, CapCapability, Capabilities, DeadlineCapability, Hello, Implementation, Invocation,
     ObservedResult, RaiseKind, Reply, WireCase, PROTOCOL_VERSION,
@@ -231,6 +232,11 @@ impl ReferenceAdapter {
                 parallel: true,
                 history: true,
                 features: policy::FEATURES.iter().map(|f| (*f).to_owned()).collect(),
+                folds: BTreeMap::new(),
+                behaviors: vocabulary::BEHAVIORS
+                    .iter()
+                    .map(|b| (*b).to_owned())
+                    .collect(),
             },
         }
     }
@@ -522,10 +528,67 @@ fn into_tool_output(outcome: Outcome, fault: Option<Fault>) -> Result<ToolOutput
             Ok(ToolOutput::json(Value::Null))
         }
         Outcome::NonFinite(f) => Ok(ToolOutput::Json(ToolValue::Float(f))),
+        Outcome::NonFiniteIn(value, _) if fault == Some(Fault::NanAsNull) => {
+            Ok(ToolOutput::json(value))
+        }
+        Outcome::NonFiniteIn(value, at) => {
+            let mut tree = ToolValue::from(value);
+            for (pointer, f) in at {
+                place_float(&mut tree, &pointer, f).map_err(ToolError::internal)?;
+            }
+            Ok(ToolOutput::Json(tree))
+        }
         Outcome::Raised(RaiseKind::Domain, message) => Err(ToolError::refused(message)),
         Outcome::Raised(RaiseKind::Transport, message) => Err(ToolError::unavailable(message)),
         Outcome::Raised(RaiseKind::Internal, message) => Err(ToolError::internal(message)),
     }
+}
+
+/// Puts `f` at the RFC 6901 `pointer` inside `tree` (adding or replacing; the parent must exist).
+fn place_float(tree: &mut ToolValue, pointer: &str, f: f64) -> Result<(), String> {
+    let Some((parent, last)) = pointer.rsplit_once('/') else {
+        *tree = ToolValue::Float(f);
+        return Ok(());
+    };
+    let key = last.replace("~1", "/").replace("~0", "~");
+    let mut cur = tree;
+    for part in parent.split('/').skip(1) {
+        let part = part.replace("~1", "/").replace("~0", "~");
+        cur = match cur {
+            ToolValue::Object(pairs) => pairs
+                .iter_mut()
+                .find(|(k, _)| *k == part)
+                .map(|(_, v)| v)
+                .ok_or_else(|| format!("`non_finite_in`: no value at {parent:?}"))?,
+            ToolValue::Array(items) => part
+                .parse::<usize>()
+                .ok()
+                .and_then(|i| items.get_mut(i))
+                .ok_or_else(|| format!("`non_finite_in`: no value at {parent:?}"))?,
+            _ => return Err(format!("`non_finite_in`: no value at {parent:?}")),
+        };
+    }
+    match cur {
+        ToolValue::Object(pairs) => match pairs.iter_mut().find(|(k, _)| *k == key) {
+            Some((_, v)) => *v = ToolValue::Float(f),
+            None => pairs.push((key, ToolValue::Float(f))),
+        },
+        ToolValue::Array(items) => match key.parse::<usize>() {
+            Ok(i) if i < items.len() => items[i] = ToolValue::Float(f),
+            Ok(i) if i == items.len() => items.push(ToolValue::Float(f)),
+            _ => {
+                return Err(format!(
+                    "`non_finite_in`: no array index {key:?} at {parent:?}"
+                ))
+            }
+        },
+        _ => {
+            return Err(format!(
+                "`non_finite_in`: {parent:?} is neither an object nor an array"
+            ))
+        }
+    }
+    Ok(())
 }
 
 /// `runs-handler-before-validating`: every call that names a tool with object arguments and a

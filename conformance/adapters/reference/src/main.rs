@@ -88,7 +88,7 @@ fn serve(
             format!("line {number}: {e}: {shown:?}")
         })?;
         let answer = match command {
-            Command::Start { protocol } => {
+            Command::Start { protocol, .. } => {
                 if protocol != PROTOCOL_VERSION {
                     return Err(format!(
                         "line {number}: protocol {protocol} asked, this adapter speaks {PROTOCOL_VERSION}"

@@ -35,6 +35,8 @@ pub(crate) enum Ret {
     NonFinite(NonFinite),
     /// The arguments as the handler holds them when it returns.
     EchoArgs,
+    /// A structured value with non-finite floats at pointers inside it.
+    NonFiniteIn(Value, Vec<(String, NonFinite)>),
 }
 
 /// What performing a script produced.
@@ -46,6 +48,8 @@ pub(crate) enum Outcome {
     Json(Value),
     /// A non-finite float output.
     NonFinite(f64),
+    /// A structured output with non-finite floats at pointers inside it.
+    NonFiniteIn(Value, Vec<(String, f64)>),
     /// An error the handler raised.
     Raised(RaiseKind, String),
 }
@@ -63,6 +67,10 @@ impl Script {
                         .into(),
                 ),
                 Output::NonFinite(which) => Ret::NonFinite(*which),
+                Output::NonFiniteIn(n) => Ret::NonFiniteIn(
+                    n.value.clone(),
+                    n.at.iter().map(|(p, f)| (p.clone(), *f)).collect(),
+                ),
                 Output::EchoArgs(true) => Ret::EchoArgs,
                 Output::EchoArgs(false) => {
                     return Err("`echo_args` must be true".to_owned());
@@ -70,7 +78,9 @@ impl Script {
             }),
             Behavior::Raise { raise } => Script::Raise(raise.kind, raise.message.clone()),
             Behavior::Sleep { sleep_ms, then } => Script::Sleep(
-                Duration::from_millis(*sleep_ms),
+                Duration::from_millis(sleep_ms.exact().ok_or_else(|| {
+                    "a sleep relative to the deadline reached the adapter unresolved".to_owned()
+                })?),
                 Box::new(Script::compile(then, unit)?),
             ),
             Behavior::MutateArgs { mutate_args, then } => {
@@ -100,6 +110,10 @@ impl Script {
                 Ret::Text(text) => Outcome::Text(Arc::clone(text)),
                 Ret::Json(value) => Outcome::Json(value.clone()),
                 Ret::NonFinite(which) => Outcome::NonFinite(which.value()),
+                Ret::NonFiniteIn(value, at) => Outcome::NonFiniteIn(
+                    value.clone(),
+                    at.iter().map(|(p, f)| (p.clone(), f.value())).collect(),
+                ),
                 Ret::EchoArgs => Outcome::Json(args.clone()),
             },
             Script::Raise(kind, message) => Outcome::Raised(*kind, message.clone()),

@@ -22,10 +22,14 @@ def send(obj):
 
 
 def hello():
+    keywords = ["type", "properties"]
+    if MODE == "typo-keyword":
+        # One letter off: every case using `properties` would silently skip if this were accepted.
+        keywords = ["type", "propertie"]
     return {
         "protocol": 1,
         "implementation": {"name": "misbehaving-" + MODE, "language": "python", "version": "0"},
-        "capabilities": {"cap": None, "keywords": ["type", "properties"]},
+        "capabilities": {"cap": None, "keywords": keywords},
     }
 
 

@@ -1,0 +1,283 @@
+//! The capability vocabulary: every name a hello may use, in one place.
+//!
+//! A hello that names a capability the runner does not know is not a harness that lacks the
+//! capability — it is an adapter with a typo, and a typo in `keywords` used to skip 495 of 496
+//! cases silently. So the runner checks every name against these lists and refuses the
+//! handshake, naming the entry and the valid vocabulary. `conformance/schema/protocol/
+//! hello.schema.json` enumerates the same lists (a test compares them) and PROTOCOL.md lists
+//! them for adapter authors.
+
+use std::fmt;
+
+use crate::message::Hello;
+
+/// The JSON Schema (2020-12, plus draft-07's `definitions`/`dependencies`) keywords an adapter
+/// may declare it gives its harness faithfully. Annotations (`title`, `description`,
+/// `default`, …) are not listed: a harness that ignores them validates the same.
+pub const KEYWORDS: [&str; 49] = [
+    "$ref",
+    "$defs",
+    "$anchor",
+    "$dynamicRef",
+    "$dynamicAnchor",
+    "definitions",
+    "allOf",
+    "anyOf",
+    "oneOf",
+    "not",
+    "if",
+    "then",
+    "else",
+    "dependentSchemas",
+    "dependencies",
+    "prefixItems",
+    "items",
+    "additionalItems",
+    "contains",
+    "properties",
+    "patternProperties",
+    "additionalProperties",
+    "propertyNames",
+    "unevaluatedItems",
+    "unevaluatedProperties",
+    "type",
+    "enum",
+    "const",
+    "multipleOf",
+    "maximum",
+    "exclusiveMaximum",
+    "minimum",
+    "exclusiveMinimum",
+    "maxLength",
+    "minLength",
+    "pattern",
+    "maxItems",
+    "minItems",
+    "uniqueItems",
+    "maxContains",
+    "minContains",
+    "maxProperties",
+    "minProperties",
+    "required",
+    "dependentRequired",
+    "format",
+    "contentEncoding",
+    "contentMediaType",
+    "contentSchema",
+];
+
+/// Keywords an adapter may also declare, though no case derives a need from them: the core
+/// keywords that identify or comment a schema and the annotations, which a validator that
+/// ignores them applies exactly the same.
+pub const ANNOTATION_KEYWORDS: [&str; 11] = [
+    "$schema",
+    "$id",
+    "$comment",
+    "$vocabulary",
+    "title",
+    "description",
+    "default",
+    "examples",
+    "deprecated",
+    "readOnly",
+    "writeOnly",
+];
+
+/// Every keyword name a hello may declare: [`KEYWORDS`] and [`ANNOTATION_KEYWORDS`].
+pub fn declarable_keywords() -> Vec<&'static str> {
+    KEYWORDS
+        .iter()
+        .chain(&ANNOTATION_KEYWORDS)
+        .copied()
+        .collect()
+}
+
+/// The suite's outcome classes (docs/DESIGN.md): the keys of `codes` and of `folds`.
+pub const CLASSES: [&str; 14] = [
+    "invalid_arguments",
+    "unknown_tool",
+    "malformed_call",
+    "duplicate_call_id",
+    "tool_refused",
+    "tool_unavailable",
+    "timeout",
+    "internal_error",
+    "invalid_tool_output",
+    "semantic_violation",
+    "permission_denied",
+    "budget_exhausted",
+    "idempotency_conflict",
+    "commit_rejected",
+];
+
+/// The optional feature sets a harness may declare (`features`).
+pub const FEATURES: [&str; 6] = [
+    "authorization",
+    "bounds",
+    "budget",
+    "idempotency",
+    "path-confinement",
+    "prepare-commit",
+];
+
+/// Scripted behaviours beyond protocol 1's base set, which an adapter declares it can run
+/// (`behaviors`). A case using one that is not declared is skipped, so adapters written before
+/// it existed keep working.
+pub const BEHAVIORS: [&str; 1] = ["non_finite_in"];
+
+/// One name in a hello that is not in the vocabulary.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct UnknownName {
+    /// Where it is: `capabilities.keywords[3]`, `capabilities.codes."invalid"`.
+    pub at: String,
+    /// The name as the adapter wrote it.
+    pub name: String,
+    /// The names valid there.
+    pub valid: &'static [&'static str],
+}
+
+impl fmt::Display for UnknownName {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "{}: unknown name {:?}; valid names are: {}",
+            self.at,
+            self.name,
+            self.valid.join(", ")
+        )
+    }
+}
+
+/// Every name in `hello` that is not in the vocabulary, plus folds that point nowhere.
+///
+/// Units, strategies and call forms are closed enums already refused by strict decoding; what
+/// remains are the open string lists and the class maps.
+pub fn unknown_names(hello: &Hello) -> Vec<UnknownName> {
+    let caps = &hello.capabilities;
+    let mut out = Vec::new();
+    let mut list = |field: &str, names: &[String], valid: &'static [&'static str]| {
+        for (i, name) in names.iter().enumerate() {
+            if !valid.contains(&name.as_str()) {
+                out.push(UnknownName {
+                    at: format!("capabilities.{field}[{i}]"),
+                    name: name.clone(),
+                    valid,
+                });
+            }
+        }
+    };
+    static DECLARABLE: std::sync::OnceLock<Vec<&'static str>> = std::sync::OnceLock::new();
+    let declarable: &'static [&'static str] = DECLARABLE.get_or_init(declarable_keywords);
+    list("keywords", &caps.keywords, declarable);
+    list("features", &caps.features, &FEATURES);
+    list("behaviors", &caps.behaviors, &BEHAVIORS);
+    if let Some(codes) = &caps.codes {
+        for class in codes.keys() {
+            if !CLASSES.contains(&class.as_str()) {
+                out.push(UnknownName {
+                    at: format!("capabilities.codes.{class:?}"),
+                    name: class.clone(),
+                    valid: &CLASSES,
+                });
+            }
+        }
+    }
+    for (from, to) in &caps.folds {
+        for (what, name) in [("key", from), ("value", to)] {
+            if !CLASSES.contains(&name.as_str()) {
+                out.push(UnknownName {
+                    at: format!("capabilities.folds.{from:?} ({what})"),
+                    name: name.clone(),
+                    valid: &CLASSES,
+                });
+            }
+        }
+    }
+    out
+}
+
+/// Problems with `folds` beyond unknown names: a fold must point at a class the harness has a
+/// code for, and a class cannot be both mapped and folded.
+pub fn fold_problems(hello: &Hello) -> Vec<String> {
+    let caps = &hello.capabilities;
+    let codes = caps.codes.as_ref();
+    let mut out = Vec::new();
+    for (from, to) in &caps.folds {
+        if from == to {
+            out.push(format!(
+                "capabilities.folds.{from:?}: a class cannot be folded into itself"
+            ));
+        } else if !codes.is_some_and(|c| c.contains_key(to)) {
+            out.push(format!(
+                "capabilities.folds.{from:?}: folded into {to:?}, which has no entry in `codes` (a fold names the class whose code the harness answers with)"
+            ));
+        }
+        if codes.is_some_and(|c| c.contains_key(from)) {
+            out.push(format!(
+                "capabilities.folds.{from:?}: the class is also in `codes`; a class is either mapped to its own code or folded, not both"
+            ));
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::message::decode_hello;
+
+    fn hello(caps: &str) -> Hello {
+        decode_hello(
+            format!(
+                r#"{{"protocol":1,"implementation":{{"name":"x","language":"rust","version":"1"}},"capabilities":{caps}}}"#
+            )
+            .as_bytes(),
+        )
+        .unwrap()
+    }
+
+    #[test]
+    fn a_typo_in_keywords_is_named_with_the_valid_vocabulary() {
+        let h = hello(r#"{"keywords":["type","propertie"]}"#);
+        let bad = unknown_names(&h);
+        assert_eq!(bad.len(), 1);
+        assert_eq!(bad[0].at, "capabilities.keywords[1]");
+        let msg = bad[0].to_string();
+        assert!(
+            msg.contains("\"propertie\"") && msg.contains("properties"),
+            "{msg}"
+        );
+    }
+
+    #[test]
+    fn classes_features_and_behaviours_are_checked() {
+        let h = hello(
+            r#"{"codes":{"invalid_args":"E"},"features":["auth"],"behaviors":["cycles"],"folds":{"malformed":"invalid_arguments"}}"#,
+        );
+        let at: Vec<String> = unknown_names(&h).into_iter().map(|u| u.at).collect();
+        assert_eq!(
+            at,
+            vec![
+                "capabilities.features[0]",
+                "capabilities.behaviors[0]",
+                "capabilities.codes.\"invalid_args\"",
+                "capabilities.folds.\"malformed\" (key)",
+            ]
+        );
+        assert!(unknown_names(&hello(r#"{"keywords":["type","$ref","title"]}"#)).is_empty());
+    }
+
+    #[test]
+    fn folds_must_point_at_a_mapped_class() {
+        let ok = hello(
+            r#"{"codes":{"invalid_arguments":"E1"},"folds":{"malformed_call":"invalid_arguments"}}"#,
+        );
+        assert!(fold_problems(&ok).is_empty());
+        let unmapped = hello(r#"{"folds":{"malformed_call":"invalid_arguments"}}"#);
+        assert_eq!(fold_problems(&unmapped).len(), 1);
+        let both = hello(
+            r#"{"codes":{"invalid_arguments":"E1","malformed_call":"E2"},"folds":{"malformed_call":"invalid_arguments"}}"#,
+        );
+        assert_eq!(fold_problems(&both).len(), 1);
+    }
+}

@@ -1,0 +1,536 @@
+//! Blame: which requirement each check of a case belongs to.
+//!
+//! A case checks several things at once — that the handler did not run, that the result is an
+//! error, that the message names the field — and each of them is evidence about a different
+//! requirement. Counting one failed check against every requirement the case lists is how a
+//! harness that refused every invalid call correctly, but worded its messages its own way,
+//! came to be reported as running handlers on bad arguments 79 times. So every check is tied
+//! to exactly one requirement, its *owner*, and a requirement fails only where one of its own
+//! checks failed.
+//!
+//! Owners come from the case file (`expect.blame`, `expect.results[i].blame`: check kind or
+//! group → requirement, the most specific key winning, a result's map before the case's) or,
+//! for the kinds whose meaning fixes the requirement, from [`CheckKind::default_owner`]. The
+//! loader refuses a case where a check has no owner, an owner is not listed, a listed
+//! requirement owns nothing, or a blame key names nothing the case checks ([`problems`]).
+
+use std::collections::BTreeSet;
+use std::fmt;
+
+use crate::case::{Case, IdExpect, ResultExpect};
+
+/// What a check looks at. The names are the keys of `blame` maps and appear in reports.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[non_exhaustive]
+pub enum CheckKind {
+    /// Result i carries the expected id.
+    ToolUseId,
+    /// `is_error` as expected.
+    IsError,
+    /// The code is the code of an expected class.
+    Class,
+    /// `retryable` as expected.
+    Retryable,
+    /// `content.equals`.
+    ContentEquals,
+    /// `content.contains`.
+    ContentContains,
+    /// `content.contains_any`.
+    ContentContainsAny,
+    /// `content.not_contains`.
+    ContentNotContains,
+    /// `content.matches`.
+    ContentMatches,
+    /// `content.max_chars`.
+    ContentMaxChars,
+    /// `content.max_size`.
+    ContentMaxSize,
+    /// `content.equals_output`.
+    ContentEqualsOutput,
+    /// `cap.truncated`.
+    CapTruncated,
+    /// `cap.keeps_head`.
+    CapKeepsHead,
+    /// `cap.keeps_last_line`.
+    CapKeepsLastLine,
+    /// `cap.note_counts`.
+    CapNoteCounts,
+    /// `cap.note_lines`.
+    CapNoteLines,
+    /// `cap.idempotent`.
+    CapIdempotent,
+    /// `same_as`.
+    SameAs,
+    /// Universal: one result per call.
+    ResultsCount,
+    /// Universal: content is valid text.
+    TextValid,
+    /// Universal (on capped harnesses and cap cases): content within the cap.
+    CapWithin,
+    /// Universal: no internal error's secret in any content.
+    Secret,
+    /// `invocations`.
+    Invocations,
+    /// `received_args`.
+    ReceivedArgs,
+    /// `history_unchanged`.
+    HistoryUnchanged,
+}
+
+impl CheckKind {
+    /// Every kind, in report order.
+    pub const ALL: [CheckKind; 26] = [
+        CheckKind::ResultsCount,
+        CheckKind::ToolUseId,
+        CheckKind::IsError,
+        CheckKind::Class,
+        CheckKind::Retryable,
+        CheckKind::ContentEquals,
+        CheckKind::ContentContains,
+        CheckKind::ContentContainsAny,
+        CheckKind::ContentNotContains,
+        CheckKind::ContentMatches,
+        CheckKind::ContentMaxChars,
+        CheckKind::ContentMaxSize,
+        CheckKind::ContentEqualsOutput,
+        CheckKind::CapTruncated,
+        CheckKind::CapKeepsHead,
+        CheckKind::CapKeepsLastLine,
+        CheckKind::CapNoteCounts,
+        CheckKind::CapNoteLines,
+        CheckKind::CapIdempotent,
+        CheckKind::SameAs,
+        CheckKind::TextValid,
+        CheckKind::CapWithin,
+        CheckKind::Secret,
+        CheckKind::Invocations,
+        CheckKind::ReceivedArgs,
+        CheckKind::HistoryUnchanged,
+    ];
+
+    /// The name used in case files and reports. Stable: never renamed.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            CheckKind::ToolUseId => "tool_use_id",
+            CheckKind::IsError => "is_error",
+            CheckKind::Class => "class",
+            CheckKind::Retryable => "retryable",
+            CheckKind::ContentEquals => "content.equals",
+            CheckKind::ContentContains => "content.contains",
+            CheckKind::ContentContainsAny => "content.contains_any",
+            CheckKind::ContentNotContains => "content.not_contains",
+            CheckKind::ContentMatches => "content.matches",
+            CheckKind::ContentMaxChars => "content.max_chars",
+            CheckKind::ContentMaxSize => "content.max_size",
+            CheckKind::ContentEqualsOutput => "content.equals_output",
+            CheckKind::CapTruncated => "cap.truncated",
+            CheckKind::CapKeepsHead => "cap.keeps_head",
+            CheckKind::CapKeepsLastLine => "cap.keeps_last_line",
+            CheckKind::CapNoteCounts => "cap.note_counts",
+            CheckKind::CapNoteLines => "cap.note_lines",
+            CheckKind::CapIdempotent => "cap.idempotent",
+            CheckKind::SameAs => "same_as",
+            CheckKind::ResultsCount => "results.count",
+            CheckKind::TextValid => "text.valid",
+            CheckKind::CapWithin => "cap.within",
+            CheckKind::Secret => "secret",
+            CheckKind::Invocations => "invocations",
+            CheckKind::ReceivedArgs => "received_args",
+            CheckKind::HistoryUnchanged => "history_unchanged",
+        }
+    }
+
+    /// Whether a check of this kind is about one result (and so may be blamed per result).
+    pub fn per_result(self) -> bool {
+        !matches!(
+            self,
+            CheckKind::ResultsCount
+                | CheckKind::Invocations
+                | CheckKind::ReceivedArgs
+                | CheckKind::HistoryUnchanged
+        )
+    }
+
+    /// Whether every case gets this check without writing it (the runner's universal checks).
+    pub fn universal(self) -> bool {
+        matches!(
+            self,
+            CheckKind::ResultsCount
+                | CheckKind::ToolUseId
+                | CheckKind::TextValid
+                | CheckKind::CapWithin
+                | CheckKind::Secret
+        )
+    }
+
+    /// The requirement a check of this kind belongs to when the case does not say, for the
+    /// kinds whose meaning fixes it. `truncated` is the value a `cap.truncated` check expects.
+    pub fn default_owner(self, truncated: Option<bool>) -> Option<&'static str> {
+        Some(match self {
+            CheckKind::ToolUseId | CheckKind::ResultsCount => "CORR-1",
+            CheckKind::TextValid => "ENC-1",
+            CheckKind::CapWithin => "CAP-1",
+            CheckKind::Secret => "OUT-5",
+            CheckKind::Class => "OUT-7",
+            CheckKind::Retryable => "OUT-6",
+            CheckKind::CapTruncated if truncated == Some(false) => "CAP-2",
+            CheckKind::CapTruncated => "CAP-5",
+            CheckKind::CapKeepsHead => "CAP-10",
+            CheckKind::CapKeepsLastLine => "HT-2",
+            CheckKind::CapNoteCounts => "CAP-6",
+            CheckKind::CapNoteLines => "HT-3",
+            CheckKind::CapIdempotent => "CAP-7",
+            CheckKind::HistoryUnchanged => "ISO-1",
+            _ => return None,
+        })
+    }
+
+    /// Whether `key` (a kind's name or a group such as `content`) names this kind.
+    pub fn matches(self, key: &str) -> bool {
+        let name = self.as_str();
+        name == key
+            || (name.len() > key.len()
+                && name.starts_with(key)
+                && name.as_bytes()[key.len()] == b'.')
+    }
+
+    /// The kind with this name.
+    pub fn parse(name: &str) -> Option<CheckKind> {
+        CheckKind::ALL.into_iter().find(|k| k.as_str() == name)
+    }
+}
+
+impl fmt::Display for CheckKind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// Whether `key` is a valid `blame` key: a kind's name or a group of kinds.
+pub fn is_known_key(key: &str) -> bool {
+    CheckKind::ALL.iter().any(|k| k.matches(key))
+}
+
+/// The requirement that owns the check of `kind` on result `result` (`None` for case-level
+/// checks), or `None` when nothing names one (the loader refuses such cases).
+pub fn owner(case: &Case, kind: CheckKind, result: Option<usize>) -> Option<String> {
+    let exp = result.and_then(|i| case.expect.results.get(i));
+    let from = |map: &std::collections::BTreeMap<String, String>| {
+        map.iter()
+            .filter(|(key, _)| kind.matches(key))
+            .max_by_key(|(key, _)| key.len())
+            .map(|(_, owner)| owner.clone())
+    };
+    if kind.per_result() {
+        if let Some(o) = exp.and_then(|e| from(&e.blame)) {
+            return Some(o);
+        }
+    }
+    if let Some(o) = from(&case.expect.blame) {
+        return Some(o);
+    }
+    let truncated = exp.and_then(|e| e.cap.as_ref()).and_then(|c| c.truncated);
+    kind.default_owner(truncated).map(str::to_owned)
+}
+
+/// The checks a case asks for (per result, then per case), as the runner will evaluate them on
+/// a harness with every capability. Universal checks are included where the case makes them
+/// possible: `tool_use_id` where an id is expected, `secret` where a handler raises an internal
+/// error with a secret, `cap.within` always (it runs on every capped harness).
+pub fn planned(case: &Case) -> Vec<(CheckKind, Option<usize>)> {
+    let mut out = vec![(CheckKind::ResultsCount, None)];
+    let has_secret = !case.secrets().is_empty();
+    for (i, exp) in case.expect.results.iter().enumerate() {
+        for kind in result_kinds(case, i, exp) {
+            out.push((kind, Some(i)));
+        }
+        out.push((CheckKind::TextValid, Some(i)));
+        out.push((CheckKind::CapWithin, Some(i)));
+        if has_secret {
+            out.push((CheckKind::Secret, Some(i)));
+        }
+    }
+    if !case.expect.invocations.is_empty() {
+        out.push((CheckKind::Invocations, None));
+    }
+    if case.expect.received_args.is_some() {
+        out.push((CheckKind::ReceivedArgs, None));
+    }
+    if case.expect.history_unchanged {
+        out.push((CheckKind::HistoryUnchanged, None));
+    }
+    out
+}
+
+fn result_kinds(case: &Case, i: usize, exp: &ResultExpect) -> Vec<CheckKind> {
+    let mut kinds = Vec::new();
+    let id_checked = match &exp.tool_use_id {
+        IdExpect::Unchecked => false,
+        IdExpect::Exactly(_) => true,
+        IdExpect::CallId => case.calls.get(i).and_then(|c| c.id()).is_some_and(|id| {
+            !id.is_empty() && case.calls.iter().filter(|c| c.id() == Some(id)).count() == 1
+        }),
+    };
+    if id_checked {
+        kinds.push(CheckKind::ToolUseId);
+    }
+    if exp.is_error.is_some() {
+        kinds.push(CheckKind::IsError);
+    }
+    if exp.class.is_some() {
+        kinds.push(CheckKind::Class);
+    }
+    if exp.retryable.is_some() {
+        kinds.push(CheckKind::Retryable);
+    }
+    if let Some(c) = &exp.content {
+        for (on, kind) in [
+            (c.equals.is_some(), CheckKind::ContentEquals),
+            (!c.contains.is_empty(), CheckKind::ContentContains),
+            (!c.contains_any.is_empty(), CheckKind::ContentContainsAny),
+            (!c.not_contains.is_empty(), CheckKind::ContentNotContains),
+            (c.matches.is_some(), CheckKind::ContentMatches),
+            (c.max_chars.is_some(), CheckKind::ContentMaxChars),
+            (c.max_size.is_some(), CheckKind::ContentMaxSize),
+            (c.equals_output, CheckKind::ContentEqualsOutput),
+        ] {
+            if on {
+                kinds.push(kind);
+            }
+        }
+    }
+    if let Some(c) = &exp.cap {
+        for (on, kind) in [
+            (c.truncated.is_some(), CheckKind::CapTruncated),
+            (c.keeps_head, CheckKind::CapKeepsHead),
+            (c.keeps_last_line, CheckKind::CapKeepsLastLine),
+            (c.note_counts, CheckKind::CapNoteCounts),
+            (c.note_lines, CheckKind::CapNoteLines),
+            (c.idempotent, CheckKind::CapIdempotent),
+        ] {
+            if on {
+                kinds.push(kind);
+            }
+        }
+    }
+    if exp.same_as.is_some() {
+        kinds.push(CheckKind::SameAs);
+    }
+    kinds
+}
+
+/// The requirements that own at least one of the case's checks, universal checks on their
+/// default owner left out (every case has those).
+pub fn owned_requirements(case: &Case) -> BTreeSet<String> {
+    planned(case)
+        .into_iter()
+        .filter_map(|(kind, i)| {
+            let o = owner(case, kind, i)?;
+            let default = kind.default_owner(None);
+            (!kind.universal() || default != Some(o.as_str())).then_some(o)
+        })
+        .collect()
+}
+
+/// Everything wrong with the case's blame (load errors): unknown or dead keys, checks without an
+/// owner, owners the case does not list, listed requirements that own nothing.
+pub fn problems(case: &Case) -> Vec<String> {
+    let mut out = Vec::new();
+    let plan = planned(case);
+    let listed: BTreeSet<&str> = case.requirements.iter().map(String::as_str).collect();
+    let mut check_map =
+        |scope: &str, map: &std::collections::BTreeMap<String, String>, result: Option<usize>| {
+            for key in map.keys() {
+                if !is_known_key(key) {
+                    out.push(format!(
+                    "{scope}: unknown blame key {key:?} (keys are check kinds or their groups: {})",
+                    CheckKind::ALL.map(CheckKind::as_str).join(", ")
+                ));
+                    continue;
+                }
+                let live = plan.iter().any(|(kind, i)| {
+                    kind.matches(key)
+                        && match result {
+                            Some(r) => *i == Some(r),
+                            None => true,
+                        }
+                });
+                if !live {
+                    out.push(format!(
+                        "{scope}: blame key {key:?} names no check of {}",
+                        match result {
+                            Some(_) => "this result",
+                            None => "the case",
+                        }
+                    ));
+                }
+            }
+        };
+    check_map("expect.blame", &case.expect.blame, None);
+    for (i, r) in case.expect.results.iter().enumerate() {
+        check_map(&format!("expect.results[{i}].blame"), &r.blame, Some(i));
+    }
+    let mut owners = BTreeSet::new();
+    for (kind, i) in &plan {
+        let where_ = match i {
+            Some(i) => format!("result {}: {kind}", i + 1),
+            None => kind.to_string(),
+        };
+        match owner(case, *kind, *i) {
+            None => out.push(format!(
+                "{where_}: the check has no requirement (give it one in `blame`)"
+            )),
+            Some(o) => {
+                let universal_default =
+                    kind.universal() && kind.default_owner(None) == Some(o.as_str());
+                if !universal_default && !listed.contains(o.as_str()) {
+                    out.push(format!(
+                        "{where_}: blamed on {o}, which the case does not list in `requirements`"
+                    ));
+                }
+                owners.insert(o);
+            }
+        }
+    }
+    for r in &case.requirements {
+        if !owners.contains(r) {
+            out.push(format!(
+                "requirement {r} is listed but owns no check of the case (blame a check on it, or remove it)"
+            ));
+        }
+    }
+    out.sort();
+    out.dedup();
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn case(v: serde_json::Value) -> Case {
+        serde_json::from_value(v).unwrap()
+    }
+
+    fn invalid_call(requirements: &[&str], blame: serde_json::Value) -> Case {
+        case(json!({
+            "id": "validation/x", "requirements": requirements, "description": "d",
+            "tools": [{"name": "t", "input_schema": {"type": "object"}, "behavior": {"return": {"text": "x"}}}],
+            "calls": [{"id": "a", "name": "t", "input": {"n": "3"}}],
+            "expect": {"results": [{"is_error": true, "class": "invalid_arguments",
+                                    "content": {"contains": ["n"], "max_chars": 100}}],
+                       "invocations": {"t": 0}, "blame": blame}
+        }))
+    }
+
+    #[test]
+    fn owners_come_from_the_most_specific_key_then_the_default() {
+        let c = invalid_call(
+            &["VAL-2", "VAL-3", "OUT-7", "TEACH-1", "TEACH-6"],
+            json!({"invocations": "VAL-3", "is_error": "VAL-2", "content": "TEACH-1", "content.max_chars": "TEACH-6"}),
+        );
+        assert_eq!(
+            owner(&c, CheckKind::Invocations, None).as_deref(),
+            Some("VAL-3")
+        );
+        assert_eq!(
+            owner(&c, CheckKind::ContentContains, Some(0)).as_deref(),
+            Some("TEACH-1")
+        );
+        assert_eq!(
+            owner(&c, CheckKind::ContentMaxChars, Some(0)).as_deref(),
+            Some("TEACH-6")
+        );
+        assert_eq!(
+            owner(&c, CheckKind::Class, Some(0)).as_deref(),
+            Some("OUT-7")
+        );
+        assert_eq!(
+            owner(&c, CheckKind::ToolUseId, Some(0)).as_deref(),
+            Some("CORR-1")
+        );
+        assert_eq!(problems(&c), Vec::<String>::new());
+        assert_eq!(
+            owned_requirements(&c).into_iter().collect::<Vec<_>>(),
+            vec!["OUT-7", "TEACH-1", "TEACH-6", "VAL-2", "VAL-3"]
+        );
+    }
+
+    #[test]
+    fn unowned_unlisted_idle_and_unknown_are_load_errors() {
+        let c = invalid_call(
+            &["VAL-2", "VAL-1"],
+            json!({"is_error": "VAL-2", "cap": "CAP-3", "isError": "VAL-2"}),
+        );
+        let p = problems(&c).join("\n");
+        assert!(
+            p.contains("invocations: the check has no requirement"),
+            "{p}"
+        );
+        assert!(
+            p.contains("result 1: content.contains: the check has no requirement"),
+            "{p}"
+        );
+        assert!(
+            p.contains("blamed on OUT-7, which the case does not list"),
+            "{p}"
+        );
+        assert!(
+            p.contains("requirement VAL-1 is listed but owns no check"),
+            "{p}"
+        );
+        assert!(p.contains("unknown blame key \"isError\""), "{p}");
+        // `cap` names `cap.within`, which every case has, so it is not idle; but CAP-3 is then
+        // an owner the case does not list.
+        assert!(
+            p.contains("blamed on CAP-3, which the case does not list"),
+            "{p}"
+        );
+    }
+
+    #[test]
+    fn a_result_map_wins_over_the_case_map_and_names_live_keys_only() {
+        let c = case(json!({
+            "id": "calls/x", "requirements": ["CALL-1", "CALL-8"], "description": "d",
+            "tools": [{"name": "t", "input_schema": {"type": "object"}, "behavior": {"return": {"text": "x"}}}],
+            "calls": [{"id": "a", "name": "nope", "input": {}}, {"id": "b", "name": "t", "input": {}}],
+            "expect": {"results": [{"is_error": true, "blame": {"retryable": "OUT-6"}}, {"is_error": false, "blame": {"is_error": "CALL-8"}}],
+                       "invocations": {"t": 1}, "blame": {"is_error": "CALL-1", "invocations": "CALL-8"}}
+        }));
+        assert_eq!(
+            owner(&c, CheckKind::IsError, Some(0)).as_deref(),
+            Some("CALL-1")
+        );
+        assert_eq!(
+            owner(&c, CheckKind::IsError, Some(1)).as_deref(),
+            Some("CALL-8")
+        );
+        let p = problems(&c);
+        assert_eq!(
+            p,
+            vec!["expect.results[0].blame: blame key \"retryable\" names no check of this result"]
+        );
+    }
+
+    #[test]
+    fn kinds_and_groups() {
+        assert!(CheckKind::ContentMaxChars.matches("content"));
+        assert!(CheckKind::ContentMaxChars.matches("content.max_chars"));
+        assert!(!CheckKind::ContentMaxChars.matches("content.max"));
+        assert!(!CheckKind::Class.matches("cap"));
+        assert!(CheckKind::CapWithin.matches("cap"));
+        assert!(is_known_key("cap") && is_known_key("results.count") && !is_known_key("result"));
+        for k in CheckKind::ALL {
+            assert_eq!(CheckKind::parse(k.as_str()), Some(k));
+        }
+        assert_eq!(
+            CheckKind::CapTruncated.default_owner(Some(false)),
+            Some("CAP-2")
+        );
+        assert_eq!(
+            CheckKind::CapTruncated.default_owner(Some(true)),
+            Some("CAP-5")
+        );
+    }
+}

@@ -1,0 +1,486 @@
+//! Reading a truncation note: does it tell the truth about the cut?
+//!
+//! A capped content C of an output O is some kept head of O, a note, and some kept tail of O
+//! (DESIGN.md: C = H + N + T + M). The suite does not prescribe the note's wording, placement or
+//! format; it checks the numbers. The note must state the omitted amount in the cap's unit
+//! (CAP-6), and every number it labels with a unit or with lines must be a true quantity of the
+//! cut — omitted, kept or total — so that a correct byte count cannot hide a wrong line count
+//! or the reverse. HT-3 asks for the omitted line count.
+//!
+//! Where the head ends and the tail starts is read off the content: the head is as long as C and
+//! O agree before the number, the tail the longest suffix of O found in C on either side of it,
+//! less at most [`NOTE_SLACK`] units for note text that equals output text at the seams.
+
+use harness_conformance_protocol::{measure, Unit};
+
+use crate::checks::EffectiveCap;
+
+/// Slack, in cap units, for note text that equals output text at the seams (a note starting
+/// with `\n` after a head that ends just before a `\n`).
+pub const NOTE_SLACK: u64 = 8;
+
+/// What a number in a note is labelled with, when a label follows it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Label {
+    /// `bytes`, `byte`.
+    Bytes,
+    /// `chars`, `characters`, `char`, `character`.
+    Chars,
+    /// `lines`, `line`.
+    Lines,
+}
+
+impl Label {
+    fn as_str(self) -> &'static str {
+        match self {
+            Label::Bytes => "bytes",
+            Label::Chars => "chars",
+            Label::Lines => "lines",
+        }
+    }
+}
+
+/// One number of the note, with where the head and tail end for it.
+#[derive(Debug, Clone, Copy)]
+struct Reading {
+    value: u64,
+    label: Option<Label>,
+    /// Bytes of O kept at the head.
+    head: usize,
+    /// Bytes of O kept at the tail.
+    tail: usize,
+}
+
+/// The numbers of C that can belong to the note (not well inside the kept head or tail), each
+/// with the split it implies.
+fn readings(o: &str, c: &str) -> Vec<Reading> {
+    let p = common_prefix(c, o);
+    // Numbers inside the kept head or the kept tail are output text, not the note (a log's own
+    // line numbers, which must not pass for a line count); skipping them also keeps this linear
+    // on long outputs. A number that straddles a seam is read as the note's.
+    let t_all = longest_suffix_in(o, &c[p..]);
+    let tail_at = c[p..]
+        .rfind(&o[o.len() - t_all..])
+        .map_or(c.len(), |at| p + at);
+    let mut out = Vec::new();
+    for (i, j, value) in numbers(c) {
+        let in_head = j <= p;
+        let in_tail = i >= tail_at && j <= tail_at + t_all;
+        if in_head || in_tail {
+            continue;
+        }
+        let h0 = p.min(i);
+        let before = longest_suffix_in(o, &c[h0..i]);
+        let after = longest_suffix_in(o, &c[j..]);
+        let t0 = floor_len(o, before.max(after).min(o.len() - h0));
+        out.push(Reading {
+            value,
+            label: label_after(&c[j..]),
+            head: h0,
+            tail: t0,
+        });
+    }
+    out
+}
+
+/// The label right after a number (spaces between are allowed), if any.
+fn label_after(rest: &str) -> Option<Label> {
+    let word: String = rest
+        .trim_start_matches([' ', '\u{a0}'])
+        .chars()
+        .take_while(|c| c.is_ascii_alphabetic())
+        .collect::<String>()
+        .to_ascii_lowercase();
+    match word.as_str() {
+        "bytes" | "byte" => Some(Label::Bytes),
+        "chars" | "char" | "characters" | "character" => Some(Label::Chars),
+        "lines" | "line" => Some(Label::Lines),
+        _ => None,
+    }
+}
+
+/// The omitted amount in `unit` for a split.
+fn omitted(o: &str, r: &Reading, unit: Unit) -> u64 {
+    let kept = measure(&o[..r.head], unit) + measure(&o[o.len() - r.tail..], unit);
+    measure(o, unit).saturating_sub(kept)
+}
+
+/// The byte index `n` chars before `at` in `s` (or 0).
+fn chars_back(s: &str, at: usize, n: usize) -> usize {
+    s[..at]
+        .char_indices()
+        .rev()
+        .nth(n.saturating_sub(1))
+        .map_or(0, |(i, _)| i)
+}
+
+/// The omitted line counts a split allows: the `\n`s in the omitted part, up to those within the
+/// seams' slack, plus one (a harness may count the partial lines at both ends).
+fn omitted_lines(o: &str, r: &Reading) -> std::ops::RangeInclusive<u64> {
+    let lo_n = o[r.head..o.len() - r.tail].matches('\n').count() as u64;
+    let lo = floor_boundary(o, r.head.saturating_sub(NOTE_SLACK as usize * 4));
+    let hi = ceil_boundary(o, (o.len() - r.tail + NOTE_SLACK as usize * 4).min(o.len()));
+    let hi_n = o[lo..hi].matches('\n').count() as u64;
+    lo_n..=hi_n + 1
+}
+
+/// Whether `r`'s number is a true quantity of the cut in the unit its label names: the omitted,
+/// kept (head, tail, both) or total amount. Read off the content, the head may have swallowed up
+/// to [`NOTE_SLACK`] chars of note that equal output text, and so may the tail; each quantity is
+/// therefore a window, open only on that side.
+fn is_true(o: &str, r: &Reading, cap: &EffectiveCap) -> bool {
+    let slack = NOTE_SLACK as usize;
+    let head_lo = chars_back(o, r.head, slack);
+    let tail_start = o.len() - r.tail;
+    let tail_hi_start = {
+        // The tail, shrunk by up to `slack` chars at its start.
+        let mut i = tail_start;
+        for _ in 0..slack {
+            match o[i..].chars().next() {
+                Some(ch) => i += ch.len_utf8(),
+                None => break,
+            }
+        }
+        i
+    };
+    match r.label {
+        None => true,
+        Some(Label::Lines) => {
+            let lines = |s: &str| s.matches('\n').count() as u64;
+            let within = |lo: u64, hi: u64| (lo..=hi + 1).contains(&r.value);
+            omitted_lines(o, r).contains(&r.value)
+                || within(lines(o), lines(o))
+                || within(lines(&o[..head_lo]), lines(&o[..r.head]))
+                || within(lines(&o[tail_hi_start..]), lines(&o[tail_start..]))
+                || within(
+                    lines(&o[..head_lo]) + lines(&o[tail_hi_start..]),
+                    lines(&o[..r.head]) + lines(&o[tail_start..]),
+                )
+        }
+        Some(label) => {
+            let unit = if label == Label::Bytes {
+                Unit::Bytes
+            } else {
+                Unit::Chars
+            };
+            let m = |s: &str| measure(s, unit);
+            let total = m(o);
+            let (head_min, head_max) = (m(&o[..head_lo]), m(&o[..r.head]));
+            let (tail_min, tail_max) = (m(&o[tail_hi_start..]), m(&o[tail_start..]));
+            let within = |lo: u64, hi: u64| (lo..=hi).contains(&r.value);
+            within(
+                total.saturating_sub(head_max + tail_max),
+                total.saturating_sub(head_min + tail_min),
+            ) || r.value == total
+                || within(head_min, head_max)
+                || within(tail_min, tail_max)
+                || within(head_min + tail_min, head_max + tail_max)
+                || (unit == cap.unit && r.value == cap.limit)
+        }
+    }
+}
+
+/// CAP-6: the note states the omitted amount in the cap's unit, and every labelled number in it
+/// is true. `Err` says what the note got wrong.
+pub fn check_counts(o: &str, c: &str, cap: &EffectiveCap) -> Result<(), String> {
+    let readings = readings(o, c);
+    let unit = cap.unit;
+    let stated = readings.iter().find(|r| {
+        let gone = omitted(o, r, unit);
+        (gone..=gone + NOTE_SLACK).contains(&r.value)
+            && r.label.is_none_or(|l| l.as_str() == unit.as_str())
+    });
+    let Some(stated) = stated else {
+        let base = readings
+            .iter()
+            .map(|r| omitted(o, r, unit))
+            .min()
+            .unwrap_or_else(|| {
+                let r = fallback(o, c);
+                omitted(o, &r, unit)
+            });
+        return Err(format!(
+            "about {base} {} of {} omitted; no number in the note matches",
+            unit.as_str(),
+            measure(o, unit)
+        ));
+    };
+    for r in &readings {
+        if !is_true(o, r, cap) {
+            let label = r.label.map_or("", Label::as_str);
+            let truth = match r.label {
+                Some(Label::Lines) => {
+                    let range = omitted_lines(o, stated);
+                    format!(
+                        "{}–{} of {} lines were omitted",
+                        range.start(),
+                        range.end(),
+                        o.matches('\n').count() + 1
+                    )
+                }
+                _ => {
+                    let u = if r.label == Some(Label::Bytes) {
+                        Unit::Bytes
+                    } else {
+                        Unit::Chars
+                    };
+                    format!(
+                        "about {} of {} {} were omitted",
+                        omitted(o, stated, u),
+                        measure(o, u),
+                        u.as_str()
+                    )
+                }
+            };
+            return Err(format!(
+                "the note says {} {label}, which is not a true count of the cut: {truth}",
+                r.value
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// HT-3: the note states how many lines were omitted.
+pub fn check_lines(o: &str, c: &str) -> Result<(), String> {
+    if !o.contains('\n') {
+        return Ok(());
+    }
+    let readings = readings(o, c);
+    if readings.iter().any(|r| {
+        r.label != Some(Label::Bytes)
+            && r.label != Some(Label::Chars)
+            && omitted_lines(o, r).contains(&r.value)
+    }) {
+        return Ok(());
+    }
+    let r = readings.first().copied().unwrap_or_else(|| fallback(o, c));
+    let range = omitted_lines(o, &r);
+    Err(format!(
+        "{}–{} of {} lines were omitted; no number in the note matches",
+        range.start(),
+        range.end(),
+        o.matches('\n').count() + 1
+    ))
+}
+
+/// The split when the note holds no number at all.
+fn fallback(o: &str, c: &str) -> Reading {
+    let p = common_prefix(c, o);
+    let t = longest_suffix_in(o, &c[p..]).min(o.len() - p);
+    Reading {
+        value: 0,
+        label: None,
+        head: p,
+        tail: floor_len(o, t),
+    }
+}
+
+/// Byte length of the longest common prefix of `a` and `b`, on a char boundary.
+pub(crate) fn common_prefix(a: &str, b: &str) -> usize {
+    let mut n = a.bytes().zip(b.bytes()).take_while(|(x, y)| x == y).count();
+    while !a.is_char_boundary(n) {
+        n -= 1;
+    }
+    n
+}
+
+/// Decimal numbers in `c` with their byte spans; digit groups may be joined by `,` or `_`.
+fn numbers(c: &str) -> Vec<(usize, usize, u64)> {
+    let b = c.as_bytes();
+    let mut out = Vec::new();
+    let mut i = 0;
+    while i < b.len() {
+        if !b[i].is_ascii_digit() {
+            i += 1;
+            continue;
+        }
+        let start = i;
+        let mut value: u64 = 0;
+        let mut overflow = false;
+        loop {
+            while i < b.len() && b[i].is_ascii_digit() {
+                let d = u64::from(b[i] - b'0');
+                match value.checked_mul(10).and_then(|v| v.checked_add(d)) {
+                    Some(v) => value = v,
+                    None => overflow = true,
+                }
+                i += 1;
+            }
+            let joined =
+                i + 1 < b.len() && (b[i] == b',' || b[i] == b'_') && b[i + 1].is_ascii_digit();
+            if joined {
+                i += 1;
+            } else {
+                break;
+            }
+        }
+        if !overflow {
+            out.push((start, i, value));
+        }
+    }
+    out
+}
+
+/// The byte length of the longest suffix of `o` that occurs in `hay` (on a char boundary).
+fn longest_suffix_in(o: &str, hay: &str) -> usize {
+    // Monotone: if a suffix occurs, every shorter suffix occurs inside that occurrence, so
+    // binary-search the smallest start (over char boundaries) whose suffix occurs.
+    // Only the last `hay.len()` bytes of `o` can occur in `hay`.
+    let from = ceil_boundary(o, o.len() - o.len().min(hay.len()));
+    let mut starts: Vec<usize> = o[from..].char_indices().map(|(i, _)| from + i).collect();
+    starts.push(o.len());
+    let (mut lo, mut hi) = (0usize, starts.len() - 1); // starts[hi] (empty suffix) occurs
+    while lo < hi {
+        let mid = lo + (hi - lo) / 2;
+        let suffix = &o[starts[mid]..];
+        if suffix.len() <= hay.len() && hay.contains(suffix) {
+            hi = mid;
+        } else {
+            lo = mid + 1;
+        }
+    }
+    o.len() - starts[hi]
+}
+
+/// `lo` adjusted so that `o.len() - lo` is a char boundary (shrinking the suffix).
+fn floor_len(o: &str, lo: usize) -> usize {
+    o.len() - ceil_boundary(o, o.len() - lo)
+}
+
+fn floor_boundary(s: &str, mut i: usize) -> usize {
+    while !s.is_char_boundary(i) {
+        i -= 1;
+    }
+    i
+}
+
+fn ceil_boundary(s: &str, mut i: usize) -> usize {
+    while !s.is_char_boundary(i) {
+        i += 1;
+    }
+    i
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use harness_conformance_protocol::Strategy;
+
+    fn cap(limit: u64, unit: Unit) -> EffectiveCap {
+        EffectiveCap {
+            limit,
+            unit,
+            strategy: Strategy::HeadTail,
+            declared: true,
+        }
+    }
+
+    fn lines(n: usize, last: &str) -> String {
+        let mut s = String::new();
+        for i in 1..=n {
+            s.push_str(&format!("{i:06} xxxxxxxxx\n"));
+        }
+        s.push_str(last);
+        s
+    }
+
+    #[test]
+    fn an_honest_note_counts_and_a_dishonest_one_does_not() {
+        let o = lines(100, "ValueError: boom");
+        let c = cap(400, Unit::Bytes);
+        let head = &o[..200];
+        let tail = &o[o.len() - 150..];
+        let omitted = o.len() - 350;
+        let honest = format!("{head}\n[… {omitted} bytes omitted …]\n{tail}");
+        assert_eq!(check_counts(&o, &honest, &c), Ok(()));
+        // The total size is not the omitted amount.
+        let total = format!("{head}\n[… cut, {} bytes in all …]\n{tail}", o.len());
+        assert!(check_counts(&o, &total, &c).is_err());
+        // Off by a lot.
+        let wrong = format!("{head}\n[… {} bytes omitted …]\n{tail}", omitted / 2);
+        assert!(check_counts(&o, &wrong, &c).is_err());
+        let grouped = format!(
+            "{head}\n[… {},{:03} bytes omitted …]\n{tail}",
+            omitted / 1000,
+            omitted % 1000
+        );
+        assert_eq!(check_counts(&o, &grouped, &c), Ok(()));
+        // Total and kept amounts stated beside the omitted one are true, so they pass.
+        let more = format!(
+            "{head}\n[… {omitted} of {} bytes omitted, 350 bytes shown …]\n{tail}",
+            o.len()
+        );
+        assert_eq!(check_counts(&o, &more, &c), Ok(()));
+    }
+
+    #[test]
+    fn a_wrong_line_count_is_not_hidden_by_a_right_unit_count() {
+        let o = lines(100, "end");
+        let c = cap(400, Unit::Chars);
+        let head = &o[..34]; // two whole lines
+        let tail = &o[o.len() - 20..];
+        let gone = o.chars().count() - 54;
+        let lines_gone = o[34..o.len() - 20].matches('\n').count();
+        let right = format!("{head}[{gone} chars and {lines_gone} lines omitted]{tail}");
+        assert_eq!(check_counts(&o, &right, &c), Ok(()));
+        assert_eq!(check_lines(&o, &right), Ok(()));
+        let wrong_lines = format!(
+            "{head}[{gone} chars and {} lines omitted]{tail}",
+            lines_gone * 3
+        );
+        let err = check_counts(&o, &wrong_lines, &c).unwrap_err();
+        assert!(err.contains("lines"), "{err}");
+        // The reverse: right lines, no unit count: CAP-6 fails, HT-3 passes.
+        let only_lines = format!("{head}[{lines_gone} lines omitted]{tail}");
+        assert!(check_counts(&o, &only_lines, &c).is_err());
+        assert_eq!(check_lines(&o, &only_lines), Ok(()));
+        let only_chars = format!("{head}[{gone} chars omitted]{tail}");
+        assert!(check_lines(&o, &only_chars).is_err());
+    }
+
+    #[test]
+    fn chars_are_counted_in_chars_and_a_byte_label_must_be_true_in_bytes() {
+        let o = "é".repeat(100);
+        let c = cap(50, Unit::Chars);
+        let content = format!("{}[60 chars omitted]{}", "é".repeat(20), "é".repeat(20));
+        assert_eq!(check_counts(&o, &content, &c), Ok(()));
+        let bytes = format!("{}[120 bytes omitted]{}", "é".repeat(20), "é".repeat(20));
+        assert!(check_counts(&o, &bytes, &c).is_err(), "no chars count");
+        let both = format!(
+            "{}[60 chars (120 bytes) omitted]{}",
+            "é".repeat(20),
+            "é".repeat(20)
+        );
+        assert_eq!(check_counts(&o, &both, &c), Ok(()));
+        // Chars counted and labelled as bytes: the classic lie, caught.
+        let lie = format!(
+            "{}[80 chars (80 bytes) omitted]{}",
+            "é".repeat(10),
+            "é".repeat(10)
+        );
+        assert!(check_counts(&o, &lie, &c).is_err(), "80 bytes is false");
+        let honest = format!(
+            "{}[80 chars (160 bytes) omitted]{}",
+            "é".repeat(10),
+            "é".repeat(10)
+        );
+        assert_eq!(check_counts(&o, &honest, &c), Ok(()));
+    }
+
+    #[test]
+    fn numbers_with_group_separators() {
+        let got: Vec<u64> = numbers("cut 1,234 of 5_000, then 7,")
+            .into_iter()
+            .map(|n| n.2)
+            .collect();
+        assert_eq!(got, vec![1234, 5000, 7]);
+        assert_eq!(common_prefix("aé", "aè"), 1);
+        assert_eq!(longest_suffix_in("abcdé", "xxcdéyy"), 4);
+        assert_eq!(longest_suffix_in("abc", "zzz"), 0);
+        assert_eq!(label_after(" Bytes omitted"), Some(Label::Bytes));
+        assert_eq!(label_after("lines"), Some(Label::Lines));
+        assert_eq!(label_after(" tokens"), None);
+        assert_eq!(label_after("bytesx"), None);
+    }
+}
