@@ -211,3 +211,25 @@ fn the_hello_schema_enumerates_the_vocabulary() {
         strs(&vocabulary::BEHAVIORS)
     );
 }
+
+/// PROTOCOL.md lists the whole vocabulary, so an adapter author never has to read the runner's
+/// source to find a keyword's spelling.
+#[test]
+fn protocol_md_lists_the_vocabulary() {
+    use harness_conformance_protocol::vocabulary;
+    let text = harness_conformance_suite::loader::PROTOCOL_MD;
+    let lists: [(&str, Vec<&str>); 4] = [
+        ("keywords", vocabulary::declarable_keywords()),
+        ("classes", vocabulary::CLASSES.to_vec()),
+        ("features", vocabulary::FEATURES.to_vec()),
+        ("behaviors", vocabulary::BEHAVIORS.to_vec()),
+    ];
+    for (what, names) in lists {
+        for name in names {
+            assert!(
+                text.contains(&format!("`{name}`")),
+                "PROTOCOL.md does not list the {what} name `{name}`"
+            );
+        }
+    }
+}
