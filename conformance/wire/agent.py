@@ -1,0 +1,256 @@
+"""Runs one case through a coding agent over its wire: the adapter side shared by every agent.
+
+Why this module exists: every coding-agent adapter does the same thing around its agent — decide
+whether the case can be put on the agent's wire at all, write the case for the MCP tool server,
+start the fake provider, start the agent once (one conversation per case) with both configured,
+wait (bounded) for the tool results to come back over the wire, stop the agent, and turn what was
+captured into the protocol's reply. An agent adapter only says how to configure and start its
+agent, how the agent names MCP tools, and how its wire carries the error flag (the `Agent` class).
+
+Nothing here judges: results are reported as the captured request lists them, with their text as
+sent; calls that got no result are simply absent (the runner fails "one result per call").
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+from typing import Any
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+
+import behaviours  # noqa: E402
+import dialects  # noqa: E402
+import provider  # noqa: E402
+
+sys.path.insert(0, os.path.join(HERE, "..", "adapters", "python-common"))
+import hcproto  # noqa: E402
+
+MARKER = "conformance-case-turn"
+PROMPT = f"Call the tools ({MARKER})."
+TAIL = 3000  # characters of the agent's output kept for messages
+
+# Every draft 2020-12 keyword: the MCP server hands the case's schema to the agent verbatim, so
+# every keyword reaches the harness exactly as written; what the agent does with it is judged.
+KEYWORDS = [
+    "$schema", "$id", "$ref", "$defs", "$anchor", "$dynamicRef", "$dynamicAnchor", "$comment",
+    "allOf", "anyOf", "oneOf", "not", "if", "then", "else", "dependentSchemas", "prefixItems",
+    "items", "contains", "properties", "patternProperties", "additionalProperties", "propertyNames",
+    "unevaluatedItems", "unevaluatedProperties", "type", "enum", "const", "multipleOf", "maximum",
+    "exclusiveMaximum", "minimum", "exclusiveMinimum", "maxLength", "minLength", "pattern",
+    "maxItems", "minItems", "uniqueItems", "maxContains", "minContains", "maxProperties",
+    "minProperties", "required", "dependentRequired", "format", "title", "description", "default",
+    "deprecated", "readOnly", "writeOnly", "examples",
+]
+
+
+class Agent:
+    """What an agent adapter provides. Subclasses set the attributes and override `launch`."""
+
+    name = "agent"
+    dialect = dialects.ANTHROPIC
+    stream = True  # whether the agent streams its model requests (decides what the wire carries)
+    model = "fake-model"
+
+    def expose(self, tool: str) -> dict:
+        """How the model names MCP tool `tool` of server `cases` in a call: {"name", "namespace"?}."""
+        return {"name": tool}
+
+    def offered(self, tool: str) -> str:
+        """The name dialects.tool_names lists for that tool in the agent's request."""
+        return tool
+
+    def launch(self, work: str, base_url: str, mcp: list[str], case: dict) -> tuple[list[str], dict, str]:
+        """(argv, environment, cwd) that run the agent once, non-interactively, on PROMPT."""
+        raise NotImplementedError
+
+    def is_error(self, result: dict) -> bool:
+        """The error flag of a parsed result whose dialect has none (how the agent carries it)."""
+        return bool(result["is_error"])
+
+    def skip_reason(self, case: dict) -> str | None:
+        """A case this agent cannot be given faithfully, beyond what the wire itself rules out."""
+        return None
+
+
+def base_env(home: str) -> dict:
+    """A minimal environment: no inherited credentials, proxies pointing nowhere, telemetry off."""
+    env = {
+        "PATH": os.environ.get("PATH", "/usr/local/bin:/usr/bin:/bin"),
+        "HOME": home,
+        "TMPDIR": os.path.join(home, "tmp"),
+        "LANG": "C.UTF-8",
+        "TERM": "dumb",
+        "NO_COLOR": "1",
+        "CI": "1",
+        "DO_NOT_TRACK": "1",
+        "NO_UPDATE_NOTIFIER": "1",
+        # Anything that tries to leave the machine through a proxy fails at once, on loopback.
+        "HTTP_PROXY": "http://127.0.0.1:9", "HTTPS_PROXY": "http://127.0.0.1:9", "ALL_PROXY": "http://127.0.0.1:9",
+        "NO_PROXY": "127.0.0.1,localhost", "no_proxy": "127.0.0.1,localhost",
+    }
+    os.makedirs(env["TMPDIR"], exist_ok=True)
+    return env
+
+
+def wire_unsupported(case: dict, agent: Agent) -> str | None:
+    """Why the case cannot be put on any MCP + provider wire faithfully (None: it can)."""
+    for tool in case["tools"]:
+        b = tool["behavior"]
+        if behaviours.uses(b, lambda s: (s.get("raise") or {}).get("kind") == "internal"):
+            return ("over MCP an internal error reaches the agent as text the server chose; the agent cannot "
+                    "tell it from a message meant for the model, so the case would judge the server")
+        if behaviours.uses(b, lambda s: "non_finite" in (s.get("return") or {})):
+            return "over MCP a tool's output is text the server wrote; a non-finite float never reaches the agent as a float"
+    for call in case["calls"]:
+        if "raw" in call:
+            return "a raw tool-use block is text the model wrote; no provider wire carries one"
+    try:
+        dialects.check(agent.dialect, wire_calls(case, agent), agent.stream)
+    except dialects.Unexpressible as exc:
+        return str(exc)
+    return agent.skip_reason(case)
+
+
+def wire_calls(case: dict, agent: Agent) -> list[dict]:
+    """The case's calls as the model would send them to this agent: string names as exposed."""
+    calls = []
+    for call in case["calls"]:
+        wire = dict(call)
+        if isinstance(call.get("name"), str) and call["name"]:
+            wire.update(agent.expose(call["name"]))
+        calls.append(wire)
+    return calls
+
+
+def _tail(path: str) -> str:
+    try:
+        with open(path, "rb") as f:
+            f.seek(0, os.SEEK_END)
+            f.seek(max(0, f.tell() - TAIL))
+            return f.read().decode("utf-8", "replace")
+    except OSError:
+        return ""
+
+
+def _stop(process: subprocess.Popen) -> None:
+    if process.poll() is None:
+        try:
+            os.killpg(process.pid, signal.SIGTERM)
+            process.wait(2)
+        except (ProcessLookupError, subprocess.TimeoutExpired):
+            pass
+    if process.poll() is None:
+        try:
+            os.killpg(process.pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+        process.wait()
+
+
+def timeout_for(case: dict) -> float:
+    """The bound on one conversation: WIRE_CASE_TIMEOUT (default 40 s) plus the scripted sleeps."""
+    sleeps = 0
+    for tool in case["tools"]:
+        behavior = tool["behavior"]
+        while isinstance(behavior, dict):
+            sleeps += behavior.get("sleep_ms", 0)
+            behavior = behavior.get("then")
+    return float(os.environ.get("WIRE_CASE_TIMEOUT", "40")) + sleeps / 1000
+
+
+def run_case(agent: Agent, case: dict) -> dict:
+    reason = wire_unsupported(case, agent)
+    if reason:
+        raise hcproto.Skip(reason)
+    work = tempfile.mkdtemp(prefix=f"wire-{agent.name}-")
+    try:
+        return _run_in(agent, case, work)
+    finally:
+        if not os.environ.get("WIRE_KEEP"):
+            shutil.rmtree(work, ignore_errors=True)
+        else:
+            print(f"wire: kept {work}", file=sys.stderr)
+
+
+def _run_in(agent: Agent, case: dict, work: str) -> dict:
+    case_path = os.path.join(work, "case.json")
+    log_path = os.path.join(work, "invocations.jsonl")
+    with open(case_path, "w", encoding="utf-8") as f:
+        json.dump(case, f, ensure_ascii=True)
+    open(log_path, "w").close()
+    mcp = [sys.executable, os.path.join(HERE, "mcp_server.py"), case_path, log_path]
+    conversation = provider.Conversation(
+        wire_calls(case, agent), [agent.offered(t["name"]) for t in case["tools"]], model=agent.model, marker=MARKER)
+    out_path, err_path = os.path.join(work, "agent.out"), os.path.join(work, "agent.err")
+    with provider.Provider(conversation) as fake:
+        argv, env, cwd = agent.launch(work, fake.base_url, mcp, case)
+        with open(out_path, "wb") as out, open(err_path, "wb") as err:
+            process = subprocess.Popen(argv, env=env, cwd=cwd, stdin=subprocess.DEVNULL, stdout=out, stderr=err,
+                                       start_new_session=True)
+        try:
+            finished = fake.wait(timeout_for(case), alive=lambda: process.poll() is None)
+            if finished:
+                # The agent got its final turn; give it a moment to finish its bookkeeping and exit.
+                end = time.monotonic() + 3
+                while process.poll() is None and time.monotonic() < end:
+                    time.sleep(0.05)
+        finally:
+            _stop(process)
+    if os.environ.get("WIRE_KEEP"):
+        with open(os.path.join(work, "requests.json"), "w") as f:
+            json.dump(conversation.log, f, indent=1, ensure_ascii=False)
+    if conversation.problem:
+        raise hcproto.Skip(conversation.problem)
+    if conversation.state == "emit":
+        detail = " ".join((_tail(err_path) + " " + _tail(out_path)).split())[-1500:]
+        return {"error": f"{agent.name} never asked the fake provider for the conversation turn "
+                         f"(exit {process.returncode}; {len(conversation.log)} other requests): {detail}"}
+    if conversation.state == "wait":
+        detail = " ".join((_tail(err_path) + " " + _tail(out_path)).split())[-600:]
+        hcproto.log_harness_raise(None, RuntimeError(f"{agent.name} sent no request after the tool turn "
+                                                     f"(exit {process.returncode}): {detail}"))
+    results = []
+    for parsed in conversation.results():
+        results.append({
+            "tool_use_id": parsed["tool_use_id"],
+            "is_error": agent.is_error(parsed),
+            "content": parsed["content"],
+            "native": parsed["native"],
+        })
+    invocations = []
+    with open(log_path, encoding="utf-8") as f:
+        for line in f:
+            if line.strip():
+                invocations.append(json.loads(line))
+    return {"results": results, "invocations": invocations}
+
+
+def hello(agent_name: str, version: str, homepage: str, capabilities: dict) -> dict:
+    return {"implementation": {"name": agent_name, "language": "wire", "version": version, "homepage": homepage},
+            "capabilities": capabilities}
+
+
+def serve(agent: Agent, hello_message: dict) -> None:
+    def run(case: dict) -> dict:
+        body = run_case(agent, case)
+        return body
+
+    hcproto.serve(hello_message, run)
+
+
+def package_version(package_json: str) -> str:
+    with open(package_json, encoding="utf-8") as f:
+        return json.load(f)["version"]
+
+
+def describe(value: Any, limit: int = 200) -> str:
+    text = json.dumps(value, ensure_ascii=True)
+    return text if len(text) <= limit else text[: limit - 1] + "…"
