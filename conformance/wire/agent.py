@@ -33,8 +33,7 @@ import provider  # noqa: E402
 sys.path.insert(0, os.path.join(HERE, "..", "adapters", "python-common"))
 import hcproto  # noqa: E402
 
-MARKER = "conformance-case-turn"
-PROMPT = f"Call the tools ({MARKER})."
+PROMPT = "Call the tools."
 TAIL = 3000  # characters of the agent's output kept for messages
 
 # Every draft 2020-12 keyword: the MCP server hands the case's schema to the agent verbatim, so
@@ -188,7 +187,7 @@ def _run_in(agent: Agent, case: dict, work: str) -> dict:
     open(log_path, "w").close()
     mcp = [sys.executable, os.path.join(HERE, "mcp_server.py"), case_path, log_path]
     conversation = provider.Conversation(
-        wire_calls(case, agent), [agent.offered(t["name"]) for t in case["tools"]], model=agent.model, marker=MARKER)
+        wire_calls(case, agent), [agent.offered(t["name"]) for t in case["tools"]], model=agent.model)
     out_path, err_path = os.path.join(work, "agent.out"), os.path.join(work, "agent.err")
     with provider.Provider(conversation) as fake:
         argv, env, cwd = agent.launch(work, fake.base_url, mcp, case)

@@ -9,8 +9,9 @@ is only the server, the conversation's state and the time bound.
 
 Which requests belong to the conversation: agents also send side requests (titles, token counts,
 quota probes, model lists). A request is the conversation's when it speaks a model dialect and
-offers tools (or, when the case has no tools, carries the prompt's marker); anything else gets the
-final text (or an empty model list) and is only logged.
+offers tools (every agent offers its built-in tools, so this holds even for a case without
+tools; title and summary requests offer none); anything else gets the final text (or a model
+list) and is only logged.
 
 Bounds: 127.0.0.1 only, an ephemeral port, request bodies up to 256 MiB, and `wait()` returns
 after its timeout whether or not the conversation finished. Standard library only.
@@ -41,12 +42,11 @@ class Conversation:
     """
 
     def __init__(self, calls: list[dict], tool_names: list[str], model: str = "fake-model",
-                 cut_off: bool = False, marker: str | None = None):
+                 cut_off: bool = False):
         self.calls = calls
         self.tool_names = tool_names  # the exposed names that must be on offer
         self.model = model
         self.cut_off = cut_off
-        self.marker = marker
         self.state = "emit"  # emit → wait → done
         self.dialect: str | None = None
         self.stream: bool | None = None
@@ -57,10 +57,9 @@ class Conversation:
         self.lock = threading.Lock()
         self.finished = threading.Event()
 
-    def belongs(self, dialect: str, body: dict) -> bool:
-        if dialects.tool_names(dialect, body):
-            return True
-        return self.marker is not None and self.marker in json.dumps(body, ensure_ascii=False)
+    @staticmethod
+    def belongs(dialect: str, body: dict) -> bool:
+        return bool(dialects.tool_names(dialect, body))
 
     def answer(self, method: str, path: str, body: dict | None) -> tuple[int, str, bytes]:
         """(status, content type, body) for one request."""

@@ -80,7 +80,11 @@ def main() -> None:
     with open(PACKAGE, encoding="utf-8") as f:
         version = json.load(f)["version"]
     capabilities = {
-        "cap": None,
+        # As observed (docs/harnesses.md): an MCP result over 50,000 chars is saved to a file and
+        # replaced by a note with the file's path and a 2 KB preview of the start of the result's
+        # JSON; far larger ones get an "exceeds maximum allowed tokens" message instead. Neither
+        # threshold is settable in chars or bytes: not configurable.
+        "cap": {"unit": "chars", "limit": 50000, "configurable": False, "strategies": ["head_only"]},
         "deadline": {"configurable": True},
         "keywords": agent.KEYWORDS,
         "call_forms": ["structured", "arguments_text"],

@@ -91,7 +91,11 @@ def main() -> None:
     with open(PACKAGE, encoding="utf-8") as f:
         version = json.load(f)["version"]
     capabilities = {
-        "cap": None,
+        # As observed (docs/harnesses.md): content over 12,000 UTF-8 bytes, Codex's "Wall time"
+        # header included, is cut to head + tail with a "…N tokens truncated…" note. The
+        # `tool_output_token_limit` setting counts estimated tokens, not bytes or chars, so a
+        # case's limit cannot be set exactly: not configurable.
+        "cap": {"unit": "bytes", "limit": 12000, "configurable": False, "strategies": ["head_tail"]},
         "deadline": {"configurable": True},
         "keywords": agent.KEYWORDS,
         "call_forms": ["structured", "arguments_text"],

@@ -64,7 +64,7 @@ class Conversations(unittest.TestCase):
                         decoded = agent_side.decode(dialect, body, stream)
                         self.assertEqual([c["id"] for c in decoded["calls"]], ["toolu_01", "toolu_02"])
                         self.assertFalse(conversation.finished.is_set())
-                        # a side request (no tools, no marker) is answered with text and changes nothing
+                        # a side request (no tools) is answered with text and changes nothing
                         _, _, side = post(fake.port, path, first_request(dialect, stream, with_tools=False))
                         self.assertEqual(agent_side.decode(dialect, side, stream)["text"], dialects.FINAL_TEXT)
                         self.assertEqual(conversation.state, "wait")
@@ -98,15 +98,14 @@ class Conversations(unittest.TestCase):
         self.assertIn("'missing_tool'", conversation.problem)
         self.assertIn("echo", conversation.problem)
 
-    def test_a_case_without_tools_is_recognised_by_the_prompt_marker(self):
-        calls = [{"id": "toolu_01", "name": "nowhere", "input": {}}]
-        conversation = provider.Conversation(calls, [], marker="MARK-123")
+    def test_a_request_without_tools_is_never_the_conversation(self):
+        conversation = provider.Conversation([{"id": "toolu_01", "name": "nowhere", "input": {}}], [])
         with provider.Provider(conversation) as fake:
             request = first_request(dialects.ANTHROPIC, False, with_tools=False)
+            request["messages"][0]["content"] = "Generate a title for: Call the tools."
             post(fake.port, PATHS[dialects.ANTHROPIC], request)
-            self.assertEqual(conversation.state, "emit")  # no tools, no marker: a side request
-            request["messages"][0]["content"] = "please MARK-123"
-            _, _, body = post(fake.port, PATHS[dialects.ANTHROPIC], request)
+            self.assertEqual(conversation.state, "emit")
+            _, _, body = post(fake.port, PATHS[dialects.ANTHROPIC], first_request(dialects.ANTHROPIC, False))
         self.assertEqual(agent_side.decode(dialects.ANTHROPIC, body, False)["calls"][0]["name"], "nowhere")
 
     def test_unexpressible_calls_end_the_conversation_with_the_reason(self):
