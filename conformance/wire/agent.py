@@ -165,13 +165,23 @@ def timeout_for(case: dict) -> float:
     return float(os.environ.get("WIRE_CASE_TIMEOUT", "40")) + sleeps / 1000
 
 
-def run_case(agent: Agent, case: dict) -> dict:
+def run_case(agent: Agent, case: dict, cut_off: bool = False) -> dict:
+    """The protocol reply for one case (raises hcproto.Skip when it cannot be put on the wire).
+
+    `cut_off` serves the tool turn as stopped for max tokens inside the last call's arguments
+    (the cut-off scenario, cutoff.py); the reply then also carries the conversation's log.
+    """
     reason = wire_unsupported(case, agent)
     if reason:
         raise hcproto.Skip(reason)
+    if cut_off:
+        try:
+            dialects.check(agent.dialect, wire_calls(case, agent), agent.stream, cut_off=True)
+        except dialects.Unexpressible as exc:
+            raise hcproto.Skip(str(exc)) from None
     work = tempfile.mkdtemp(prefix=f"wire-{agent.name}-")
     try:
-        return _run_in(agent, case, work)
+        return _run_in(agent, case, work, cut_off)
     finally:
         if not os.environ.get("WIRE_KEEP"):
             shutil.rmtree(work, ignore_errors=True)
@@ -179,7 +189,7 @@ def run_case(agent: Agent, case: dict) -> dict:
             print(f"wire: kept {work}", file=sys.stderr)
 
 
-def _run_in(agent: Agent, case: dict, work: str) -> dict:
+def _run_in(agent: Agent, case: dict, work: str, cut_off: bool) -> dict:
     case_path = os.path.join(work, "case.json")
     log_path = os.path.join(work, "invocations.jsonl")
     with open(case_path, "w", encoding="utf-8") as f:
@@ -187,7 +197,8 @@ def _run_in(agent: Agent, case: dict, work: str) -> dict:
     open(log_path, "w").close()
     mcp = [sys.executable, os.path.join(HERE, "mcp_server.py"), case_path, log_path]
     conversation = provider.Conversation(
-        wire_calls(case, agent), [agent.offered(t["name"]) for t in case["tools"]], model=agent.model)
+        wire_calls(case, agent), [agent.offered(t["name"]) for t in case["tools"]], model=agent.model,
+        cut_off=cut_off)
     out_path, err_path = os.path.join(work, "agent.out"), os.path.join(work, "agent.err")
     with provider.Provider(conversation) as fake:
         argv, env, cwd = agent.launch(work, fake.base_url, mcp, case)
@@ -229,7 +240,10 @@ def _run_in(agent: Agent, case: dict, work: str) -> dict:
         for line in f:
             if line.strip():
                 invocations.append(json.loads(line))
-    return {"results": results, "invocations": invocations}
+    reply = {"results": results, "invocations": invocations}
+    if cut_off:
+        reply["requests"] = conversation.log
+    return reply
 
 
 def hello(agent_name: str, version: str, homepage: str, capabilities: dict) -> dict:

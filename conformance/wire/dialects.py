@@ -86,9 +86,12 @@ def _put(target: dict, key: str, call: dict, source: str) -> None:
 # ---------------------------------------------------------------------------------------------
 
 
-def check(dialect: str, calls: list[dict], stream: bool) -> None:
+def check(dialect: str, calls: list[dict], stream: bool, cut_off: bool = False) -> None:
     """Raises Unexpressible when a call cannot be carried by this dialect in this mode."""
     object_slot = dialect == GEMINI or (dialect == ANTHROPIC and not stream)
+    if cut_off and object_slot:
+        raise Unexpressible(f"{dialect} {'streamed' if stream else 'whole'} responses carry arguments as a JSON object: "
+                            "a call cannot be cut off inside its JSON text")
     for call in calls:
         if "raw" in call:
             raise Unexpressible("a raw tool-use block is text the model wrote; no provider wire carries one")
@@ -98,7 +101,7 @@ def check(dialect: str, calls: list[dict], stream: bool) -> None:
 
 def render_turn(dialect: str, calls: list[dict], stream: bool, model: str, cut_off: bool = False) -> list[Event]:
     """The assistant turn with `calls` (or the final text when `calls` is empty)."""
-    check(dialect, calls, stream)
+    check(dialect, calls, stream, cut_off)
     return {ANTHROPIC: _anthropic, RESPONSES: _responses, CHAT: _chat, GEMINI: _gemini}[dialect](calls, stream, model, cut_off)
 
 

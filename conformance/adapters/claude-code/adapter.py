@@ -76,6 +76,9 @@ class ClaudeCode(agent.Agent):
         return argv, env, work
 
 
+AGENT = ClaudeCode()
+
+
 def main() -> None:
     with open(PACKAGE, encoding="utf-8") as f:
         version = json.load(f)["version"]
@@ -93,7 +96,7 @@ def main() -> None:
     }
     hello = agent.hello("claude-code (claude -p, MCP tools, Messages API)", version,
                         "https://github.com/anthropics/claude-code", capabilities)
-    agent.serve(ClaudeCode(), hello)
+    agent.serve(AGENT, hello)
 
 
 if __name__ == "__main__":

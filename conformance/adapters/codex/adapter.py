@@ -87,6 +87,9 @@ class Codex(agent.Agent):
         return argv, env, work
 
 
+AGENT = Codex()
+
+
 def main() -> None:
     with open(PACKAGE, encoding="utf-8") as f:
         version = json.load(f)["version"]
@@ -103,7 +106,7 @@ def main() -> None:
         "history": False,
     }
     hello = agent.hello("codex (codex exec, MCP tools, Responses API)", version, "https://github.com/openai/codex", capabilities)
-    agent.serve(Codex(), hello)
+    agent.serve(AGENT, hello)
 
 
 if __name__ == "__main__":

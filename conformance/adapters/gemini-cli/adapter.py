@@ -87,6 +87,9 @@ class GeminiCli(agent.Agent):
         return argv, env, work
 
 
+AGENT = GeminiCli()
+
+
 def main() -> None:
     with open(PACKAGE, encoding="utf-8") as f:
         version = json.load(f)["version"]
@@ -103,7 +106,7 @@ def main() -> None:
     }
     hello = agent.hello("gemini-cli (gemini -p, MCP tools, Gemini API)", version,
                         "https://github.com/google-gemini/gemini-cli", capabilities)
-    agent.serve(GeminiCli(), hello)
+    agent.serve(AGENT, hello)
 
 
 if __name__ == "__main__":

@@ -88,11 +88,18 @@ class Opencode(agent.Agent):
         return argv, env, work
 
 
+AGENT = Opencode()
+
+
 def main() -> None:
     with open(PACKAGE, encoding="utf-8") as f:
         version = json.load(f)["version"]
     capabilities = {
-        "cap": None,
+        # As observed (docs/harnesses.md): output over 51,200 UTF-8 bytes (or 2,000 lines) is
+        # saved to a file and cut to the whole lines that fit from its head, with a
+        # "...N bytes truncated..." / "...N lines truncated..." note and the file's path. Not
+        # settable: not configurable.
+        "cap": {"unit": "bytes", "limit": 51200, "configurable": False, "strategies": ["head_only"]},
         "deadline": {"configurable": True},
         "keywords": agent.KEYWORDS,
         "call_forms": ["structured", "arguments_text"],
@@ -101,7 +108,7 @@ def main() -> None:
     }
     hello = agent.hello("opencode (opencode run, MCP tools, Chat Completions)", version, "https://github.com/sst/opencode",
                         capabilities)
-    agent.serve(Opencode(), hello)
+    agent.serve(AGENT, hello)
 
 
 if __name__ == "__main__":
