@@ -3,6 +3,9 @@
 # already installed), then runs the suite against each adapter with its expected-failures baseline,
 # so this step turns red only when a harness's behaviour changes (a new failure, or a listed
 # failure that now passes). Runs unchanged on a laptop; needs python3.11 and node/npm.
+# Codex and Claude Code are coding agents driven over their wire (conformance/wire/): one CLI
+# process per case, so their columns take minutes; gemini-cli and opencode are slower still and
+# run only when named (ci/wire.sh runs a smoke column of each).
 #
 #   ci/adapters.sh                  all adapters
 #   ci/adapters.sh pydantic-ai mcp-python
@@ -17,7 +20,10 @@ if [[ ${1:-} == --rebaseline ]]; then
   rebaseline=true
   shift
 fi
-adapters=(mcp-python mcp-typescript pydantic-ai langgraph-default langgraph-handle-errors template-python template-typescript)
+adapters=(mcp-python mcp-typescript pydantic-ai langgraph-default langgraph-handle-errors template-python template-typescript
+  codex claude-code)
+# A coding agent's case is one CLI run, seconds on a loaded machine: a generous per-case timeout.
+timeout=(--timeout 90)
 [[ $# -gt 0 ]] && adapters=("$@")
 
 conformance/adapters/install.sh "${adapters[@]}"
@@ -46,7 +52,7 @@ if $rebaseline; then
   trap 'rm -rf "$suite"' EXIT
   "$runner" copy "$suite/suite" >/dev/null
   for name in "${adapters[@]}"; do
-    "$runner" run --harness "$(command_for "$name")" --jobs 2 --quiet --format json -o "$suite/$name.jsonl" || true
+    "$runner" run --harness "$(command_for "$name")" --jobs 2 "${timeout[@]}" --quiet --format json -o "$suite/$name.jsonl" || true
     python3 conformance/adapters/write_baselines.py "$name" "$suite/$name.jsonl" "$suite/suite" "$(command_for "$name")"
   done
   exit 0
@@ -60,12 +66,12 @@ if "$runner" matrix --help >/dev/null 2>&1; then
     args+=(--harness "$name=$(command_for "$name")" --baseline "$name=conformance/adapters/$name/baseline.json")
   done
   mkdir -p target/matrix
-  exec "$runner" matrix "${args[@]}" --jobs 2 --markdown target/matrix/matrix.md --html target/matrix/matrix.html
+  exec "$runner" matrix "${args[@]}" --jobs 2 "${timeout[@]}" --markdown target/matrix/matrix.md --html target/matrix/matrix.html
 fi
 
 status=0
 for name in "${adapters[@]}"; do
   echo "::: $name"
-  "$runner" run --harness "$(command_for "$name")" --baseline "conformance/adapters/$name/baseline.json" || status=1
+  "$runner" run --harness "$(command_for "$name")" "${timeout[@]}" --baseline "conformance/adapters/$name/baseline.json" || status=1
 done
 exit $status

@@ -21,7 +21,6 @@ import subprocess
 import sys
 import tempfile
 import time
-from typing import Any
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
@@ -54,17 +53,30 @@ class Agent:
     """What an agent adapter provides. Subclasses set the attributes and override `launch`."""
 
     name = "agent"
+    title = "agent"  # the implementation name in the handshake
+    homepage = ""
+    package_json = ""  # the pinned npm package's package.json (its version is the handshake's)
     dialect = dialects.ANTHROPIC
     stream = True  # whether the agent streams its model requests (decides what the wire carries)
     model = "fake-model"
+    prefix = ""  # the agent offers MCP tool t of server `cases` as prefix + t
+    cap: dict | None = None  # the cap as observed (docs/harnesses.md)
+    call_forms = ["structured", "arguments_text"]  # what the agent's wire carries (README.md)
 
     def expose(self, tool: str) -> dict:
         """How the model names MCP tool `tool` of server `cases` in a call: {"name", "namespace"?}."""
-        return {"name": tool}
+        return {"name": self.prefix + tool}
 
     def offered(self, tool: str) -> str:
         """The name dialects.tool_names lists for that tool in the agent's request."""
-        return tool
+        return self.prefix + tool
+
+    def capabilities(self) -> dict:
+        """What every wire agent declares: its cap, MCP tool timeouts as deadlines, every schema
+        keyword (the schema reaches the agent verbatim), its wire's call forms, whole batches;
+        no codes, retry hints or history (no agent shows them to the model)."""
+        return {"cap": self.cap, "deadline": {"configurable": True}, "keywords": KEYWORDS,
+                "call_forms": self.call_forms, "parallel": True, "history": False}
 
     def launch(self, work: str, base_url: str, mcp: list[str], case: dict) -> tuple[list[str], dict, str]:
         """(argv, environment, cwd) that run the agent once, non-interactively, on PROMPT."""
@@ -246,24 +258,10 @@ def _run_in(agent: Agent, case: dict, work: str, cut_off: bool) -> dict:
     return reply
 
 
-def hello(agent_name: str, version: str, homepage: str, capabilities: dict) -> dict:
-    return {"implementation": {"name": agent_name, "language": "wire", "version": version, "homepage": homepage},
-            "capabilities": capabilities}
-
-
-def serve(agent: Agent, hello_message: dict) -> None:
-    def run(case: dict) -> dict:
-        body = run_case(agent, case)
-        return body
-
-    hcproto.serve(hello_message, run)
-
-
-def package_version(package_json: str) -> str:
-    with open(package_json, encoding="utf-8") as f:
-        return json.load(f)["version"]
-
-
-def describe(value: Any, limit: int = 200) -> str:
-    text = json.dumps(value, ensure_ascii=True)
-    return text if len(text) <= limit else text[: limit - 1] + "…"
+def main(agent: Agent) -> None:
+    """Serves the adapter protocol on stdin/stdout for `agent` (an adapter's entry point)."""
+    with open(agent.package_json, encoding="utf-8") as f:
+        version = json.load(f)["version"]
+    hello = {"implementation": {"name": agent.title, "language": "wire", "version": version, "homepage": agent.homepage},
+             "capabilities": agent.capabilities()}
+    hcproto.serve(hello, lambda case: run_case(agent, case))

@@ -35,15 +35,19 @@ MODEL = "claude-sonnet-4-5"
 
 class ClaudeCode(agent.Agent):
     name = "claude-code"
+    title = "claude-code (claude -p, MCP tools, Messages API)"
+    homepage = "https://github.com/anthropics/claude-code"
+    package_json = PACKAGE
     dialect = dialects.ANTHROPIC
     stream = True
+    # As observed (docs/harnesses.md): an MCP result over 50,000 chars is saved to a file and
+    # replaced by a note with the file's path and a 2 KB preview of the start of the result's
+    # JSON; far larger ones get an "exceeds maximum allowed tokens" message instead. Neither
+    # threshold is settable in chars or bytes: not configurable.
+    cap = {"unit": "chars", "limit": 50000, "configurable": False, "strategies": ["head_only"]}
     model = MODEL
 
-    def expose(self, tool: str) -> dict:
-        return {"name": f"mcp__cases__{tool}"}
-
-    def offered(self, tool: str) -> str:
-        return f"mcp__cases__{tool}"
+    prefix = "mcp__cases__"
 
     def launch(self, work, base_url, mcp, case):
         home = os.path.join(work, "home")
@@ -79,25 +83,5 @@ class ClaudeCode(agent.Agent):
 AGENT = ClaudeCode()
 
 
-def main() -> None:
-    with open(PACKAGE, encoding="utf-8") as f:
-        version = json.load(f)["version"]
-    capabilities = {
-        # As observed (docs/harnesses.md): an MCP result over 50,000 chars is saved to a file and
-        # replaced by a note with the file's path and a 2 KB preview of the start of the result's
-        # JSON; far larger ones get an "exceeds maximum allowed tokens" message instead. Neither
-        # threshold is settable in chars or bytes: not configurable.
-        "cap": {"unit": "chars", "limit": 50000, "configurable": False, "strategies": ["head_only"]},
-        "deadline": {"configurable": True},
-        "keywords": agent.KEYWORDS,
-        "call_forms": ["structured", "arguments_text"],
-        "parallel": True,
-        "history": False,
-    }
-    hello = agent.hello("claude-code (claude -p, MCP tools, Messages API)", version,
-                        "https://github.com/anthropics/claude-code", capabilities)
-    agent.serve(AGENT, hello)
-
-
 if __name__ == "__main__":
-    main()
+    agent.main(AGENT)

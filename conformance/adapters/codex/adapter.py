@@ -40,8 +40,16 @@ def toml_string(value: str) -> str:
 
 class Codex(agent.Agent):
     name = "codex"
+    title = "codex (codex exec, MCP tools, Responses API)"
+    homepage = "https://github.com/openai/codex"
+    package_json = PACKAGE
     dialect = dialects.RESPONSES
     stream = True
+    # As observed (docs/harnesses.md): content over 12,000 UTF-8 bytes, Codex's "Wall time"
+    # header included, is cut to head + tail with a "…N tokens truncated…" note. The
+    # `tool_output_token_limit` setting counts estimated tokens, not bytes or chars, so a
+    # case's limit cannot be set exactly: not configurable.
+    cap = {"unit": "bytes", "limit": 12000, "configurable": False, "strategies": ["head_tail"]}
 
     # Codex 0.169 groups an MCP server's tools in a Responses `namespace` tool named
     # mcp__<server>; the model calls one as {"namespace": "mcp__cases", "name": <tool>}.
@@ -90,24 +98,5 @@ class Codex(agent.Agent):
 AGENT = Codex()
 
 
-def main() -> None:
-    with open(PACKAGE, encoding="utf-8") as f:
-        version = json.load(f)["version"]
-    capabilities = {
-        # As observed (docs/harnesses.md): content over 12,000 UTF-8 bytes, Codex's "Wall time"
-        # header included, is cut to head + tail with a "…N tokens truncated…" note. The
-        # `tool_output_token_limit` setting counts estimated tokens, not bytes or chars, so a
-        # case's limit cannot be set exactly: not configurable.
-        "cap": {"unit": "bytes", "limit": 12000, "configurable": False, "strategies": ["head_tail"]},
-        "deadline": {"configurable": True},
-        "keywords": agent.KEYWORDS,
-        "call_forms": ["structured", "arguments_text"],
-        "parallel": True,
-        "history": False,
-    }
-    hello = agent.hello("codex (codex exec, MCP tools, Responses API)", version, "https://github.com/openai/codex", capabilities)
-    agent.serve(AGENT, hello)
-
-
 if __name__ == "__main__":
-    main()
+    agent.main(AGENT)

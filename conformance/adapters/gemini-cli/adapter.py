@@ -35,16 +35,20 @@ MODEL = "gemini-2.5-flash"
 
 class GeminiCli(agent.Agent):
     name = "gemini-cli"
+    title = "gemini-cli (gemini -p, MCP tools, Gemini API)"
+    homepage = "https://github.com/google-gemini/gemini-cli"
+    package_json = PACKAGE
     dialect = dialects.GEMINI
     stream = True
+    # As observed (docs/harnesses.md): a result whose text, `<untrusted_context>` wrapper
+    # included, exceeds tools.truncateToolOutputThreshold chars (default 40,000) is saved to
+    # a file and shown as its first 20% and last 80% with a "[N characters omitted]" note.
+    cap = {"unit": "chars", "limit": 40000, "configurable": True, "strategies": ["head_tail"]}
+    call_forms = ["structured"]  # Gemini's args is an object: no arguments text
     model = MODEL
 
     # Gemini CLI 0.61 offers an MCP server's tools as mcp_<server>_<tool>.
-    def expose(self, tool: str) -> dict:
-        return {"name": f"mcp_cases_{tool}"}
-
-    def offered(self, tool: str) -> str:
-        return f"mcp_cases_{tool}"
+    prefix = "mcp_cases_"
 
     def skip_reason(self, case):
         cap = (case.get("config") or {}).get("cap") or {}
@@ -90,24 +94,5 @@ class GeminiCli(agent.Agent):
 AGENT = GeminiCli()
 
 
-def main() -> None:
-    with open(PACKAGE, encoding="utf-8") as f:
-        version = json.load(f)["version"]
-    capabilities = {
-        # As observed (docs/harnesses.md): a result whose text, `<untrusted_context>` wrapper
-        # included, exceeds tools.truncateToolOutputThreshold chars (default 40,000) is saved to
-        # a file and shown as its first 20% and last 80% with a "[N characters omitted]" note.
-        "cap": {"unit": "chars", "limit": 40000, "configurable": True, "strategies": ["head_tail"]},
-        "deadline": {"configurable": True},
-        "keywords": agent.KEYWORDS,
-        "call_forms": ["structured"],
-        "parallel": True,
-        "history": False,
-    }
-    hello = agent.hello("gemini-cli (gemini -p, MCP tools, Gemini API)", version,
-                        "https://github.com/google-gemini/gemini-cli", capabilities)
-    agent.serve(AGENT, hello)
-
-
 if __name__ == "__main__":
-    main()
+    agent.main(AGENT)

@@ -33,15 +33,19 @@ MODEL = "fake-model"
 
 class Opencode(agent.Agent):
     name = "opencode"
+    title = "opencode (opencode run, MCP tools, Chat Completions)"
+    homepage = "https://github.com/sst/opencode"
+    package_json = PACKAGE
     dialect = dialects.CHAT
     stream = True
+    # As observed (docs/harnesses.md): output over 51,200 UTF-8 bytes (or 2,000 lines) is
+    # saved to a file and cut to the whole lines that fit from its head, with a
+    # "...N bytes truncated..." / "...N lines truncated..." note and the file's path. Not
+    # settable: not configurable.
+    cap = {"unit": "bytes", "limit": 51200, "configurable": False, "strategies": ["head_only"]}
     model = MODEL
 
-    def expose(self, tool: str) -> dict:
-        return {"name": f"cases_{tool}"}
-
-    def offered(self, tool: str) -> str:
-        return f"cases_{tool}"
+    prefix = "cases_"
 
     def launch(self, work, base_url, mcp, case):
         home = os.path.join(work, "home")
@@ -91,25 +95,5 @@ class Opencode(agent.Agent):
 AGENT = Opencode()
 
 
-def main() -> None:
-    with open(PACKAGE, encoding="utf-8") as f:
-        version = json.load(f)["version"]
-    capabilities = {
-        # As observed (docs/harnesses.md): output over 51,200 UTF-8 bytes (or 2,000 lines) is
-        # saved to a file and cut to the whole lines that fit from its head, with a
-        # "...N bytes truncated..." / "...N lines truncated..." note and the file's path. Not
-        # settable: not configurable.
-        "cap": {"unit": "bytes", "limit": 51200, "configurable": False, "strategies": ["head_only"]},
-        "deadline": {"configurable": True},
-        "keywords": agent.KEYWORDS,
-        "call_forms": ["structured", "arguments_text"],
-        "parallel": True,
-        "history": False,
-    }
-    hello = agent.hello("opencode (opencode run, MCP tools, Chat Completions)", version, "https://github.com/sst/opencode",
-                        capabilities)
-    agent.serve(AGENT, hello)
-
-
 if __name__ == "__main__":
-    main()
+    agent.main(AGENT)
