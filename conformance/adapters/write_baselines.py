@@ -149,6 +149,12 @@ def reason_for(outcome, case, command, turn_wide):
     return short(messages[0] if messages else outcome["verdict"], 200)
 
 
+def stable(reason):
+    """A reason without what changes from run to run: coding agents' timings and temporary paths."""
+    reason = re.sub(r"Wall time: [0-9.]+ seconds", "Wall time: … seconds", reason)
+    return re.sub(r"/tmp/wire-[^\s\"'\\]*", "<temporary file>", reason)
+
+
 def main():
     name, report, suite, command = sys.argv[1:5]
     turn_wide = name in ("pydantic-ai", "langgraph-default", "langgraph-handle-errors")
@@ -161,7 +167,8 @@ def main():
         outcome = json.loads(line)
         if outcome.get("type") != "case" or outcome["verdict"] not in ("FAIL", "ERROR", "XFAIL"):
             continue
-        baseline[outcome["id"]] = {"reason": reason_for(outcome, cases[outcome["id"]], command, turn_wide)}
+        reason = reason_for(outcome, cases[outcome["id"]], command, turn_wide)
+        baseline[outcome["id"]] = {"reason": stable(reason)}
     out = HERE / name / "baseline.json"
     out.write_text(json.dumps(dict(sorted(baseline.items())), indent=2, ensure_ascii=False) + "\n")
     print(f"{out}: {len(baseline)} case(s)")

@@ -151,6 +151,12 @@ def _tail(path: str) -> str:
         return ""
 
 
+def _last_error_line(text: str) -> str:
+    """The agent's last output line that mentions an error, bounded (empty when none does)."""
+    lines = [line.strip() for line in text.splitlines() if "error" in line.lower() and line.strip()]
+    return lines[-1][:200] if lines else ""
+
+
 def _stop(process: subprocess.Popen) -> None:
     if process.poll() is None:
         try:
@@ -236,9 +242,12 @@ def _run_in(agent: Agent, case: dict, work: str, cut_off: bool) -> dict:
         return {"error": f"{agent.name} never asked the fake provider for the conversation turn "
                          f"(exit {process.returncode}; {len(conversation.log)} other requests): {detail}"}
     if conversation.state == "wait":
-        detail = " ".join((_tail(err_path) + " " + _tail(out_path)).split())[-600:]
-        hcproto.log_harness_raise(None, RuntimeError(f"{agent.name} sent no request after the tool turn "
-                                                     f"(exit {process.returncode}): {detail}"))
+        # The agent ended (or hung) after the tool turn without sending the results: the model
+        # got nothing for the turn. Its own last error line says why, when it printed one.
+        said = _last_error_line(_tail(err_path) + "\n" + _tail(out_path))
+        print(f"wire: {agent.name} output tail: {' '.join(_tail(err_path).split())[-600:]}", file=sys.stderr)
+        hcproto.log_harness_raise(None, RuntimeError(
+            f"{agent.name} ended without answering the tool turn (exit {process.returncode})" + (f": {said}" if said else "")))
     results = []
     for parsed in conversation.results():
         results.append({
