@@ -157,18 +157,43 @@ def _last_error_line(text: str) -> str:
     return lines[-1][:200] if lines else ""
 
 
+def _tree(pid: int) -> list[int]:
+    """`pid` and every process descended from it (read from /proc: Linux only)."""
+    children: dict[int, list[int]] = {}
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                with open(f"/proc/{entry}/stat", "rb") as f:
+                    ppid = int(f.read().rsplit(b")", 1)[1].split()[1])
+            except (OSError, ValueError, IndexError):
+                continue
+            children.setdefault(ppid, []).append(int(entry))
+    found, todo = [], [pid]
+    while todo:
+        current = todo.pop()
+        found.append(current)
+        todo.extend(children.get(current, []))
+    return found
+
+
 def _stop(process: subprocess.Popen) -> None:
-    if process.poll() is None:
+    """Ends the agent and everything it started (MCP server, helper processes).
+
+    The agent stays in the adapter's process group, so when the runner kills the adapter's
+    group (a timeout), the agent goes with it; here it is stopped by its own process tree.
+    """
+    for sig in (signal.SIGTERM, signal.SIGKILL):
+        pids = _tree(process.pid) if process.poll() is None else [p for p in _tree(process.pid) if p != process.pid]
+        for pid in pids:
+            try:
+                os.kill(pid, sig)
+            except ProcessLookupError:
+                pass
         try:
-            os.killpg(process.pid, signal.SIGTERM)
             process.wait(2)
-        except (ProcessLookupError, subprocess.TimeoutExpired):
+        except subprocess.TimeoutExpired:
             pass
     if process.poll() is None:
-        try:
-            os.killpg(process.pid, signal.SIGKILL)
-        except ProcessLookupError:
-            pass
         process.wait()
 
 
@@ -221,8 +246,7 @@ def _run_in(agent: Agent, case: dict, work: str, cut_off: bool) -> dict:
     with provider.Provider(conversation) as fake:
         argv, env, cwd = agent.launch(work, fake.base_url, mcp, case)
         with open(out_path, "wb") as out, open(err_path, "wb") as err:
-            process = subprocess.Popen(argv, env=env, cwd=cwd, stdin=subprocess.DEVNULL, stdout=out, stderr=err,
-                                       start_new_session=True)
+            process = subprocess.Popen(argv, env=env, cwd=cwd, stdin=subprocess.DEVNULL, stdout=out, stderr=err)
         try:
             finished = fake.wait(timeout_for(case), alive=lambda: process.poll() is None)
             if finished:
