@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 import signal
 import subprocess
@@ -152,7 +153,11 @@ def _tail(path: str) -> str:
 
 
 def _last_error_line(text: str) -> str:
-    """The agent's last output line that mentions an error, bounded (empty when none does)."""
+    """What the agent last said about an error, bounded (empty when it said nothing): the last
+    JSON `"message"` it printed (agents that report in JSON), else its last line naming an error."""
+    messages = re.findall(r'"message":\s*"((?:[^"\\]|\\.)*)"', text)
+    if messages:
+        return messages[-1][:200]
     lines = [line.strip() for line in text.splitlines() if "error" in line.lower() and line.strip()]
     return lines[-1][:200] if lines else ""
 
