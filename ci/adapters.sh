@@ -22,8 +22,9 @@ if [[ ${1:-} == --rebaseline ]]; then
 fi
 adapters=(mcp-python mcp-typescript pydantic-ai langgraph-default langgraph-handle-errors template-python template-typescript
   codex claude-code)
-# A coding agent's case is one CLI run, seconds on a loaded machine: a generous per-case timeout.
-timeout=(--timeout 90)
+# A coding agent's case is one CLI run, seconds to a minute on a loaded machine: the runner's
+# per-case bound sits above the adapters' own (WIRE_CASE_TIMEOUT, 110 s), so the adapter ends a hung agent.
+timeout=(--timeout 150)
 [[ $# -gt 0 ]] && adapters=("$@")
 
 conformance/adapters/install.sh "${adapters[@]}"
