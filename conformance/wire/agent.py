@@ -36,17 +36,20 @@ import hcproto  # noqa: E402
 PROMPT = "Call the tools."
 TAIL = 3000  # characters of the agent's output kept for messages
 
-# Every draft 2020-12 keyword: the MCP server hands the case's schema to the agent verbatim, so
-# every keyword reaches the harness exactly as written; what the agent does with it is judged.
+# Every keyword the protocol's vocabulary names (PROTOCOL.md, "The vocabulary is closed"): the
+# MCP server hands the case's schema to the agent verbatim, so every keyword reaches the harness
+# exactly as written; what the agent does with it is judged.
 KEYWORDS = [
-    "$schema", "$id", "$ref", "$defs", "$anchor", "$dynamicRef", "$dynamicAnchor", "$comment",
-    "allOf", "anyOf", "oneOf", "not", "if", "then", "else", "dependentSchemas", "prefixItems",
-    "items", "contains", "properties", "patternProperties", "additionalProperties", "propertyNames",
-    "unevaluatedItems", "unevaluatedProperties", "type", "enum", "const", "multipleOf", "maximum",
-    "exclusiveMaximum", "minimum", "exclusiveMinimum", "maxLength", "minLength", "pattern",
-    "maxItems", "minItems", "uniqueItems", "maxContains", "minContains", "maxProperties",
-    "minProperties", "required", "dependentRequired", "format", "title", "description", "default",
-    "deprecated", "readOnly", "writeOnly", "examples",
+    "$ref", "$defs", "$anchor", "$dynamicRef", "$dynamicAnchor", "definitions", "allOf", "anyOf",
+    "oneOf", "not", "if", "then", "else", "dependentSchemas", "dependencies", "prefixItems", "items",
+    "additionalItems", "contains", "properties", "patternProperties", "additionalProperties",
+    "propertyNames", "unevaluatedItems", "unevaluatedProperties", "type", "enum", "const",
+    "multipleOf", "maximum", "exclusiveMaximum", "minimum", "exclusiveMinimum", "maxLength",
+    "minLength", "pattern", "maxItems", "minItems", "uniqueItems", "maxContains", "minContains",
+    "maxProperties", "minProperties", "required", "dependentRequired", "format", "contentEncoding",
+    "contentMediaType", "contentSchema",
+    "$schema", "$id", "$comment", "$vocabulary", "title", "description", "default", "examples",
+    "deprecated", "readOnly", "writeOnly",
 ]
 
 
