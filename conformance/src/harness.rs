@@ -67,8 +67,13 @@ impl fmt::Display for AdapterError {
 
 impl std::error::Error for AdapterError {}
 
-/// Something that runs cases: an adapter process or the in-process reference.
-pub trait Harness: Send {
+/// Something that runs cases: an adapter process, the reference run in-process, or a Rust
+/// harness through [`crate::gate`].
+///
+/// Not `Send` itself: the driver asks for `Box<dyn Harness + Send>` where a harness moves to a
+/// worker thread, and a Rust harness gated in-process runs on the test's thread, so it need
+/// not be.
+pub trait Harness {
     /// The handshake's answer (the first call performs it; later calls return it).
     fn hello(&mut self) -> Result<Hello, AdapterError>;
     /// Runs one case (sizes resolved) and returns the adapter's reply, already checked to

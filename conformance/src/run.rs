@@ -6,6 +6,7 @@
 //! the driver crate runs it on `--jobs` worker threads against adapter processes.
 
 use std::collections::BTreeMap;
+use std::fmt::Write as _;
 use std::time::{Duration, Instant};
 
 use harness_conformance_protocol::{
@@ -18,7 +19,8 @@ use crate::checks::{self, Observed};
 use crate::coverage::{self, Coverage};
 use crate::harness::Harness;
 use crate::needs;
-use crate::spec::Requirement;
+use crate::quote::quote_n;
+use crate::spec::{Level, Requirement};
 use crate::verdict::{CaseOutcome, Verdict};
 
 /// The result of a whole run.
@@ -96,6 +98,110 @@ impl RunResult {
     /// How many outcomes have this verdict.
     pub fn count(&self, v: Verdict) -> usize {
         self.outcomes.iter().filter(|o| o.verdict == v).count()
+    }
+
+    /// The count of each verdict that occurs, in [`Verdict::ALL`]'s order: `490 PASS, 6 SKIP`.
+    pub fn totals(&self) -> String {
+        let totals: Vec<String> = Verdict::ALL
+            .iter()
+            .map(|v| (v, self.count(*v)))
+            .filter(|(_, n)| *n > 0)
+            .map(|(v, n)| format!("{n} {v}"))
+            .collect();
+        totals.join(", ")
+    }
+
+    /// A plain-text account for a failing `assert!`: the totals, a failed handshake, the
+    /// requirements' standing and what in it fails the run, then each unexpected outcome
+    /// (FAIL, ERROR, BUG IN CASE, STALE, NEW SKIP) with its requirements and messages — at most
+    /// [`SUMMARY_CASES`] of them, each message cut to [`SUMMARY_MESSAGE_CHARS`] — so a failed
+    /// `cargo test` says what broke without a report file.
+    pub fn summary(&self) -> String {
+        let mut out = String::new();
+        let target = self.hello.as_ref().map_or("the harness".to_owned(), |h| {
+            let name = format!("{} {}", h.implementation.name, h.implementation.version);
+            quote_n(&name, 80)
+        });
+        let _ = writeln!(
+            out,
+            "{} case(s) against {target}: {}",
+            self.outcomes.len(),
+            self.totals()
+        );
+        if let Some(e) = &self.handshake_error {
+            let _ = writeln!(
+                out,
+                "the handshake failed, so no case ran:\n    {}",
+                cut(e, SUMMARY_MESSAGE_CHARS).replace('\n', "\n    ")
+            );
+        }
+        if !self.coverage.requirements.is_empty() {
+            for level in [Level::Must, Level::Should] {
+                let _ = writeln!(out, "{}", self.coverage.summary(level));
+            }
+        }
+        for r in self.coverage.requirements.iter().filter(|r| r.fails_run()) {
+            if r.status == coverage::Status::NotTestable {
+                let _ = writeln!(
+                    out,
+                    "NOT TESTABLE {} {}: {} (list it under the baseline's `not_testable` if that is known)",
+                    r.level,
+                    r.id,
+                    cut(r.reason.as_deref().unwrap_or("no case could test it"), SUMMARY_MESSAGE_CHARS)
+                );
+            }
+        }
+        for id in &self.coverage.stale_not_testable {
+            let _ = writeln!(
+                out,
+                "STALE not_testable entry {id}: it was tested in this run; delete the entry"
+            );
+        }
+        let bad: Vec<&CaseOutcome> = self
+            .outcomes
+            .iter()
+            .filter(|o| o.verdict.is_unexpected())
+            .collect();
+        for o in bad.iter().take(SUMMARY_CASES) {
+            let _ = writeln!(
+                out,
+                "{} {} [{}]",
+                o.verdict,
+                o.id,
+                o.requirements.join(", ")
+            );
+            for m in &o.messages {
+                let m = cut(m, SUMMARY_MESSAGE_CHARS);
+                let _ = writeln!(out, "    {}", m.replace('\n', "\n    "));
+            }
+        }
+        if bad.len() > SUMMARY_CASES {
+            let _ = writeln!(
+                out,
+                "… and {} more unexpected outcome(s)",
+                bad.len() - SUMMARY_CASES
+            );
+        }
+        if self.count(Verdict::Stale) > 0 {
+            out.push_str(
+                "A STALE case is listed in the baseline but passed: delete its entry, so the list only shrinks.\n",
+            );
+        }
+        out
+    }
+}
+
+/// How many unexpected outcomes [`RunResult::summary`] lists.
+pub const SUMMARY_CASES: usize = 40;
+
+/// How many chars of each message [`RunResult::summary`] shows.
+pub const SUMMARY_MESSAGE_CHARS: usize = 600;
+
+/// `s` cut to `max` chars, with a mark when something was cut.
+fn cut(s: &str, max: usize) -> String {
+    match s.char_indices().nth(max) {
+        None => s.to_owned(),
+        Some((i, _)) => format!("{}… ({} chars in all)", &s[..i], s.chars().count()),
     }
 }
 
@@ -278,4 +384,54 @@ fn run_case_inner(
     outcome.returned = Some(checks::returned_summary(&results));
     outcome.results = Some(results);
     (outcome, Some(hello))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn result(outcomes: Vec<CaseOutcome>) -> RunResult {
+        RunResult {
+            hello: None,
+            handshake_error: None,
+            outcomes,
+            coverage: Coverage::default(),
+            elapsed: Duration::ZERO,
+        }
+    }
+
+    #[test]
+    fn the_summary_lists_unexpected_outcomes_with_bounded_messages() {
+        let long = "x".repeat(5 * SUMMARY_MESSAGE_CHARS);
+        let r = result(vec![
+            CaseOutcome::new("a/passes", &["A-1".to_owned()], Verdict::Pass),
+            CaseOutcome::new("a/fails", &["A-2".to_owned()], Verdict::Fail)
+                .with(format!("first line\nsecond line {long}")),
+        ]);
+        let s = r.summary();
+        assert!(
+            s.starts_with("2 case(s) against the harness: 1 PASS, 1 FAIL\n"),
+            "{s}"
+        );
+        assert!(
+            s.contains("FAIL a/fails [A-2]\n    first line\n    second line x"),
+            "{s}"
+        );
+        assert!(!s.contains("a/passes"), "{s}");
+        assert!(s.contains("chars in all)"), "{s}");
+        assert!(s.len() < 2 * SUMMARY_MESSAGE_CHARS, "{}", s.len());
+    }
+
+    #[test]
+    fn the_summary_stops_after_its_bound() {
+        let many = (0..SUMMARY_CASES + 5)
+            .map(|i| CaseOutcome::new(&format!("a/{i}"), &[], Verdict::Error))
+            .collect();
+        let s = result(many).summary();
+        assert!(s.contains("… and 5 more unexpected outcome(s)"), "{s}");
+        assert_eq!(
+            s.lines().filter(|l| l.starts_with("ERROR a/")).count(),
+            SUMMARY_CASES
+        );
+    }
 }

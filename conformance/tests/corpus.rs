@@ -5,7 +5,7 @@
 //! - SPEC.md's `Cases:` lines and the cases' `requirements` agree both ways, and every MUST
 //!   has at least one case.
 //!
-//! The reference harness's run of the whole corpus is the driver crate's `tests/corpus.rs`.
+//! The reference harness's run of the whole corpus is `tests/reference.rs`, through the gate.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};

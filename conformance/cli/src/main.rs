@@ -20,7 +20,6 @@ use harness_conformance_suite::case::Case;
 use harness_conformance_suite::harness::Harness;
 use harness_conformance_suite::loader::{self, Suite};
 use harness_conformance_suite::run::RunResult;
-use harness_conformance_suite::verdict::Verdict;
 use harness_conformance_suite::{needs, select};
 
 mod fuzz;
@@ -349,7 +348,7 @@ fn cmd_run(args: RunArgs) -> Result<ExitCode, String> {
     };
     let opts = process_options(&args.exec);
     let command = args.harness.clone();
-    let factory = move || -> Box<dyn Harness> {
+    let factory = move || -> Box<dyn Harness + Send> {
         match &command {
             Some(c) => Box::new(ProcessHarness::new(c, opts)),
             None => Box::new(InProcess::new(None)),
@@ -506,7 +505,7 @@ fn cmd_matrix(args: MatrixArgs) -> Result<ExitCode, String> {
         };
         let opts = process_options(&args.exec);
         let command = command.trim().to_owned();
-        let factory = move || -> Box<dyn Harness> {
+        let factory = move || -> Box<dyn Harness + Send> {
             if command.is_empty() || command == "reference" {
                 Box::new(InProcess::new(None))
             } else {
@@ -515,15 +514,9 @@ fn cmd_matrix(args: MatrixArgs) -> Result<ExitCode, String> {
         };
         eprintln!("matrix: running {name} …");
         let result = runner::run(&cases, &factory, &cfg, &|_, _, _| {});
-        let totals: Vec<String> = Verdict::ALL
-            .iter()
-            .map(|v| (v, result.count(*v)))
-            .filter(|(_, n)| *n > 0)
-            .map(|(v, n)| format!("{n} {v}"))
-            .collect();
         eprintln!(
             "matrix: {name}: {} in {:.1}s{}",
-            totals.join(", "),
+            result.totals(),
             result.elapsed.as_secs_f64(),
             if result.failed() { " — FAILED" } else { "" }
         );

@@ -25,7 +25,7 @@ fn run_suite(cases: &[&Case], fault: Option<Fault>) -> RunResult {
         timeout: Duration::from_secs(20),
         ..RunConfig::default()
     };
-    let factory = move || -> Box<dyn Harness> { Box::new(InProcess::new(fault)) };
+    let factory = move || -> Box<dyn Harness + Send> { Box::new(InProcess::new(fault)) };
     runner::run(cases, &factory, &cfg, &|_, _, _| {})
 }
 

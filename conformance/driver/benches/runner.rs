@@ -42,7 +42,7 @@ fn run_suite(cases: &[&Case], jobs: usize, process: Option<&str>) -> (Duration, 
         ..RunConfig::default()
     };
     let cmd = process.map(str::to_owned);
-    let factory = move || -> Box<dyn Harness> {
+    let factory = move || -> Box<dyn Harness + Send> {
         match &cmd {
             Some(c) => Box::new(ProcessHarness::new(c, ProcessOptions::default())),
             None => Box::new(InProcess::new(None)),

@@ -18,8 +18,9 @@ use harness_conformance_suite::run::{run_case, validate_hello, RunResult};
 use harness_conformance_suite::spec::Requirement;
 use harness_conformance_suite::verdict::CaseOutcome;
 
-/// Makes a fresh harness for a worker.
-pub type Factory<'a> = dyn Fn() -> Box<dyn Harness> + Send + Sync + 'a;
+/// Makes a fresh harness for a worker (`Send`: the harness that made the handshake moves to
+/// the first worker).
+pub type Factory<'a> = dyn Fn() -> Box<dyn Harness + Send> + Send + Sync + 'a;
 
 /// How a run is carried out.
 #[derive(Debug, Clone)]

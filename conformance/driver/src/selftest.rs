@@ -143,7 +143,7 @@ pub const VARIANTS_AT_ONCE: usize = 4;
 pub fn selftest(cases: &[&Case], cfg: &RunConfig, log: &(dyn Fn(&str) + Sync)) -> SelftestReport {
     let reference = runner::run(
         cases,
-        &|| -> Box<dyn Harness> { Box::new(InProcess::new(None)) },
+        &|| -> Box<dyn Harness + Send> { Box::new(InProcess::new(None)) },
         cfg,
         &|_, _, _| {},
     );
@@ -162,7 +162,7 @@ pub fn selftest(cases: &[&Case], cfg: &RunConfig, log: &(dyn Fn(&str) + Sync)) -
                 let Some((i, fault)) = next else { break };
                 let result = runner::run(
                     cases,
-                    &move || -> Box<dyn Harness> { Box::new(InProcess::new(Some(fault))) },
+                    &move || -> Box<dyn Harness + Send> { Box::new(InProcess::new(Some(fault))) },
                     cfg,
                     &|_, _, _| {},
                 );

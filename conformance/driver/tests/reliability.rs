@@ -51,7 +51,8 @@ fn run_mode(mode: &str, timeout: Duration) -> RunResult {
     let cases = [case("t/before"), case("t/trigger"), case("t/after")];
     let refs: Vec<&Case> = cases.iter().collect();
     let cmd = command(mode);
-    let factory = move || -> Box<dyn Harness> { Box::new(ProcessHarness::new(&cmd, options())) };
+    let factory =
+        move || -> Box<dyn Harness + Send> { Box::new(ProcessHarness::new(&cmd, options())) };
     let cfg = RunConfig {
         jobs: 1,
         timeout,
@@ -195,7 +196,8 @@ fn two_workers_share_the_cases() {
     let cases: Vec<Case> = (0..8).map(|i| case(&format!("t/c{i}"))).collect();
     let refs: Vec<&Case> = cases.iter().collect();
     let cmd = command("ok");
-    let factory = move || -> Box<dyn Harness> { Box::new(ProcessHarness::new(&cmd, options())) };
+    let factory =
+        move || -> Box<dyn Harness + Send> { Box::new(ProcessHarness::new(&cmd, options())) };
     let cfg = RunConfig {
         jobs: 2,
         ..RunConfig::default()

@@ -16,11 +16,14 @@
 //!   per-call idempotency keys and prepare/commit) and the features it implies.
 //! - [`generate`]: expanding the compact description of a large output into its text, and
 //!   resolving sizes given relative to the harness's cap. Both sides run the same code, so the
-//!   runner checks a result against exactly the text the adapter's handler returned.
+//!   runner checks a result against exactly the text the adapter's handler returned;
+//! - [`script`]: performing a case's scripted behaviour (return, raise, sleep, mutate the
+//!   arguments), for any Rust harness's handlers.
 
 pub mod case;
 pub mod generate;
 pub mod message;
+pub mod script;
 pub mod security;
 pub mod vocabulary;
 

@@ -91,7 +91,6 @@ pub mod fault;
 mod perturb;
 mod policy;
 mod rewrite;
-mod script;
 
 use std::collections::{BTreeMap, HashMap, HashSet};
 use std::panic::{catch_unwind, AssertUnwindSafe};
@@ -114,7 +113,7 @@ use serde_json::{Map, Value};
 
 pub use fault::{Fault, UnknownFault};
 
-use script::{Outcome, Script};
+use harness_conformance_protocol::script::{self, Outcome, Script};
 
 /// The JSON Schema keywords harness-ref gives their full effect: every draft 2020-12 keyword
 /// `jsonschema` evaluates (assertions, applicators, references; `format` is asserted), plus the

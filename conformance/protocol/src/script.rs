@@ -1,19 +1,26 @@
-//! The scripted handlers: what a case's `behavior` does when its tool runs.
+//! The scripted handlers: what a case's `behavior` does when its tool runs, for any Rust
+//! harness (DESIGN.md, "Behaviours").
 //!
 //! A behaviour is compiled once per case (generated outputs are expanded then, so a bad size
 //! is an adapter error before anything runs, not a handler failure in the middle of a batch)
-//! and performed on every call. Performing is independent of harness-ref: it yields an
-//! [`Outcome`] that the adapter turns into whatever harness-ref's handlers return.
+//! and performed on every call. Performing knows no harness: it yields an [`Outcome`] — text,
+//! JSON, a non-finite float, or a raised error of a kind — that the adapter (or a Rust harness
+//! gating itself in-process) maps onto its own handler's return type. The reference adapter
+//! uses it for harness-ref.
+//!
+//! Sleeping (`sleep_ms`) is the only effect: [`Script::perform`] blocks the calling thread;
+//! [`Script::perform_with`] hands each sleep to the caller (an async harness awaits its own
+//! timer there).
 
 use std::sync::Arc;
 use std::time::Duration;
 
-use harness_conformance_protocol::{materialize, Behavior, NonFinite, Output, RaiseKind, Unit};
+use crate::{materialize, Behavior, NonFinite, Output, RaiseKind, Unit};
 use serde_json::Value;
 
 /// A behaviour ready to run.
 #[derive(Debug, Clone)]
-pub(crate) enum Script {
+pub enum Script {
     /// Return an output.
     Return(Ret),
     /// Fail with an error of a given kind.
@@ -26,7 +33,7 @@ pub(crate) enum Script {
 
 /// What a script returns.
 #[derive(Debug, Clone)]
-pub(crate) enum Ret {
+pub enum Ret {
     /// Text, shown as is.
     Text(Arc<str>),
     /// A structured value.
@@ -41,7 +48,7 @@ pub(crate) enum Ret {
 
 /// What performing a script produced.
 #[derive(Debug, Clone)]
-pub(crate) enum Outcome {
+pub enum Outcome {
     /// Text output.
     Text(Arc<str>),
     /// JSON output.
@@ -56,7 +63,7 @@ pub(crate) enum Outcome {
 
 impl Script {
     /// Compiles a behaviour, expanding generated outputs in the cap's `unit`.
-    pub(crate) fn compile(behavior: &Behavior, unit: Unit) -> Result<Script, String> {
+    pub fn compile(behavior: &Behavior, unit: Unit) -> Result<Script, String> {
         Ok(match behavior {
             Behavior::Return { output } => Script::Return(match output {
                 Output::Text(text) => Ret::Text(text.as_str().into()),
@@ -103,8 +110,15 @@ impl Script {
         })
     }
 
-    /// Runs the script against the handler's own copy of its arguments.
-    pub(crate) fn perform(&self, args: &mut Value) -> Outcome {
+    /// Runs the script against the handler's own copy of its arguments, sleeping on this
+    /// thread where the behaviour sleeps.
+    pub fn perform(&self, args: &mut Value) -> Outcome {
+        self.perform_with(args, &mut std::thread::sleep)
+    }
+
+    /// Like [`Script::perform`], with `sleep` called for each scripted sleep instead of
+    /// blocking the thread.
+    pub fn perform_with(&self, args: &mut Value, sleep: &mut dyn FnMut(Duration)) -> Outcome {
         match self {
             Script::Return(ret) => match ret {
                 Ret::Text(text) => Outcome::Text(Arc::clone(text)),
@@ -118,8 +132,8 @@ impl Script {
             },
             Script::Raise(kind, message) => Outcome::Raised(*kind, message.clone()),
             Script::Sleep(duration, then) => {
-                std::thread::sleep(*duration);
-                then.perform(args)
+                sleep(*duration);
+                then.perform_with(args, sleep)
             }
             Script::Mutate(sets, then) => {
                 for (pointer, value) in sets {
@@ -128,7 +142,7 @@ impl Script {
                         return Outcome::Raised(RaiseKind::Internal, e);
                     }
                 }
-                then.perform(args)
+                then.perform_with(args, sleep)
             }
         }
     }
@@ -137,7 +151,7 @@ impl Script {
 impl Script {
     /// The mutations this script makes before it returns, in order (the
     /// `shallow-copies-arguments` variant replays the nested ones on the transcript's copy).
-    pub(crate) fn mutations(&self) -> Vec<(String, Value)> {
+    pub fn mutations(&self) -> Vec<(String, Value)> {
         match self {
             Script::Return(_) | Script::Raise(..) => Vec::new(),
             Script::Sleep(_, then) => then.mutations(),
@@ -151,7 +165,7 @@ impl Script {
 }
 
 /// Adds or replaces the value at an RFC 6901 `pointer`; the parent must exist.
-pub(crate) fn set_pointer(target: &mut Value, pointer: &str, value: Value) -> Result<(), String> {
+pub fn set_pointer(target: &mut Value, pointer: &str, value: Value) -> Result<(), String> {
     if pointer.is_empty() {
         *target = value;
         return Ok(());
