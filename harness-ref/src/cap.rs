@@ -570,11 +570,12 @@ where
 
 /// Caps everything `reader` yields, decoding UTF-8 incrementally, in O(limit) memory.
 ///
-/// Reads in 64 KiB blocks. Invalid UTF-8 is an [`io::ErrorKind::InvalidData`] error (the
+/// Reads in blocks of 4 × the limit in bytes, at least 4 KiB and at most 64 KiB (a small cap
+/// does not allocate and zero a large buffer on every call). Invalid UTF-8 is an [`io::ErrorKind::InvalidData`] error (the
 /// harness reports such output as `invalid_tool_output` rather than inventing U+FFFD).
 pub fn cap_reader<R: Read>(mut reader: R, config: &CapConfig) -> io::Result<Capped<'static>> {
     let mut capper = StreamCapper::new(*config);
-    let mut buf = vec![0u8; 64 * 1024];
+    let mut buf = vec![0u8; config.limit.saturating_mul(4).clamp(4096, 64 * 1024)];
     // Bytes of a code point split across reads (at most 3).
     let mut carry = 0usize;
     // Bytes already handed to the capper, for error positions.
