@@ -280,8 +280,8 @@ pub enum Execution {
     /// `timeout`; a handler that never returns keeps its thread, whose late result is dropped.
     #[default]
     Isolated,
-    /// On the caller's thread, for fast or cooperative handlers (no thread cost; this is the
-    /// ≤ 300 ns dispatch path). The deadline is checked when the handler returns (a late
+    /// On the caller's thread, for fast or cooperative handlers (no thread cost; with a
+    /// borrowed call and a borrowing handler, the ≤ 150 ns dispatch path). The deadline is checked when the handler returns (a late
     /// result becomes `timeout`) and the handler can poll [`CallContext::expired`]; a handler
     /// that blocks forever blocks the caller.
     Inline,
