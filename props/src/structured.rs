@@ -219,7 +219,7 @@ pub fn mutate(
     let size = size.min(data.len());
     let max_size = max_size.min(data.len());
     let split = arguments_offset(&data[..size]);
-    if seed % 4 == 0 || split >= size || split >= max_size {
+    if seed.is_multiple_of(4) || split >= size || split >= max_size {
         return default(data, size, max_size);
     }
     split + default(&mut data[split..], size - split, max_size - split)

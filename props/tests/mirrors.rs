@@ -195,7 +195,7 @@ proptest! {
         prop_assert!(new_size <= max_size);
         let after: StructuredCall = decode(&data[..new_size]).unwrap();
         let offset = harness_ref_props::structured::arguments_offset(&bytes);
-        if seed % 4 != 0 && offset < size && offset < max_size {
+        if !seed.is_multiple_of(4) && offset < size && offset < max_size {
             prop_assert_eq!(&after.schema, &before.schema);
             prop_assert_eq!(after.policy, before.policy);
             prop_assert_eq!(&after.outcome, &before.outcome);
