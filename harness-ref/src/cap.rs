@@ -291,23 +291,41 @@ pub fn cap<'a>(text: &'a str, config: &CapConfig) -> Capped<'a> {
     }
 }
 
-/// Chars and newlines in one sweep of 64 KiB blocks, so a large text is read from memory once
-/// (the second count runs over a block still in cache).
+/// Chars and newlines in one sweep: every byte is read once and counted twice, as a newline
+/// when it is `\n` and as the start of a char when it is not a UTF-8 continuation byte
+/// (`0b10xx_xxxx`). The inner loop works on fixed 32-byte blocks with byte-wide counters (safe
+/// code the compiler turns into SIMD compares and subtracts), flushed to wide totals every 255
+/// blocks before a byte counter could wrap, so chars mode reads memory as fast as the newline
+/// count alone (`docs/benchmarks.md`).
 fn count_chars_and_newlines(text: &str) -> (usize, u64) {
-    const BLOCK: usize = 64 * 1024;
-    let (mut chars, mut newlines) = (0usize, 0u64);
-    let mut rest = text;
-    while !rest.is_empty() {
-        let mut end = BLOCK.min(rest.len());
-        while !rest.is_char_boundary(end) {
-            end += 1;
+    const LANES: usize = 32;
+    const ROUNDS: usize = 255;
+    let bytes = text.as_bytes();
+    let (mut continuations, mut newlines) = (0usize, 0u64);
+    let mut groups = bytes.chunks_exact(LANES * ROUNDS);
+    let count_blocks = |group: &[u8], continuations: &mut usize, newlines: &mut u64| {
+        let mut cont = [0u8; LANES];
+        let mut nl = [0u8; LANES];
+        for block in group.chunks_exact(LANES) {
+            for ((c, n), &b) in cont.iter_mut().zip(nl.iter_mut()).zip(block) {
+                *c += u8::from((b as i8) < -64);
+                *n += u8::from(b == b'\n');
+            }
         }
-        let (block, tail) = rest.split_at(end);
-        chars += block.chars().count();
-        newlines += count_newlines(block.as_bytes());
-        rest = tail;
+        *continuations += cont.iter().map(|&c| usize::from(c)).sum::<usize>();
+        *newlines += nl.iter().map(|&n| u64::from(n)).sum::<u64>();
+    };
+    for group in &mut groups {
+        count_blocks(group, &mut continuations, &mut newlines);
     }
-    (chars, newlines)
+    let rest = groups.remainder();
+    let whole = rest.len() - rest.len() % LANES;
+    count_blocks(&rest[..whole], &mut continuations, &mut newlines);
+    for &b in &rest[whole..] {
+        continuations += usize::from((b as i8) < -64);
+        newlines += u64::from(b == b'\n');
+    }
+    (bytes.len() - continuations, newlines)
 }
 
 /// Caps an owned string, reusing it when nothing is cut.
@@ -453,9 +471,12 @@ impl StreamCapper {
         }
         let unit = self.config.unit;
         let limit = self.config.limit;
-        let chunk_units = measure(chunk, unit);
+        let (chunk_units, chunk_newlines) = match unit {
+            Unit::Bytes => (chunk.len(), count_newlines(chunk.as_bytes())),
+            Unit::Chars => count_chars_and_newlines(chunk),
+        };
         self.size += chunk_units as u64;
-        self.newlines += count_newlines(chunk.as_bytes());
+        self.newlines += chunk_newlines;
         self.ends_with_newline = chunk.ends_with('\n');
 
         if !self.head_done {
@@ -549,11 +570,12 @@ where
 
 /// Caps everything `reader` yields, decoding UTF-8 incrementally, in O(limit) memory.
 ///
-/// Reads in 64 KiB blocks. Invalid UTF-8 is an [`io::ErrorKind::InvalidData`] error (the
+/// Reads in blocks of 4 × the limit in bytes, at least 4 KiB and at most 64 KiB (a small cap
+/// does not allocate and zero a large buffer on every call). Invalid UTF-8 is an [`io::ErrorKind::InvalidData`] error (the
 /// harness reports such output as `invalid_tool_output` rather than inventing U+FFFD).
 pub fn cap_reader<R: Read>(mut reader: R, config: &CapConfig) -> io::Result<Capped<'static>> {
     let mut capper = StreamCapper::new(*config);
-    let mut buf = vec![0u8; 64 * 1024];
+    let mut buf = vec![0u8; config.limit.saturating_mul(4).clamp(4096, 64 * 1024)];
     // Bytes of a code point split across reads (at most 3).
     let mut carry = 0usize;
     // Bytes already handed to the capper, for error positions.
@@ -646,13 +668,23 @@ mod tests {
     }
 
     #[test]
-    fn blocked_counting_matches_a_naive_count_across_block_edges() {
-        // 3- and 4-byte characters straddle every 64 KiB block edge somewhere in here.
-        let text = "a東\n😀é".repeat(40_000);
-        let (chars, newlines) = count_chars_and_newlines(&text);
-        assert_eq!(chars, text.chars().count());
-        assert_eq!(newlines, text.matches('\n').count() as u64);
+    fn one_sweep_counting_matches_a_naive_count() {
+        // Every length around the 32-byte block and the 255-block group, each offset of
+        // multi-byte characters across block edges.
+        let pattern = "a東\n😀é\n";
+        for len in (0..200).chain(8150..8200).chain([LANES_X_ROUNDS * 3 + 17]) {
+            for skip in 0..4 {
+                let text: String = pattern.chars().cycle().skip(skip).take(len).collect();
+                let (chars, newlines) = count_chars_and_newlines(&text);
+                assert_eq!(chars, text.chars().count(), "chars of {len} from {skip}");
+                assert_eq!(newlines, text.matches('\n').count() as u64);
+            }
+        }
+        let big = "a東\n😀é".repeat(40_000);
+        assert_eq!(count_chars_and_newlines(&big).0, big.chars().count());
     }
+
+    const LANES_X_ROUNDS: usize = 32 * 255;
 
     #[test]
     fn reader_matches_in_memory() {

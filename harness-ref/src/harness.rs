@@ -10,6 +10,7 @@
 // than the allocation boxing would add on the invalid-call path, which is benchmarked.
 #![allow(clippy::result_large_err)]
 
+use std::borrow::Cow;
 use std::collections::{BTreeMap, HashSet};
 use std::fmt;
 use std::panic::{catch_unwind, AssertUnwindSafe};
@@ -19,6 +20,7 @@ use std::time::{Duration, Instant};
 
 use serde_json::Value;
 
+use crate::block::{fields_of, fields_of_ref, take_string, Fields};
 use crate::cap::{self, CapConfig, StreamCapper, Truncation};
 use crate::code::ErrorCode;
 use crate::diagnostics::{Diagnostic, DiagnosticSink, NullSink};
@@ -114,6 +116,63 @@ impl From<Vec<u8>> for Call {
 impl From<&[u8]> for Call {
     fn from(b: &[u8]) -> Self {
         Call::Bytes(b.to_vec())
+    }
+}
+
+/// A model's tool_use, borrowed from the caller: the same three forms as [`Call`], for
+/// [`Harness::handle_ref`].
+///
+/// The harness reads the call without taking it, so freeing the call (often the largest part
+/// of a dispatch) stays with the caller, off the dispatch path. Results are identical to
+/// [`Harness::handle`] on the same call. Inline handlers made with
+/// [`crate::Tool::borrowing`] read the arguments in place; any other handler gets its own copy.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum CallRef<'a> {
+    /// An already-parsed block.
+    Value(&'a Value),
+    /// The block as JSON text.
+    Text(&'a str),
+    /// The block as raw bytes (must be UTF-8 JSON).
+    Bytes(&'a [u8]),
+}
+
+impl<'a> From<&'a Value> for CallRef<'a> {
+    fn from(v: &'a Value) -> Self {
+        CallRef::Value(v)
+    }
+}
+
+impl<'a> From<&'a str> for CallRef<'a> {
+    fn from(s: &'a str) -> Self {
+        CallRef::Text(s)
+    }
+}
+
+impl<'a> From<&'a String> for CallRef<'a> {
+    fn from(s: &'a String) -> Self {
+        CallRef::Text(s)
+    }
+}
+
+impl<'a> From<&'a [u8]> for CallRef<'a> {
+    fn from(b: &'a [u8]) -> Self {
+        CallRef::Bytes(b)
+    }
+}
+
+impl<'a> From<&'a Vec<u8>> for CallRef<'a> {
+    fn from(b: &'a Vec<u8>) -> Self {
+        CallRef::Bytes(b)
+    }
+}
+
+impl<'a> From<&'a Call> for CallRef<'a> {
+    fn from(call: &'a Call) -> Self {
+        match call {
+            Call::Value(v) => CallRef::Value(v),
+            Call::Text(s) => CallRef::Text(s),
+            Call::Bytes(b) => CallRef::Bytes(b),
+        }
     }
 }
 
@@ -332,7 +391,7 @@ impl fmt::Debug for Harness {
 }
 
 /// A failure on its way to becoming a result.
-struct Failure {
+pub(crate) struct Failure {
     code: ErrorCode,
     message: String,
     remedy: Option<String>,
@@ -355,7 +414,7 @@ impl Failure {
         }
     }
 
-    fn malformed(problem: String) -> Self {
+    pub(crate) fn malformed(problem: String) -> Self {
         Failure::new(ErrorCode::MalformedCall, messages::malformed(&problem))
     }
 
@@ -366,13 +425,13 @@ impl Failure {
 }
 
 /// A call refused before running: the id and tool when they were read, and why.
-struct Rejected {
+struct Rejected<'h> {
     id: Option<String>,
-    tool: Option<Arc<RegisteredTool>>,
+    tool: Option<&'h RegisteredTool>,
     failure: Failure,
 }
 
-impl Rejected {
+impl Rejected<'_> {
     fn new(id: Option<String>, failure: Failure) -> Self {
         Rejected {
             id,
@@ -382,26 +441,27 @@ impl Rejected {
     }
 }
 
-/// A call that passed every stage up to running.
-struct Ready {
+/// A call that passed every stage up to running. The arguments are the call's own (moved out
+/// of an owned call) or borrowed from the caller's (a call passed by reference).
+struct Ready<'a, 'h> {
     id: String,
-    tool: Arc<RegisteredTool>,
-    args: Value,
+    tool: &'h Arc<RegisteredTool>,
+    args: Cow<'a, Value>,
 }
 
 /// What the run stage produced: content already checked and capped, or a failure.
 type RunOutcome = Result<(String, Option<Truncation>), Failure>;
 
 /// A call on its way: answered already, or an isolated handler still running.
-enum Started {
+enum Started<'h> {
     Finished {
         id: Option<String>,
-        tool: Option<Arc<RegisteredTool>>,
+        tool: Option<&'h RegisteredTool>,
         outcome: RunOutcome,
     },
     Waiting {
         id: String,
-        tool: Arc<RegisteredTool>,
+        tool: &'h RegisteredTool,
         rx: mpsc::Receiver<(RunOutcome, Instant)>,
         deadline: Instant,
         budget: Duration,
@@ -436,7 +496,18 @@ impl Harness {
 
     /// Answers one call. Always exactly one result; never panics, never fails.
     pub fn handle(&self, call: impl Into<Call>) -> ToolResult {
-        let started = match self.prepare(call.into(), None) {
+        self.answer_one(self.prepare(fields_of(call.into()), None))
+    }
+
+    /// Answers one call without taking it: the same result as [`Harness::handle`], but the
+    /// caller keeps (and frees) the call, and an inline handler made with
+    /// [`crate::Tool::borrowing`] reads the arguments in place. This is the fastest path.
+    pub fn handle_ref<'a>(&self, call: impl Into<CallRef<'a>>) -> ToolResult {
+        self.answer_one(self.prepare(fields_of_ref(call.into()), None))
+    }
+
+    fn answer_one(&self, prepared: Result<Ready<'_, '_>, Rejected<'_>>) -> ToolResult {
+        let started = match prepared {
             Ok(ready) => self.start(ready),
             Err(r) => Started::Finished {
                 id: r.id,
@@ -459,7 +530,7 @@ impl Harness {
         let mut seen = HashSet::new();
         let prepared: Vec<_> = calls
             .into_iter()
-            .map(|c| self.prepare(c.into(), Some(&mut seen)))
+            .map(|c| self.prepare(fields_of(c.into()), Some(&mut seen)))
             .collect();
         let mut started: Vec<Option<Started>> = Vec::with_capacity(prepared.len());
         let mut inline = Vec::new();
@@ -498,41 +569,31 @@ impl Harness {
             .collect()
     }
 
-    /// Stages parse → correlate id → look up tool → validate → semantic checks.
-    fn prepare(&self, call: Call, seen: Option<&mut HashSet<String>>) -> Result<Ready, Rejected> {
-        // Stage::Parse
-        let value = parse(call).map_err(|f| Rejected::new(None, f))?;
+    /// Stages correlate id → look up tool → validate → semantic checks, on the fields stage
+    /// parse read ([`fields_of`], [`fields_of_ref`]).
+    fn prepare<'a>(
+        &self,
+        fields: Result<Fields<'a>, Failure>,
+        seen: Option<&mut HashSet<String>>,
+    ) -> Result<Ready<'a, '_>, Rejected<'_>> {
+        let Fields {
+            id,
+            name,
+            kind,
+            input,
+            arguments: args_text,
+        } = fields.map_err(|f| Rejected::new(None, f))?;
 
         // Stage::CorrelateId
-        let Value::Object(block) = value else {
-            let problem = format!(
-                "expected a JSON object, got {}",
-                crate::schema::describe_received(&value)
-            );
-            return Err(Rejected::new(None, Failure::malformed(problem)));
-        };
-        // One pass over the block (cheaper than a lookup and removal per key); other keys
-        // (`cache_control`, ...) are dropped.
-        let (mut id, mut name, mut kind, mut input, mut args_text) = (None, None, None, None, None);
-        for (key, value) in block {
-            match key.as_str() {
-                "id" => id = Some(value),
-                "name" => name = Some(value),
-                "type" => kind = Some(value),
-                "input" => input = Some(value),
-                "arguments" => args_text = Some(value),
-                _ => {}
-            }
-        }
-        let id = match id {
-            Some(Value::String(id)) if !id.is_empty() => id,
-            Some(Value::String(empty)) => {
+        let id = match id.map(take_string) {
+            Some(Ok(id)) if !id.is_empty() => id,
+            Some(Ok(empty)) => {
                 return Err(Rejected::new(
                     Some(empty),
                     Failure::malformed("\"id\" is empty".to_string()),
                 ))
             }
-            Some(other) => {
+            Some(Err(other)) => {
                 let problem = format!(
                     "expected \"id\" to be a string, got {}",
                     crate::schema::describe_received(&other)
@@ -552,7 +613,7 @@ impl Harness {
                 return Err(Rejected::new(Some(id), failure));
             }
         }
-        if let Some(kind) = kind.filter(|k| k != "tool_use") {
+        if let Some(kind) = kind.filter(|k| k.as_str() != Some("tool_use")) {
             let problem = format!(
                 "expected \"type\" to be \"tool_use\", got {}",
                 crate::schema::describe_received(&kind)
@@ -561,7 +622,7 @@ impl Harness {
         }
 
         // Stage::LookUpTool
-        let name = match name {
+        let name = match name.as_deref() {
             Some(Value::String(name)) if !name.is_empty() => name,
             Some(Value::String(_)) => {
                 return Err(Rejected::new(
@@ -572,7 +633,7 @@ impl Harness {
             Some(other) => {
                 let problem = format!(
                     "expected \"name\" to be a string, got {}",
-                    crate::schema::describe_received(&other)
+                    crate::schema::describe_received(other)
                 );
                 return Err(Rejected::new(Some(id), Failure::malformed(problem)));
             }
@@ -583,14 +644,13 @@ impl Harness {
                 ))
             }
         };
-        let Some(tool) = self.registry.tools.get(&name) else {
+        let Some(tool) = self.registry.tools.get(name) else {
             let failure = Failure::new(
                 ErrorCode::UnknownTool,
-                messages::unknown_tool(&name, self.registry.names()),
+                messages::unknown_tool(name, self.registry.names()),
             );
             return Err(Rejected::new(Some(id), failure));
         };
-        let tool = Arc::clone(tool);
         let args = match arguments(input, args_text) {
             Ok(args) => args,
             Err(failure) => {
@@ -606,12 +666,15 @@ impl Harness {
         // the validator is a dependency: a panic in either is answered, not propagated.
         let checked = catch_unwind(AssertUnwindSafe(|| -> Result<(), Failure> {
             if !tool.schema.is_valid(&args) {
-                return Err(invalid_arguments(&tool, tool.schema.violations(&args)));
+                return Err(invalid_arguments(
+                    tool,
+                    tool.schema.violations_of_invalid(&args),
+                ));
             }
             if !tool.semantic.is_empty() {
                 let violations = tool.semantic_violations(&args);
                 if !violations.is_empty() {
-                    return Err(invalid_arguments(&tool, violations));
+                    return Err(invalid_arguments(tool, violations));
                 }
             }
             Ok(())
@@ -641,7 +704,7 @@ impl Harness {
     }
 
     /// Stage::Run (with check output and cap inside the handler's deadline).
-    fn start(&self, ready: Ready) -> Started {
+    fn start<'h>(&'h self, ready: Ready<'_, 'h>) -> Started<'h> {
         let Ready { id, tool, args } = ready;
         let budget = tool.deadline.unwrap_or(self.config.deadline);
         let cap = self.config.cap;
@@ -650,7 +713,7 @@ impl Harness {
             Execution::Inline => {
                 let started = Instant::now();
                 let deadline = deadline_after(started, budget);
-                let outcome = execute(&tool, &id, args, started, deadline, &cap, &limits);
+                let outcome = execute(tool, &id, args, started, deadline, &cap, &limits);
                 let elapsed = started.elapsed();
                 let outcome = if elapsed > budget {
                     let detail = format!(
@@ -670,7 +733,9 @@ impl Harness {
             }
             Execution::Isolated => {
                 let (tx, rx) = mpsc::channel();
-                let worker_tool = Arc::clone(&tool);
+                let worker_tool = Arc::clone(tool);
+                // The thread may outlive this call: it gets its own copy of borrowed arguments.
+                let args: Value = args.into_owned();
                 let worker_id = id.clone();
                 let started = Instant::now();
                 let deadline = deadline_after(started, budget);
@@ -680,7 +745,7 @@ impl Harness {
                         let outcome = execute(
                             &worker_tool,
                             &worker_id,
-                            args,
+                            Cow::Owned(args),
                             started,
                             deadline,
                             &cap,
@@ -720,7 +785,7 @@ impl Harness {
     /// Waits for a started call if needed, then builds its envelope.
     fn finish(&self, started: Started) -> ToolResult {
         match started {
-            Started::Finished { id, tool, outcome } => self.envelope(id, tool.as_deref(), outcome),
+            Started::Finished { id, tool, outcome } => self.envelope(id, tool, outcome),
             Started::Waiting {
                 id,
                 tool,
@@ -754,7 +819,7 @@ impl Harness {
                             .private(Stage::Run, "the handler thread ended without a result".to_string()))
                     }
                 };
-                self.envelope(Some(id), Some(&tool), outcome)
+                self.envelope(Some(id), Some(tool), outcome)
             }
         }
     }
@@ -842,27 +907,11 @@ fn panic_text(payload: Box<dyn std::any::Any + Send>) -> String {
     text
 }
 
-/// Stage::Parse: text and bytes become a JSON value; a value passes through.
-fn parse(call: Call) -> Result<Value, Failure> {
-    let text = match call {
-        Call::Value(v) => return Ok(v),
-        Call::Text(s) => s,
-        Call::Bytes(b) => match String::from_utf8(b) {
-            Ok(s) => s,
-            Err(e) => {
-                let at = e.utf8_error().valid_up_to();
-                return Err(Failure::malformed(format!(
-                    "not valid UTF-8 (at byte {at})"
-                )));
-            }
-        },
-    };
-    serde_json::from_str(&text)
-        .map_err(|e| Failure::malformed(messages::not_json("the tool call", &e)))
-}
-
 /// The arguments: `input` (an object) or `arguments` (JSON text holding an object).
-fn arguments(input: Option<Value>, arguments: Option<Value>) -> Result<Value, Failure> {
+fn arguments<'a>(
+    input: Option<Cow<'a, Value>>,
+    arguments: Option<Cow<'a, Value>>,
+) -> Result<Cow<'a, Value>, Failure> {
     let args = match (input, arguments) {
         (Some(_), Some(_)) => {
             return Err(Failure::malformed(
@@ -870,9 +919,13 @@ fn arguments(input: Option<Value>, arguments: Option<Value>) -> Result<Value, Fa
             ))
         }
         (Some(input), None) => input,
-        (None, Some(Value::String(text))) => serde_json::from_str(&text)
-            .map_err(|e| Failure::malformed(messages::not_json("\"arguments\"", &e)))?,
-        (None, Some(other)) => other,
+        (None, Some(arguments)) => match arguments.as_ref() {
+            Value::String(text) => Cow::Owned(
+                serde_json::from_str(text)
+                    .map_err(|e| Failure::malformed(messages::not_json("\"arguments\"", &e)))?,
+            ),
+            _ => arguments,
+        },
         (None, None) => return Err(Failure::malformed("missing \"input\"".to_string())),
     };
     if !args.is_object() {
@@ -886,20 +939,23 @@ fn arguments(input: Option<Value>, arguments: Option<Value>) -> Result<Value, Fa
 }
 
 fn invalid_arguments(tool: &RegisteredTool, violations: Vec<Violation>) -> Failure {
-    let mut failure = Failure::new(
-        ErrorCode::InvalidArguments,
-        messages::invalid_arguments(&tool.name, &violations),
-    );
-    failure.remedy = Some(messages::invalid_arguments_remedy(&tool.name));
-    failure.violations = violations;
-    failure
+    // Built whole rather than through `Failure::new`, whose default remedy would be composed
+    // only to be replaced.
+    Failure {
+        code: ErrorCode::InvalidArguments,
+        message: messages::invalid_arguments(&tool.name, &violations),
+        remedy: Some(messages::invalid_arguments_remedy(&tool.name)),
+        reason: None,
+        violations,
+        diagnostic: None,
+    }
 }
 
 /// Runs the handler, then checks and caps its output, all under `catch_unwind`.
 fn execute(
     tool: &RegisteredTool,
     id: &str,
-    args: Value,
+    args: Cow<'_, Value>,
     started: Instant,
     deadline: Instant,
     cap: &CapConfig,
@@ -912,7 +968,11 @@ fn execute(
         deadline,
     };
     let run = catch_unwind(AssertUnwindSafe(|| -> RunOutcome {
-        let output = match tool.handler.call(args, &ctx) {
+        let called = match args {
+            Cow::Owned(args) => tool.handler.call(args, &ctx),
+            Cow::Borrowed(args) => tool.handler.call_borrowed(args, &ctx),
+        };
+        let output = match called {
             Ok(output) => output,
             Err(e) => return Err(tool_failure(tool, e)),
         };
@@ -1014,17 +1074,17 @@ fn check_and_cap(
 
 /// A call that passed parse → correlate id → look up tool → validate → semantic checks, held
 /// by the security gates ([`crate::security`]), which decide whether it runs.
-pub(crate) struct Admitted {
-    ready: Ready,
+pub(crate) struct Admitted<'h> {
+    ready: Ready<'static, 'h>,
 }
 
-impl Admitted {
+impl Admitted<'_> {
     pub(crate) fn id(&self) -> &str {
         &self.ready.id
     }
 
     pub(crate) fn tool(&self) -> &RegisteredTool {
-        &self.ready.tool
+        self.ready.tool
     }
 
     pub(crate) fn args(&self) -> &Value {
@@ -1042,18 +1102,18 @@ impl Harness {
         &self,
         call: Call,
         seen: Option<&mut HashSet<String>>,
-    ) -> Result<Admitted, (ToolResult, Option<String>)> {
-        match self.prepare(call, seen) {
+    ) -> Result<Admitted<'_>, (ToolResult, Option<String>)> {
+        match self.prepare(fields_of(call), seen) {
             Ok(ready) => Ok(Admitted { ready }),
             Err(r) => {
                 let tool = r.tool.as_ref().map(|t| t.name.clone());
-                Err((self.envelope(r.id, r.tool.as_deref(), Err(r.failure)), tool))
+                Err((self.envelope(r.id, r.tool, Err(r.failure)), tool))
             }
         }
     }
 
     /// Stages run → envelope for an admitted call.
-    pub(crate) fn run_admitted(&self, admitted: Admitted) -> ToolResult {
+    pub(crate) fn run_admitted(&self, admitted: Admitted<'_>) -> ToolResult {
         self.finish(self.start(admitted.ready))
     }
 

@@ -89,6 +89,7 @@
 //! `docs/harness-ref.md` documents the codes table, the unknown-fields policy, the cap's
 //! note format, deadlines, the choice of `jsonschema` and the diagnostic channel.
 
+mod block;
 pub mod cap;
 mod code;
 mod diagnostics;
@@ -105,8 +106,8 @@ pub use code::ErrorCode;
 pub use diagnostics::{Diagnostic, DiagnosticSink, MemorySink, NullSink};
 pub use envelope::{ErrorInfo, ToolResult};
 pub use harness::{
-    Call, Harness, HarnessConfig, RegisteredTool, RegistrationError, RegistrationErrorKind,
-    Registry, Stage,
+    Call, CallRef, Harness, HarnessConfig, RegisteredTool, RegistrationError,
+    RegistrationErrorKind, Registry, Stage,
 };
 pub use output::{OutputLimits, OutputProblem};
 pub use schema::{InputSchema, SchemaError, UnknownFields, Violation};

@@ -18,7 +18,14 @@ const MAX_LISTED_TOOLS: usize = 30;
 /// The condition plus its remedy: `"{message} — {remedy}"`.
 pub(crate) fn render(message: &str, remedy: Option<&str>) -> String {
     match remedy {
-        Some(remedy) => format!("{message} — {remedy}"),
+        Some(remedy) => {
+            const DASH: &str = " — ";
+            let mut out = String::with_capacity(message.len() + DASH.len() + remedy.len());
+            out.push_str(message);
+            out.push_str(DASH);
+            out.push_str(remedy);
+            out
+        }
         None => message.to_string(),
     }
 }
@@ -56,6 +63,10 @@ pub(crate) fn default_remedy(code: ErrorCode) -> Option<String> {
 }
 
 fn quoted(s: &str) -> String {
+    // At most 64 bytes is at most 64 chars: nothing to cut, only to quote.
+    if s.len() <= 64 {
+        return crate::schema::json_string(s);
+    }
     let bounded: String = s.chars().take(64).collect();
     let mut q = serde_json::Value::String(bounded).to_string();
     if s.chars().count() > 64 {
@@ -78,12 +89,21 @@ pub(crate) fn refused(tool: &str, message: &str) -> String {
 }
 
 pub(crate) fn invalid_arguments(tool: &str, violations: &[Violation]) -> String {
-    let list: Vec<String> = violations.iter().map(Violation::to_string).collect();
-    format!(
-        "invalid arguments for tool {}: {}",
-        quoted(tool),
-        list.join("; ")
-    )
+    use std::fmt::Write;
+    // `invalid arguments for tool "t": <violation>; <violation>`, written in one buffer: this
+    // is the path a model's retries take.
+    let mut out = String::with_capacity(64 + 64 * violations.len());
+    out.push_str("invalid arguments for tool ");
+    out.push_str(&quoted(tool));
+    out.push_str(": ");
+    for (i, v) in violations.iter().enumerate() {
+        if i > 0 {
+            out.push_str("; ");
+        }
+        // Writing to a String cannot fail.
+        let _ = write!(out, "{v}");
+    }
+    out
 }
 
 pub(crate) fn invalid_arguments_remedy(tool: &str) -> String {
@@ -248,4 +268,30 @@ pub(crate) fn preview(
         quoted(tool),
         quoted(token)
     )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::quoted;
+
+    /// `quoted`'s first version, the oracle its faster form must agree with.
+    fn first_quoted(s: &str) -> String {
+        let bounded: String = s.chars().take(64).collect();
+        let mut q = serde_json::Value::String(bounded).to_string();
+        if s.chars().count() > 64 {
+            q.push_str("...");
+        }
+        q
+    }
+
+    #[test]
+    fn quoted_agrees_with_its_first_version() {
+        for piece in ["a", "é", "😀", "\"", "\\", "\n", "\u{1}", "\u{7f}"] {
+            for n in [0, 1, 15, 16, 21, 22, 31, 32, 63, 64, 65, 66, 100] {
+                for s in [piece.repeat(n), format!("t{}", piece.repeat(n))] {
+                    assert_eq!(quoted(&s), first_quoted(&s), "quoted({s:?})");
+                }
+            }
+        }
+    }
 }

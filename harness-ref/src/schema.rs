@@ -22,7 +22,7 @@
 //! the parent's pointer + `/name`, received `nothing`. Violations are sorted by pointer then
 //! wording, so the order does not depend on the validator's internals.
 
-use std::fmt;
+use std::fmt::{self, Write};
 
 use jsonschema::error::{TypeKind, ValidationErrorKind};
 use jsonschema::ValidationError;
@@ -80,12 +80,11 @@ impl Violation {
 impl fmt::Display for Violation {
     /// `<pointer>: expected <what>, got <received>`; the root pointer is shown as `(root)`.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let pointer = display_pointer(&self.pointer);
-        write!(
-            f,
-            "{pointer}: expected {}, got {}",
-            self.expected, self.received
-        )
+        write_display_pointer(f, &self.pointer)?;
+        f.write_str(": expected ")?;
+        f.write_str(&self.expected)?;
+        f.write_str(", got ")?;
+        f.write_str(&self.received)
     }
 }
 
@@ -95,17 +94,37 @@ pub const POINTER_MAX_CHARS: usize = 200;
 /// A pointer as shown in messages: `(root)` for the empty pointer, long ones cut in the middle
 /// (`/a/very/lo.../path`). The data keeps the exact pointer.
 pub fn display_pointer(pointer: &str) -> String {
+    let mut out = String::new();
+    // Writing to a String cannot fail.
+    let _ = write_display_pointer(&mut out, pointer);
+    out
+}
+
+/// [`display_pointer`] written into `out` (no allocation for pointers that need no cut).
+fn write_display_pointer(out: &mut impl fmt::Write, pointer: &str) -> fmt::Result {
     if pointer.is_empty() {
-        return "(root)".to_string();
+        return out.write_str("(root)");
+    }
+    // A pointer of at most POINTER_MAX_CHARS bytes has at most that many chars.
+    if pointer.len() <= POINTER_MAX_CHARS {
+        return out.write_str(pointer);
     }
     let len = pointer.chars().count();
     if len <= POINTER_MAX_CHARS {
-        return pointer.to_string();
+        return out.write_str(pointer);
     }
     let keep = (POINTER_MAX_CHARS - 3) / 2;
-    let head: String = pointer.chars().take(keep).collect();
-    let tail: String = pointer.chars().skip(len - keep).collect();
-    format!("{head}...{tail}")
+    let head_end = pointer
+        .char_indices()
+        .nth(keep)
+        .map_or(pointer.len(), |(i, _)| i);
+    let tail_start = pointer
+        .char_indices()
+        .nth(len - keep)
+        .map_or(pointer.len(), |(i, _)| i);
+    out.write_str(&pointer[..head_end])?;
+    out.write_str("...")?;
+    out.write_str(&pointer[tail_start..])
 }
 
 /// A schema refused at registration.
@@ -196,6 +215,11 @@ impl InputSchema {
         if self.validator.is_valid(args) {
             return Vec::new();
         }
+        self.violations_of_invalid(args)
+    }
+
+    /// [`InputSchema::violations`] for arguments [`InputSchema::is_valid`] just refused.
+    pub(crate) fn violations_of_invalid(&self, args: &Value) -> Vec<Violation> {
         let mut out = Vec::new();
         for error in self.validator.iter_errors(args) {
             compose(&error, &self.effective, &mut out);
@@ -204,18 +228,22 @@ impl InputSchema {
         // otherwise (a failed branch names the real problem), and the only explanation when
         // it is not (fuzz bug 1: `anyOf: [{}, {properties: {a}, required: [b]}]` with `{a}`).
         let conditional = |v: &Violation| v.expected.ends_with(DECLARED_ELSEWHERE);
-        let explained: Vec<String> = out
-            .iter()
-            .filter(|v| !conditional(v))
-            .map(|v| v.pointer.clone())
-            .collect();
-        out.retain(|v| {
-            let object = &v.pointer[..v.pointer.rfind('/').unwrap_or(0)];
-            !conditional(v)
-                || !explained
-                    .iter()
-                    .any(|p| p == object || p.starts_with(&format!("{object}/")))
-        });
+        if out.iter().any(conditional) {
+            let explained: Vec<String> = out
+                .iter()
+                .filter(|v| !conditional(v))
+                .map(|v| v.pointer.clone())
+                .collect();
+            out.retain(|v| {
+                let object = &v.pointer[..v.pointer.rfind('/').unwrap_or(0)];
+                !conditional(v)
+                    || !explained.iter().any(|p| {
+                        p == object
+                            || p.strip_prefix(object)
+                                .is_some_and(|rest| rest.starts_with('/'))
+                    })
+            });
+        }
         if out.is_empty() {
             // The validator refused the arguments without saying why; never answer
             // `invalid_arguments` with nothing to fix.
@@ -331,46 +359,89 @@ fn close_objects(schema: &mut Value, at_location: bool) {
 pub fn describe_received(value: &Value) -> String {
     match value {
         Value::Null => "null".to_string(),
-        Value::Bool(b) => format!("boolean {b}"),
-        Value::Number(n) => bounded("number", &n.to_string(), None),
-        Value::String(s) => {
-            let json = Value::String(s.clone()).to_string();
-            let len = s.chars().count();
-            bounded("string", &json, Some(format!("{len} chars")))
+        Value::Bool(true) => "boolean true".to_string(),
+        Value::Bool(false) => "boolean false".to_string(),
+        Value::Number(n) => {
+            // A number's JSON is short (at most ~24 chars): written in place, never cut.
+            let mut out = String::with_capacity(32);
+            out.push_str("number ");
+            // Writing to a String cannot fail.
+            let _ = write!(out, "{n}");
+            if out.len() - "number ".len() <= RECEIVED_MAX_CHARS {
+                return out;
+            }
+            bounded("number", &n.to_string(), None)
         }
-        Value::Array(a) => bounded(
-            "array",
-            &value.to_string(),
-            Some(format!("{} items", a.len())),
+        Value::String(s) if s.len() + 2 <= RECEIVED_MAX_CHARS && !needs_escape(s) => {
+            // Short and plain: `string "<s>"` in one allocation.
+            let mut out = String::with_capacity("string \"\"".len() + s.len());
+            out.push_str("string \"");
+            out.push_str(s);
+            out.push('"');
+            out
+        }
+        Value::String(s) => bounded(
+            "string",
+            &json_string(s),
+            Some((s.chars().count(), "chars")),
         ),
-        Value::Object(o) => bounded(
-            "object",
-            &value.to_string(),
-            Some(format!("{} fields", o.len())),
-        ),
+        Value::Array(a) => bounded("array", &value.to_string(), Some((a.len(), "items"))),
+        Value::Object(o) => bounded("object", &value.to_string(), Some((o.len(), "fields"))),
     }
 }
 
-fn bounded(kind: &str, json: &str, size: Option<String>) -> String {
-    if json.chars().count() <= RECEIVED_MAX_CHARS {
-        return format!("{kind} {json}");
+/// `s` as a JSON string, exactly as `serde_json` writes it (it escapes only `"`, `\` and
+/// control characters), without going through a `Value`.
+pub(crate) fn json_string(s: &str) -> String {
+    if !needs_escape(s) {
+        let mut json = String::with_capacity(s.len() + 2);
+        json.push('"');
+        json.push_str(s);
+        json.push('"');
+        return json;
     }
-    let cut: String = json.chars().take(RECEIVED_MAX_CHARS - 10).collect();
+    Value::String(s.to_string()).to_string()
+}
+
+/// True when JSON writes `s` with escapes (`"`, `\\`, control characters).
+fn needs_escape(s: &str) -> bool {
+    s.bytes().any(|b| b < 0x20 || b == b'"' || b == b'\\')
+}
+
+/// `<kind> <json>`, the JSON cut after `RECEIVED_MAX_CHARS - 10` chars when longer than
+/// `RECEIVED_MAX_CHARS`, then `... (<count> <noun>)` (or `...` without a size).
+fn bounded(kind: &str, json: &str, size: Option<(usize, &str)>) -> String {
+    // At most RECEIVED_MAX_CHARS bytes is at most that many chars.
+    if json.len() <= RECEIVED_MAX_CHARS || json.chars().count() <= RECEIVED_MAX_CHARS {
+        let mut out = String::with_capacity(kind.len() + 1 + json.len());
+        out.push_str(kind);
+        out.push(' ');
+        out.push_str(json);
+        return out;
+    }
+    let cut = prefix_chars(json, RECEIVED_MAX_CHARS - 10);
     match size {
-        Some(size) => format!("{kind} {cut}... ({size})"),
+        Some((count, noun)) => format!("{kind} {cut}... ({count} {noun})"),
         None => format!("{kind} {cut}..."),
     }
+}
+
+/// The first `n` chars of `s` (all of it when shorter).
+fn prefix_chars(s: &str, n: usize) -> &str {
+    s.char_indices().nth(n).map_or(s, |(i, _)| &s[..i])
 }
 
 /// A short phrase for a value in the schema's own words (enum options, const, limits): compact
 /// JSON, bounded.
 fn short_json(value: &Value) -> String {
-    let json = value.to_string();
-    if json.chars().count() <= RECEIVED_MAX_CHARS {
+    let json = match value {
+        Value::String(s) => json_string(s),
+        other => other.to_string(),
+    };
+    if json.len() <= RECEIVED_MAX_CHARS || json.chars().count() <= RECEIVED_MAX_CHARS {
         json
     } else {
-        let cut: String = json.chars().take(RECEIVED_MAX_CHARS - 3).collect();
-        format!("{cut}...")
+        format!("{}...", prefix_chars(&json, RECEIVED_MAX_CHARS - 3))
     }
 }
 
@@ -465,10 +536,10 @@ fn known_fields(schema: &Value) -> Vec<String> {
 
 fn join_types(kind: &TypeKind) -> String {
     match kind {
-        TypeKind::Single(t) => t.to_string(),
+        TypeKind::Single(t) => t.as_str().to_string(),
         TypeKind::Multiple(set) => set
             .iter()
-            .map(|t| t.to_string())
+            .map(|t| t.as_str())
             .collect::<Vec<_>>()
             .join(" or "),
     }
@@ -516,14 +587,15 @@ fn compose(error: &ValidationError<'_>, root: &Value, out: &mut Vec<Violation>) 
     let pointer = error.instance_path().as_str().to_string();
     let instance: &Value = error.instance();
     let schema_path = error.schema_path().as_str();
-    let here = keyword_parent(root, schema_path);
+    // Only some kinds need the subschema; finding it walks the schema.
+    let here = || keyword_parent(root, schema_path);
     let kind = error.kind();
-    let keyword = kind.keyword().to_string();
+    let keyword = kind.keyword();
     let got = || describe_received(instance);
     let (expected, received) = match kind {
         ValidationErrorKind::AdditionalProperties { unexpected }
         | ValidationErrorKind::UnevaluatedProperties { unexpected } => {
-            let known = here.map(known_fields).unwrap_or_default();
+            let known = here().map(known_fields).unwrap_or_default();
             let allowed = if known.is_empty() {
                 "this object takes no fields".to_string()
             } else {
@@ -553,7 +625,7 @@ fn compose(error: &ValidationError<'_>, root: &Value, out: &mut Vec<Violation>) 
                     format!("{pointer}/{}", escape_token(name)),
                     expected,
                     value,
-                    &keyword,
+                    keyword,
                 );
             }
             return;
@@ -562,7 +634,7 @@ fn compose(error: &ValidationError<'_>, root: &Value, out: &mut Vec<Violation>) 
             let name = property
                 .as_str()
                 .map_or_else(|| property.to_string(), str::to_string);
-            let want = here
+            let want = here()
                 .and_then(|s| s.get("properties"))
                 .and_then(|p| p.get(&name))
                 .and_then(describe_schema)
@@ -573,7 +645,7 @@ fn compose(error: &ValidationError<'_>, root: &Value, out: &mut Vec<Violation>) 
                 field_pointer,
                 format!("{want} (required field)"),
                 "nothing".to_string(),
-                &keyword,
+                keyword,
             );
             return;
         }
@@ -593,7 +665,7 @@ fn compose(error: &ValidationError<'_>, root: &Value, out: &mut Vec<Violation>) 
                 format!("{pointer}/{}", escape_token(&name)),
                 format!("a field name that is {what}"),
                 format!("field name {}", short_json(&Value::String(name))),
-                &keyword,
+                keyword,
             );
             return;
         }
@@ -673,10 +745,10 @@ fn compose(error: &ValidationError<'_>, root: &Value, out: &mut Vec<Violation>) 
         ValidationErrorKind::FalseSchema => {
             ("nothing (no value is allowed here)".to_string(), got())
         }
-        ValidationErrorKind::AnyOf { .. } => (alternatives(here, "anyOf", false), got()),
-        ValidationErrorKind::OneOfNotValid { .. } => (alternatives(here, "oneOf", false), got()),
+        ValidationErrorKind::AnyOf { .. } => (alternatives(here(), "anyOf", false), got()),
+        ValidationErrorKind::OneOfNotValid { .. } => (alternatives(here(), "oneOf", false), got()),
         ValidationErrorKind::OneOfMultipleValid { .. } => (
-            alternatives(here, "oneOf", true),
+            alternatives(here(), "oneOf", true),
             format!("{} (it matches more than one)", got()),
         ),
         ValidationErrorKind::Not { .. } => (
@@ -694,7 +766,7 @@ fn compose(error: &ValidationError<'_>, root: &Value, out: &mut Vec<Violation>) 
             got(),
         ),
     };
-    push(out, pointer, expected, received, &keyword);
+    push(out, pointer, expected, received, keyword);
 }
 
 /// A registration error from a compile error: the pointer into the schema, and the problem
@@ -731,6 +803,131 @@ fn schema_error(error: &ValidationError<'_>) -> SchemaError {
 mod tests {
     use super::*;
     use serde_json::json;
+
+    /// The wording functions were rewritten for speed; the first versions are kept here as the
+    /// oracle they must agree with, byte for byte.
+    mod first_versions {
+        use serde_json::Value;
+
+        use super::super::RECEIVED_MAX_CHARS;
+
+        pub fn describe_received(value: &Value) -> String {
+            match value {
+                Value::Null => "null".to_string(),
+                Value::Bool(b) => format!("boolean {b}"),
+                Value::Number(n) => bounded("number", &n.to_string(), None),
+                Value::String(s) => {
+                    let json = Value::String(s.clone()).to_string();
+                    let len = s.chars().count();
+                    bounded("string", &json, Some(format!("{len} chars")))
+                }
+                Value::Array(a) => bounded(
+                    "array",
+                    &value.to_string(),
+                    Some(format!("{} items", a.len())),
+                ),
+                Value::Object(o) => bounded(
+                    "object",
+                    &value.to_string(),
+                    Some(format!("{} fields", o.len())),
+                ),
+            }
+        }
+
+        fn bounded(kind: &str, json: &str, size: Option<String>) -> String {
+            if json.chars().count() <= RECEIVED_MAX_CHARS {
+                return format!("{kind} {json}");
+            }
+            let cut: String = json.chars().take(RECEIVED_MAX_CHARS - 10).collect();
+            match size {
+                Some(size) => format!("{kind} {cut}... ({size})"),
+                None => format!("{kind} {cut}..."),
+            }
+        }
+
+        pub fn short_json(value: &Value) -> String {
+            let json = value.to_string();
+            if json.chars().count() <= RECEIVED_MAX_CHARS {
+                json
+            } else {
+                let cut: String = json.chars().take(RECEIVED_MAX_CHARS - 3).collect();
+                format!("{cut}...")
+            }
+        }
+
+        pub fn display_pointer(pointer: &str) -> String {
+            if pointer.is_empty() {
+                return "(root)".to_string();
+            }
+            let len = pointer.chars().count();
+            if len <= 200 {
+                return pointer.to_string();
+            }
+            let keep = (200 - 3) / 2;
+            let head: String = pointer.chars().take(keep).collect();
+            let tail: String = pointer.chars().skip(len - keep).collect();
+            format!("{head}...{tail}")
+        }
+    }
+
+    /// Strings around every length boundary, with escapes, multi-byte and astral characters.
+    fn strings() -> Vec<String> {
+        let mut out = Vec::new();
+        for piece in [
+            "a", "é", "😀", "\"", "\\", "\n", "\u{1}", "\u{7f}", "/", "~",
+        ] {
+            for n in [
+                0, 1, 2, 9, 10, 48, 49, 50, 57, 58, 59, 60, 61, 62, 63, 64, 65, 66, 99, 100, 101,
+                201, 400,
+            ] {
+                out.push(piece.repeat(n));
+                out.push(format!("x{}", piece.repeat(n)));
+            }
+        }
+        out
+    }
+
+    #[test]
+    fn wording_agrees_with_the_first_versions() {
+        let mut values: Vec<Value> = strings().into_iter().map(Value::String).collect();
+        values.extend([
+            json!(null),
+            json!(true),
+            json!(false),
+            json!(0),
+            json!(-1),
+            json!(u64::MAX),
+            json!(i64::MIN),
+            json!(1.5),
+            json!(1e300),
+            json!(-2.2250738585072014e-308),
+            json!([]),
+            json!([1, "a", null]),
+            json!({"k": "é😀".repeat(40)}),
+            json!((0..40).collect::<Vec<_>>()),
+        ]);
+        for value in &values {
+            assert_eq!(
+                describe_received(value),
+                first_versions::describe_received(value),
+                "describe_received({value})"
+            );
+            assert_eq!(
+                short_json(value),
+                first_versions::short_json(value),
+                "short_json({value})"
+            );
+        }
+        for s in strings() {
+            for pointer in [s.clone(), format!("/{s}"), format!("/a/{s}/b")] {
+                assert_eq!(
+                    display_pointer(&pointer),
+                    first_versions::display_pointer(&pointer),
+                    "display_pointer({pointer:?})"
+                );
+            }
+        }
+    }
 
     #[test]
     fn escape_follows_rfc6901() {

@@ -71,6 +71,11 @@ impl<'a> Reader<'a> {
         std::mem::take(&mut self.data)
     }
 
+    /// How many bytes are left to read.
+    pub fn remaining(&self) -> usize {
+        self.data.len()
+    }
+
     /// Whether every byte has been read.
     pub fn is_empty(&self) -> bool {
         self.data.is_empty()

@@ -546,6 +546,15 @@ pub fn regressions() -> Vec<Seed> {
 /// Every generated seed.
 pub fn all() -> Vec<Seed> {
     let mut seeds = cap_seeds();
+    // `cap_streaming` decodes the same input as `cap_output` and starts from the same seeds.
+    let streaming: Vec<Seed> = seeds
+        .iter()
+        .map(|s| Seed {
+            target: "cap_streaming",
+            ..s.clone()
+        })
+        .collect();
+    seeds.extend(streaming);
     seeds.extend(structured_seeds());
     seeds
 }

@@ -138,15 +138,24 @@ fn run(name: &str, args: Value) -> Result<ToolOutput, ToolError> {
 pub fn harnesses() -> &'static [Harness; 2] {
     static HARNESSES: OnceLock<[Harness; 2]> = OnceLock::new();
     HARNESSES.get_or_init(|| {
-        let build = |cap: CapConfig| {
+        // The first harness's handlers own their arguments, the second's borrow them
+        // (`Tool::borrowing`), so both handler kinds answer every form of every call.
+        let build = |cap: CapConfig, borrowing: bool| {
             let mut registry = Registry::new();
             for (name, schema) in tool_schemas() {
-                let tool = Tool::new(
-                    name,
-                    format!("The {name} tool."),
-                    schema,
-                    move |args, _ctx: &harness_ref::CallContext<'_>| run(name, args),
-                )
+                let description = format!("The {name} tool.");
+                let tool = if borrowing {
+                    Tool::borrowing(name, description, schema, move |args: &Value, _ctx| {
+                        run(name, args.clone())
+                    })
+                } else {
+                    Tool::new(
+                        name,
+                        description,
+                        schema,
+                        move |args, _ctx: &harness_ref::CallContext<'_>| run(name, args),
+                    )
+                }
                 .execution(Execution::Inline);
                 registry
                     .register(tool)
@@ -161,8 +170,11 @@ pub fn harnesses() -> &'static [Harness; 2] {
             )
         };
         [
-            build(CapConfig::new(512, Unit::Bytes)),
-            build(CapConfig::new(160, Unit::Chars).with_strategy(Strategy::HeadOnly)),
+            build(CapConfig::new(512, Unit::Bytes), false),
+            build(
+                CapConfig::new(160, Unit::Chars).with_strategy(Strategy::HeadOnly),
+                true,
+            ),
         ]
     })
 }
@@ -199,6 +211,36 @@ pub fn check(input: &RawToolUse) {
                 harness.handle(value.clone()),
                 result,
                 "value and bytes answered differently"
+            );
+        }
+        // Borrowed calls: the same answers without giving the call away.
+        assert_eq!(
+            harness.handle_ref(bytes),
+            result,
+            "borrowed and owned bytes answered differently"
+        );
+        if let Some(text) = text {
+            assert_eq!(
+                harness.handle_ref(text),
+                result,
+                "borrowed text and bytes answered differently"
+            );
+        }
+        if let Some(value) = &parsed {
+            assert_eq!(
+                harness.handle_ref(value),
+                result,
+                "borrowed value and bytes answered differently"
+            );
+        }
+        // Text that is not JSON is refused where `serde_json` parsing it as a value stops,
+        // whatever route the harness's own parser takes.
+        if let (Some(_), Err(e)) = (text, serde_json::from_slice::<Value>(bytes)) {
+            let at = format!("at line {}, column {})", e.line(), e.column());
+            assert!(
+                result.code() == Some(ErrorCode::MalformedCall)
+                    && result.error().is_some_and(|e| e.message.contains(&at)),
+                "text that is not JSON ({e}) was not refused {at}: {result:?}"
             );
         }
 

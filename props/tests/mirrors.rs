@@ -164,7 +164,44 @@ fn case_file_strategy() -> impl Strategy<Value = Vec<u8>> {
         })
 }
 
+/// A stand-in for libFuzzer's mutator: rewrites every byte it is given and grows by one.
+fn scramble(data: &mut [u8], size: usize, max_size: usize) -> usize {
+    for b in &mut data[..size] {
+        *b = b.wrapping_mul(31).wrapping_add(7);
+    }
+    if size < max_size {
+        data[size] = 0x5a;
+        size + 1
+    } else {
+        size
+    }
+}
+
 proptest! {
+    /// The structured_call mutator keeps the policy, the handler and the schema on three
+    /// seeds in four (only the arguments change), and stays within `max_size`.
+    #[test]
+    fn prop_structured_mutator_keeps_the_schema(
+        bytes in prop::collection::vec(any::<u8>(), 0..300),
+        seed in any::<u32>(),
+        room in 0usize..16,
+    ) {
+        let before: StructuredCall = decode(&bytes).unwrap();
+        let size = bytes.len();
+        let mut data = bytes.clone();
+        data.resize(size + room, 0);
+        let max_size = data.len();
+        let new_size = harness_ref_props::structured::mutate(&mut data, size, max_size, seed, scramble);
+        prop_assert!(new_size <= max_size);
+        let after: StructuredCall = decode(&data[..new_size]).unwrap();
+        let offset = harness_ref_props::structured::arguments_offset(&bytes);
+        if !seed.is_multiple_of(4) && offset < size && offset < max_size {
+            prop_assert_eq!(&after.schema, &before.schema);
+            prop_assert_eq!(after.policy, before.policy);
+            prop_assert_eq!(&after.outcome, &before.outcome);
+            prop_assert_eq!(&data[..offset], &bytes[..offset]);
+        }
+    }
     #[test]
     fn prop_case_file(bytes in case_file_strategy()) {
         let input: CaseFile = decode(&bytes).unwrap();

@@ -21,6 +21,7 @@ fn fuzz_dir() -> PathBuf {
 fn property(target: &str) -> Option<fn(&[u8])> {
     Some(match target {
         "cap_output" => |b| cap::check(&decode(b).unwrap()),
+        "cap_streaming" => |b| cap::check_streaming(&decode(b).unwrap()),
         "structured_call" => |b| structured::check(&decode(b).unwrap()),
         "tool_use_bytes" => |b| tool_use::check(&decode(b).unwrap()),
         "protocol_messages" => |b| protocol::check(&decode(b).unwrap()),
@@ -103,7 +104,7 @@ fn generated_seeds_match_their_descriptions() {
 fn structured_seeds_decode_to_their_descriptions() {
     for seed in seeds::all() {
         match seed.target {
-            "cap_output" => {
+            "cap_output" | "cap_streaming" => {
                 let decoded: cap::CapOutput = decode(&seed.bytes).unwrap();
                 assert_eq!(decoded.to_bytes(), seed.bytes, "{}", seed.name);
             }
