@@ -101,6 +101,10 @@ class Call:
                     arguments_text=raw.get("arguments_text") if form == "arguments_text" else None,
                     raw_text=raw.get("raw") if form == "raw" else None, raw=raw)
 
+    def get(self, key: str, default: Json = None) -> Json:
+        """A field of the call as sent, `default` when absent (dict.get on the raw call)."""
+        return self.raw.get(key, default)
+
     @property
     def id_or_none(self) -> Json:
         """The call's id, with an absent id as None (what most harnesses' call types hold)."""
