@@ -21,10 +21,7 @@ adapters=(mcp-python mcp-typescript pydantic-ai langgraph-default langgraph-hand
 [[ $# -gt 0 ]] && adapters=("$@")
 
 conformance/adapters/install.sh "${adapters[@]}"
-if [[ -x conformance/adapters/mcp-python/.venv/bin/python ]]; then
-  # The shared Python plumbing (generated outputs, pointers, schema translation) has its own tests.
-  conformance/adapters/mcp-python/.venv/bin/python -m unittest discover -q -s conformance/adapters/python-common
-fi
+# The adapters' shared plumbing is the adapter kits (conformance/kits/); ci/kits.sh tests them.
 
 # HARNESS_CONFORMANCE=/path/to/binary skips the build (e.g. a binary CI built in an earlier step).
 runner=${HARNESS_CONFORMANCE:-}
@@ -34,11 +31,7 @@ if [[ -z $runner ]]; then
 fi
 
 command_for() {
-  case $1 in
-    template-python) echo "python3 conformance/adapters/template-python/adapter.py" ;;
-    template-typescript) echo "node conformance/adapters/template-typescript/adapter.mjs" ;;
-    *) echo "conformance/adapters/$1/run" ;;
-  esac
+  echo "conformance/adapters/$1/run"
 }
 
 if $rebaseline; then

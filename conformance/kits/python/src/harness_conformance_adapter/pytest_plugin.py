@@ -178,7 +178,11 @@ def pytest_collection_modifyitems(session: pytest.Session, config: pytest.Config
         return
     suite = _Suite(config, find_runner(config.getoption("--harness-conformance-runner")), spec)
     collector = _Cases.from_parent(session, name="harness-conformance", suite=suite)
-    items.extend(collector.collect())
+    cases = list(collector.collect())
+    # Reported like any collected node, so pytest's "collected N items" counts the cases.
+    nodes: list[pytest.Item | pytest.Collector] = list(cases)
+    config.hook.pytest_collectreport(report=pytest.CollectReport(collector.nodeid, "passed", None, nodes))
+    items.extend(cases)
     config.stash[_SUITE] = suite
 
 
