@@ -4,6 +4,7 @@
 #
 #   conformance/adapters/install.sh [mcp-python|mcp-typescript|pydantic-ai|langgraph-default|
 #                                    langgraph-handle-errors|template-python|template-typescript ...]
+#   conformance/adapters/install.sh uv        # only the pinned uv (ci/kits.sh uses it too)
 #
 # Python adapters get conformance/adapters/<name>/.venv from <name>/requirements.txt (every
 # package pinned with ==), plus the Python kit (conformance/kits/python) installed from this
@@ -108,6 +109,7 @@ for name in "${names[@]}"; do
     mcp-python | pydantic-ai | langgraph-default | template-python) install_python "$name" ;;
     langgraph-handle-errors) install_python langgraph-default ;;
     mcp-typescript | template-typescript) install_node "$name" ;;
+    uv) ensure_uv ;;
     *) echo "install.sh: unknown adapter $name" >&2; exit 2 ;;
   esac
 done

@@ -47,15 +47,19 @@ test('each raise kind uses its idiom; a factory may return instead; present sees
   assert.deepEqual(kinds, ['json']);
 });
 
-test('sleeps: async ones overlap, sync ones block', async () => {
-  const script = new Script({ sleep_ms: 40, then: { return: { text: 'late' } } }, 'chars', ERRORS);
-  let start = Date.now();
-  assert.deepEqual(await Promise.all([script.run({}), script.run({})]), ['late', 'late']);
-  const elapsed = Date.now() - start;
-  assert.ok(elapsed >= 39 && elapsed < 75, `${elapsed} ms`);
-  start = Date.now();
+test('sleeps: an async sleep lets the event loop run, a sync one blocks it', async () => {
+  const script = new Script({ sleep_ms: 20, then: { return: { text: 'late' } } }, 'chars', ERRORS);
+  const order = [];
+  const sleeping = script.run({}).then((v) => order.push(`script ${v}`));
+  setImmediate(() => order.push('loop ran'));
+  await sleeping;
+  assert.deepEqual(order, ['loop ran', 'script late']);
+  const blocked = [];
+  setImmediate(() => blocked.push('loop ran'));
   assert.equal(script.runSync({}), 'late');
-  assert.ok(Date.now() - start >= 39);
+  assert.deepEqual(blocked, []); // nothing else ran during the synchronous sleep
+  await new Promise((resolve) => setImmediate(resolve));
+  assert.deepEqual(blocked, ['loop ran']);
 });
 
 test('what the kit cannot perform is a KitError told to the adapter first', async () => {

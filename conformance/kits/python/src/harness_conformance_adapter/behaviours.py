@@ -25,7 +25,7 @@ import asyncio
 import copy
 import math
 import time
-from collections.abc import Awaitable, Callable, Mapping
+from collections.abc import Awaitable, Callable, Generator, Mapping
 from dataclasses import dataclass
 from typing import Any, Union
 
@@ -305,27 +305,34 @@ class Script:
                 self.on_kit_error(exc)
             raise
 
-    def run(self, args: Any) -> Any:
-        """Performs the script synchronously (sleeps block); returns what the handler returns."""
+    def _perform(self, args: Any) -> Generator[int, None, Any]:
+        """The script as a generator: yields each sleep (ms), returns the handler's value."""
         behavior = self.behavior
         while True:
             step = self._next(behavior, args)
             if isinstance(step, _Done):
                 return self.present(step.value, step.kind)
             if isinstance(step, _Sleep):
-                time.sleep(step.ms / 1000)
+                yield step.ms
             behavior = step.then
+
+    def run(self, args: Any) -> Any:
+        """Performs the script synchronously (sleeps block); returns what the handler returns."""
+        steps = self._perform(args)
+        try:
+            while True:
+                time.sleep(next(steps) / 1000)
+        except StopIteration as done:
+            return done.value
 
     async def run_async(self, args: Any) -> Any:
         """Performs the script in an async handler (sleeps yield to the event loop)."""
-        behavior = self.behavior
-        while True:
-            step = self._next(behavior, args)
-            if isinstance(step, _Done):
-                return self.present(step.value, step.kind)
-            if isinstance(step, _Sleep):
-                await asyncio.sleep(step.ms / 1000)
-            behavior = step.then
+        steps = self._perform(args)
+        try:
+            while True:
+                await asyncio.sleep(next(steps) / 1000)
+        except StopIteration as done:
+            return done.value
 
 
 SyncHandler = Callable[..., Any]

@@ -14,27 +14,10 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 from .errors import ErrorCode, KitError
-from .jsonio import Json
+from .jsonio import Json, Sentinel
 
 
-class _Missing:
-    """The type of MISSING (one instance)."""
-
-    _instance: _Missing | None = None
-
-    def __new__(cls) -> _Missing:
-        if cls._instance is None:
-            cls._instance = super().__new__(cls)
-        return cls._instance
-
-    def __repr__(self) -> str:
-        return "MISSING"
-
-    def __bool__(self) -> bool:
-        return False
-
-
-MISSING: Any = _Missing()
+MISSING: Any = Sentinel("MISSING")
 """A field the case leaves out (distinct from JSON null)."""
 
 CallForm = Literal["structured", "arguments_text", "raw"]

@@ -115,24 +115,25 @@ def dumps(value: Json) -> str:
     return "".join(out)
 
 
-class _Unset:
-    """The type of UNSET (one instance)."""
+class Sentinel:
+    """A named marker value, compared by identity (`is`); a copy of it is itself."""
 
-    _instance: _Unset | None = None
+    __slots__ = ("name",)
 
-    def __new__(cls) -> _Unset:
-        if cls._instance is None:
-            cls._instance = super().__new__(cls)
-        return cls._instance
+    def __init__(self, name: str) -> None:
+        self.name = name
 
     def __repr__(self) -> str:
-        return "UNSET"
+        return self.name
 
-    def __deepcopy__(self, memo: dict[int, Any]) -> _Unset:
+    def __copy__(self) -> Sentinel:
+        return self
+
+    def __deepcopy__(self, memo: dict[int, Any]) -> Sentinel:
         return self
 
 
-UNSET: Any = _Unset()
+UNSET: Any = Sentinel("UNSET")
 """A default for an argument the model did not send: never shown, dropped by `to_json`."""
 
 
