@@ -119,6 +119,12 @@ def test_a_harness_that_raises_shows_nothing_for_that_call_and_says_so(capsys):
     assert "harness raised: OSError: the harness fell over [for call 'c1']" in capsys.readouterr().err
 
 
+def test_the_harness_raised_line_is_one_bounded_line_with_controls_escaped():
+    from harness_conformance_adapter.turn import one_line
+    line = one_line(OSError("a\x1b[31mb\nc" + "x" * 5000))
+    assert line.startswith("OSError: a\\x1b[31mb c") and len(line) <= 1000 + 3 * 5 and "\n" not in line
+
+
 def test_skip_carries_its_reason():
     reply = run_one({"tools": [tool("unexpressible")], "calls": []})
     assert reply == {"seq": 3, "case": "area/case", "skip": "this harness cannot express that tool"}

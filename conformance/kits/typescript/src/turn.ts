@@ -34,7 +34,8 @@ export class Skip extends Error {
  */
 export function oneLine(error: unknown, limit = 1000): string {
   const text = String((error as { message?: unknown } | null)?.message ?? error);
-  return text.split(/\s+/).join(' ').slice(0, limit);
+  // other control characters are escaped: the line reaches a terminal
+  return text.split(/\s+/).join(' ').slice(0, limit).replace(/[\x00-\x1f\x7f-\x9f]/g, (c) => `\\x${c.charCodeAt(0).toString(16).padStart(2, '0')}`);
 }
 
 /** One result as the protocol carries it. */

@@ -111,6 +111,13 @@ test('a harness that throws shows nothing for that call, and says so on stderr',
   assert.match(err, /harness raised: the harness fell over \[for call "c1"\]/);
 });
 
+test('the harness-raised line is one bounded line with controls escaped', async () => {
+  const { oneLine } = await import('../dist/index.js');
+  const line = oneLine(new Error('a\x1b[31mb\nc' + 'x'.repeat(5000)));
+  assert.ok(line.startsWith('a\\x1b[31mb c'), line.slice(0, 20));
+  assert.ok(line.length <= 1000 + 3 && !line.includes('\n'));
+});
+
 test('skip carries its reason; an adapter bug is an error; a kit failure inside a handler is the adapter\'s', async () => {
   assert.deepEqual((await runOne({ tools: [tool('unexpressible')], calls: [] })).reply,
     { seq: 3, case: 'area/case', skip: 'this harness cannot express that tool' });

@@ -21,6 +21,7 @@ from __future__ import annotations
 import copy
 import sys
 import traceback
+import unicodedata
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -48,9 +49,11 @@ class HarnessRaised:
 
 
 def one_line(exc: BaseException, limit: int = 1000) -> str:
-    """An exception as one bounded line: its type and message, whitespace collapsed."""
+    """An exception as one bounded line: its type and message, whitespace collapsed, other
+    control characters escaped (it reaches a terminal)."""
     text = "".join(traceback.format_exception_only(type(exc), exc)).strip()
-    return (" ".join(text.split()) or type(exc).__name__)[:limit]
+    text = " ".join(text.split()) or type(exc).__name__
+    return "".join(f"\\x{ord(c):02x}" if unicodedata.category(c) == "Cc" else c for c in text[:limit])
 
 
 @dataclass
