@@ -58,10 +58,14 @@ def vocabulary() -> dict[str, Any]:
         "CAP_STRATEGIES": cap["properties"]["strategies"]["items"]["enum"],
         "OUTCOME_CLASSES": caps["properties"]["codes"]["propertyNames"]["enum"],
         "CALL_FORMS": caps["properties"]["call_forms"]["items"]["enum"],
+        # The JSON Schema keywords a hello may declare (None: any name).
+        "KEYWORDS": caps["properties"]["keywords"]["items"].get("enum"),
         # An enumerated list when the schema has one; otherwise any name matching the pattern.
         "FEATURES": features.get("enum"),
         "FEATURE_PATTERN": features.get("pattern"),
         "BEHAVIOURS": _variants(defs["behavior"]),
+        # Behaviours beyond the base set, which an adapter declares in the hello's `behaviors`.
+        "OPTIONAL_BEHAVIOURS": caps["properties"].get("behaviors", {}).get("items", {}).get("enum", []),
         "RAISE_KINDS": raise_variant["properties"]["raise"]["properties"]["kind"]["enum"],
         "OUTPUTS": _variants(defs["output"]),
         "NON_FINITE": non_finite["properties"]["non_finite"]["enum"],
@@ -78,9 +82,11 @@ _DOCS = {
     "CAP_STRATEGIES": "How a cap cuts; the first a harness lists is its default.",
     "OUTCOME_CLASSES": "The suite's outcome classes, the keys of the hello's `codes` map.",
     "CALL_FORMS": "How a call reaches the harness.",
+    "KEYWORDS": "The JSON Schema keywords a hello may declare, or None when any name is allowed.",
     "FEATURES": "The optional feature sets, or None when the schema only constrains their spelling.",
     "FEATURE_PATTERN": "The spelling every feature name must have.",
     "BEHAVIOURS": "Scripted handler behaviours (run.schema.json#/$defs/behavior).",
+    "OPTIONAL_BEHAVIOURS": "Behaviours and outputs beyond the base set; an adapter declares those it runs in `behaviors`.",
     "RAISE_KINDS": "The kinds of error a scripted handler raises.",
     "OUTPUTS": "What a scripted `return` gives back (run.schema.json#/$defs/output).",
     "NON_FINITE": "The non-finite floats a handler may return.",
@@ -111,7 +117,7 @@ def render_python(vocab: dict[str, Any]) -> str:
     lines = [f'"""The protocol vocabulary ({_HEADER})."""', "", "from __future__ import annotations", ""]
     for name, value in vocab.items():
         kind = _python_type(value)
-        if name == "FEATURES":
+        if name in ("FEATURES", "KEYWORDS"):
             kind = "tuple[str, ...] | None"
         lines += [f"{name}: {kind} = {_python_literal(value)}", f'"""{_DOCS[name]}"""', ""]
     return "\n".join(lines).rstrip() + "\n"
@@ -124,7 +130,8 @@ def render_typescript(vocab: dict[str, Any]) -> str:
         if isinstance(value, list):
             lines.append(f"export const {name} = {json.dumps(value)} as const;")
         elif value is None:
-            lines.append(f"export const {name}: readonly string[] | null = null;")
+            kind = "string" if name.endswith("_PATTERN") else "readonly string[]"
+            lines.append(f"export const {name}: {kind} | null = null;")
         else:
             lines.append(f"export const {name} = {json.dumps(value)};")
         lines.append("")

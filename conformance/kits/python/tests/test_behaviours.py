@@ -57,6 +57,12 @@ def test_non_finite_returns_the_float_itself():
     assert perform({"return": {"non_finite": "-inf"}}) == -math.inf
 
 
+def test_non_finite_in_places_floats_inside_a_structured_value():
+    out = perform({"return": {"non_finite_in": {"value": {"a": [1, 2], "b": {}}, "at": {"/a/1": "inf", "/b/c": "nan"}}}})
+    assert out["a"] == [1, math.inf] and math.isnan(out["b"]["c"])
+    assert math.isinf(perform({"return": {"non_finite_in": {"value": 0, "at": {"": "-inf"}}}}))
+
+
 def test_json_return_is_a_fresh_copy_each_time():
     behavior = {"return": {"json": {"a": [1]}}}
     first = perform(behavior)

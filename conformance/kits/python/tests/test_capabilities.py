@@ -11,7 +11,8 @@ def test_a_full_hello_says_exactly_what_was_declared():
     caps = Capabilities(cap=Cap("bytes", 4096, ("head_tail", "head_only"), configurable=True),
                         codes={"invalid_arguments": "BAD_ARGS"}, retryability=True,
                         deadline=Deadline(configurable=True, default_ms=30000), keywords=["type"],
-                        call_forms=["structured", "raw"], parallel=True, history=True, features=["budget"])
+                        call_forms=["structured", "raw"], parallel=True, history=True, features=["budget"],
+                        folds={"malformed_call": "invalid_arguments"}, behaviors=["non_finite_in"])
     assert hello(TOY, caps) == {
         "protocol": 1,
         "implementation": {"name": "toy", "language": "python", "version": "0.1", "homepage": "https://example.invalid/toy"},
@@ -19,7 +20,8 @@ def test_a_full_hello_says_exactly_what_was_declared():
             "cap": {"unit": "bytes", "limit": 4096, "configurable": True, "strategies": ["head_tail", "head_only"]},
             "codes": {"invalid_arguments": "BAD_ARGS"}, "retryability": True,
             "deadline": {"configurable": True, "default_ms": 30000}, "keywords": ["type"],
-            "call_forms": ["structured", "raw"], "parallel": True, "history": True, "features": ["budget"]},
+            "call_forms": ["structured", "raw"], "parallel": True, "history": True, "features": ["budget"],
+            "folds": {"malformed_call": "invalid_arguments"}, "behaviors": ["non_finite_in"]},
     }
 
 
@@ -41,6 +43,10 @@ def test_the_defaults_are_the_conservative_values():
     (Capabilities(call_forms=["structured", "json"]), "call_forms"),
     (Capabilities(keywords=["type", "type"]), "keywords"),
     (Capabilities(features=["Budget"]), "features"),
+    (Capabilities(keywords=["type", "typo"]), "keywords"),
+    (Capabilities(folds={"timeout": "internal_error"}), "folds.timeout"),  # the target has no code
+    (Capabilities(codes={"timeout": "T"}, folds={"timeout": "slow"}), "folds.timeout"),
+    (Capabilities(behaviors=["dance"]), "behaviors"),
     (Capabilities(parallel="yes"), "parallel"),  # type: ignore[arg-type]
 ])
 def test_a_wrong_capability_is_refused_naming_its_field(caps, field):

@@ -47,3 +47,8 @@ def test_every_raise_kind_has_an_error_factory():
 def test_every_capability_and_implementation_field_is_modelled():
     assert [f.name for f in dataclasses.fields(Capabilities)] == list(vocabulary.CAPABILITY_FIELDS)
     assert [f.name for f in dataclasses.fields(Implementation)] == list(vocabulary.IMPLEMENTATION_FIELDS)
+
+
+def test_every_optional_behaviour_is_implemented():
+    implemented = set(behaviours.STEPS) | set(behaviours.OUTPUTS) | set(behaviours.GENERATORS)
+    assert set(vocabulary.OPTIONAL_BEHAVIOURS) <= implemented

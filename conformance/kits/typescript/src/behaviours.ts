@@ -107,6 +107,16 @@ export const OUTPUTS: Record<string, Output> = {
     return NON_FINITE[name];
   },
   echo_args: (_spec, args) => toJson(args),
+  non_finite_in: (spec, args, unit) => {
+    const { value, at } = spec.non_finite_in as { value: Json; at: Record<string, string> };
+    let out: unknown = structuredClone(value);
+    for (const [pointer, name] of Object.entries(at)) {
+      const number = (OUTPUTS.non_finite as Output)({ non_finite: name }, args, unit);
+      if (pointer === '') out = number;
+      else setPointer(out, pointer, number);
+    }
+    return out;
+  },
 };
 
 /** The non-finite names OUTPUTS.non_finite knows (compared with vocabulary.NON_FINITE). */

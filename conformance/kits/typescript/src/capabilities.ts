@@ -62,11 +62,19 @@ export interface Capabilities {
   history?: boolean;
   /** Optional feature sets (PROTOCOL.md section 4a). */
   features?: readonly string[];
+  /** Outcome classes the harness does not tell apart → the class it answers them as (in `codes`). */
+  folds?: Partial<Record<OutcomeClass, OutcomeClass>>;
+  /**
+   * Behaviours beyond the base set that the adapter runs (vocabulary.OPTIONAL_BEHAVIOURS). The kit
+   * performs all of them; only the adapter knows whether its harness carries the result faithfully.
+   */
+  behaviors?: readonly string[];
 }
 
 /** Every field of `Capabilities`, in the schema's order (compared with vocabulary.CAPABILITY_FIELDS). */
 export const CAPABILITY_KEYS = [
   'cap', 'codes', 'retryability', 'deadline', 'keywords', 'call_forms', 'parallel', 'history', 'features',
+  'folds', 'behaviors',
 ] as const satisfies readonly (keyof Capabilities)[];
 
 /** Every field of `Implementation` (compared with vocabulary.IMPLEMENTATION_FIELDS). */
@@ -119,17 +127,27 @@ export function validateCapabilities(caps: Capabilities): void {
   if (ms !== undefined && (!Number.isInteger(ms) || ms < 0)) {
     throw invalid('deadline.default_ms', `${quote(ms)} is not a non-negative integer`);
   }
-  for (const k of caps.keywords ?? []) if (typeof k !== 'string' || k === '') throw invalid('keywords', `${quote(k)} is not a keyword name`);
+  for (const k of caps.keywords ?? []) {
+    if (vocabulary.KEYWORDS !== null) oneOf('keywords', k, vocabulary.KEYWORDS);
+    else if (typeof k !== 'string' || k === '') throw invalid('keywords', `${quote(k)} is not a keyword name`);
+  }
   unique('keywords', caps.keywords ?? []);
   for (const f of caps.call_forms ?? []) oneOf('call_forms', f, vocabulary.CALL_FORMS);
   unique('call_forms', caps.call_forms ?? []);
   for (const f of caps.features ?? []) {
     if (vocabulary.FEATURES !== null) oneOf('features', f, vocabulary.FEATURES);
-    else if (typeof f !== 'string' || !new RegExp(vocabulary.FEATURE_PATTERN ?? '').test(f)) {
+    else if (typeof f !== 'string' || !new RegExp(vocabulary.FEATURE_PATTERN ?? '.').test(f)) {
       throw invalid('features', `${quote(f)} is not spelt ${vocabulary.FEATURE_PATTERN}`);
     }
   }
   unique('features', caps.features ?? []);
+  for (const [folded, target] of Object.entries(caps.folds ?? {})) {
+    oneOf('folds', folded, vocabulary.OUTCOME_CLASSES);
+    oneOf(`folds.${folded}`, target, vocabulary.OUTCOME_CLASSES);
+    if (!(caps.codes && target in caps.codes)) throw invalid(`folds.${folded}`, `${quote(target)} has no code in codes`);
+  }
+  for (const b of caps.behaviors ?? []) oneOf('behaviors', b, vocabulary.OPTIONAL_BEHAVIOURS);
+  unique('behaviors', caps.behaviors ?? []);
   for (const flag of ['retryability', 'parallel', 'history'] as const) {
     if (caps[flag] !== undefined && typeof caps[flag] !== 'boolean') throw invalid(flag, 'must be true or false');
   }
@@ -155,6 +173,8 @@ export function capabilitiesJson(caps: Capabilities): Record<string, Json> {
   out.parallel = caps.parallel ?? false;
   out.history = caps.history ?? false;
   if (caps.features?.length) out.features = [...caps.features];
+  if (caps.folds && Object.keys(caps.folds).length) out.folds = { ...caps.folds } as Record<string, string>;
+  if (caps.behaviors?.length) out.behaviors = [...caps.behaviors];
   return out;
 }
 

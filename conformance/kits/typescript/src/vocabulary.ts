@@ -4,7 +4,7 @@
 export const PROTOCOL_VERSION = 1;
 
 /** Every field a hello's `capabilities` may carry (hello.schema.json). */
-export const CAPABILITY_FIELDS = ["cap", "codes", "retryability", "deadline", "keywords", "call_forms", "parallel", "history", "features"] as const;
+export const CAPABILITY_FIELDS = ["cap", "codes", "retryability", "deadline", "keywords", "call_forms", "parallel", "history", "features", "folds", "behaviors"] as const;
 
 /** Every field of a hello's `implementation`. */
 export const IMPLEMENTATION_FIELDS = ["name", "language", "version", "homepage"] as const;
@@ -21,20 +21,26 @@ export const OUTCOME_CLASSES = ["invalid_arguments", "unknown_tool", "malformed_
 /** How a call reaches the harness. */
 export const CALL_FORMS = ["structured", "arguments_text", "raw"] as const;
 
+/** The JSON Schema keywords a hello may declare, or None when any name is allowed. */
+export const KEYWORDS = ["$ref", "$defs", "$anchor", "$dynamicRef", "$dynamicAnchor", "definitions", "allOf", "anyOf", "oneOf", "not", "if", "then", "else", "dependentSchemas", "dependencies", "prefixItems", "items", "additionalItems", "contains", "properties", "patternProperties", "additionalProperties", "propertyNames", "unevaluatedItems", "unevaluatedProperties", "type", "enum", "const", "multipleOf", "maximum", "exclusiveMaximum", "minimum", "exclusiveMinimum", "maxLength", "minLength", "pattern", "maxItems", "minItems", "uniqueItems", "maxContains", "minContains", "maxProperties", "minProperties", "required", "dependentRequired", "format", "contentEncoding", "contentMediaType", "contentSchema", "$schema", "$id", "$comment", "$vocabulary", "title", "description", "default", "examples", "deprecated", "readOnly", "writeOnly"] as const;
+
 /** The optional feature sets, or None when the schema only constrains their spelling. */
-export const FEATURES: readonly string[] | null = null;
+export const FEATURES = ["authorization", "bounds", "budget", "idempotency", "path-confinement", "prepare-commit"] as const;
 
 /** The spelling every feature name must have. */
-export const FEATURE_PATTERN = "^[a-z-]+$";
+export const FEATURE_PATTERN: string | null = null;
 
 /** Scripted handler behaviours (run.schema.json#/$defs/behavior). */
 export const BEHAVIOURS = ["return", "raise", "sleep_ms", "mutate_args"] as const;
+
+/** Behaviours and outputs beyond the base set; an adapter declares those it runs in `behaviors`. */
+export const OPTIONAL_BEHAVIOURS = ["non_finite_in"] as const;
 
 /** The kinds of error a scripted handler raises. */
 export const RAISE_KINDS = ["domain", "transport", "internal"] as const;
 
 /** What a scripted `return` gives back (run.schema.json#/$defs/output). */
-export const OUTPUTS = ["text", "json", "generate", "non_finite", "echo_args"] as const;
+export const OUTPUTS = ["text", "json", "generate", "non_finite", "echo_args", "non_finite_in"] as const;
 
 /** The non-finite floats a handler may return. */
 export const NON_FINITE = ["nan", "inf", "-inf"] as const;

@@ -36,6 +36,13 @@ test('returns, non-finite, fresh JSON copies, echo after mutation', async () => 
   assert.equal(args.o.a, 'y');
 });
 
+test('non_finite_in places numbers inside a structured value', async () => {
+  const out = await perform({ return: { non_finite_in: { value: { a: [1, 2], b: {} }, at: { '/a/1': 'inf', '/b/c': 'nan' } } } });
+  assert.equal(out.a[1], Infinity);
+  assert.ok(Number.isNaN(out.b.c));
+  assert.equal(await perform({ return: { non_finite_in: { value: 0, at: { '': '-inf' } } } }), -Infinity);
+});
+
 test('each raise kind uses its idiom; a factory may return instead; present sees the kind', async () => {
   for (const [kind, type] of [['domain', Refused], ['transport', TypeError], ['internal', RangeError]]) {
     await assert.rejects(perform({ raise: { kind, message: 'boom' } }), (e) => e instanceof type && e.message === 'boom');

@@ -10,12 +10,14 @@ test('a full hello says exactly what was declared; defaults are the conservative
     cap: { unit: 'bytes', limit: 4096, strategies: ['head_tail', 'head_only'], configurable: true },
     codes: { invalid_arguments: 'BAD_ARGS' }, retryability: true, deadline: { configurable: true, default_ms: 30000 },
     keywords: ['type'], call_forms: ['structured', 'raw'], parallel: true, history: true, features: ['budget'],
+    folds: { malformed_call: 'invalid_arguments' }, behaviors: ['non_finite_in'],
   }), {
     protocol: 1, implementation: TOY,
     capabilities: {
       cap: { unit: 'bytes', limit: 4096, configurable: true, strategies: ['head_tail', 'head_only'] },
       codes: { invalid_arguments: 'BAD_ARGS' }, retryability: true, deadline: { configurable: true, default_ms: 30000 },
       keywords: ['type'], call_forms: ['structured', 'raw'], parallel: true, history: true, features: ['budget'],
+      folds: { malformed_call: 'invalid_arguments' }, behaviors: ['non_finite_in'],
     },
   });
   assert.deepEqual(hello(TOY, {}).capabilities, {
@@ -37,6 +39,10 @@ test('a wrong capability is refused naming its field', () => {
     [{ features: ['Budget'] }, 'features'],
     [{ parallel: 'yes' }, 'parallel'],
     [{ telepathy: true }, 'telepathy'],
+    [{ keywords: ['type', 'typo'] }, 'keywords'],
+    [{ folds: { timeout: 'internal_error' } }, 'folds.timeout'],
+    [{ codes: { timeout: 'T' }, folds: { timeout: 'slow' } }, 'folds.timeout'],
+    [{ behaviors: ['dance'] }, 'behaviors'],
   ];
   for (const [caps, field] of cases) {
     assert.throws(() => hello(TOY, caps), (e) => e instanceof KitError && e.code === ErrorCode.INVALID_CAPABILITY && e.details.field === field, field);

@@ -19,6 +19,8 @@ test('capability words match hello.schema.json', () => {
   assert.deepEqual([...vocabulary.OUTCOME_CLASSES], caps.codes.propertyNames.enum);
   assert.deepEqual([...vocabulary.CALL_FORMS], caps.call_forms.items.enum);
   assert.deepEqual(vocabulary.FEATURES, caps.features.items.enum ?? null);
+  assert.deepEqual(vocabulary.KEYWORDS, caps.keywords.items.enum ?? null);
+  assert.deepEqual([...vocabulary.OPTIONAL_BEHAVIOURS], caps.behaviors?.items.enum ?? []);
   assert.deepEqual([...vocabulary.CAPABILITY_FIELDS], Object.keys(caps));
   assert.deepEqual([...vocabulary.IMPLEMENTATION_FIELDS], Object.keys(hello.properties.implementation.properties));
   assert.equal(vocabulary.PROTOCOL_VERSION, schema('start').properties.protocol.const);
@@ -33,6 +35,11 @@ test('behaviour words match run.schema.json and each has an implementation', () 
   assert.deepEqual([...vocabulary.RAISE_KINDS], raise.properties.raise.properties.kind.enum);
   const nonFinite = run.$defs.output.oneOf.find((v) => v.required[0] === 'non_finite');
   assert.deepEqual(NON_FINITE_NAMES, nonFinite.properties.non_finite.enum);
+});
+
+test('every optional behaviour is implemented', () => {
+  const implemented = new Set([...Object.keys(STEPS), ...Object.keys(OUTPUTS), ...Object.keys(GENERATORS)]);
+  for (const b of vocabulary.OPTIONAL_BEHAVIOURS) assert.ok(implemented.has(b), b);
 });
 
 test('every capability and implementation field is modelled', () => {

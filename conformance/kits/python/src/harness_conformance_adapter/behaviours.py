@@ -159,12 +159,26 @@ def _out_echo_args(spec: Mapping[str, Json], args: Any, unit: str) -> Any:
     return to_json(args)
 
 
+def _out_non_finite_in(spec: Mapping[str, Json], args: Any, unit: str) -> Any:
+    """The structured value with a non-finite float set at each pointer (optional behaviour)."""
+    inner = spec["non_finite_in"]
+    value = copy.deepcopy(inner["value"])
+    for pointer, name in inner["at"].items():
+        number = _out_non_finite({"non_finite": name}, args, unit)
+        if pointer == "":
+            value = number
+        else:
+            set_pointer(value, pointer, number)
+    return value
+
+
 OUTPUTS: dict[str, Callable[[Mapping[str, Json], Any, str], Any]] = {
     "text": _out_text,
     "json": _out_json,
     "generate": _out_generate,
     "non_finite": _out_non_finite,
     "echo_args": _out_echo_args,
+    "non_finite_in": _out_non_finite_in,
 }
 """Output kind → the value a handler returns (run.schema.json#/$defs/output)."""
 

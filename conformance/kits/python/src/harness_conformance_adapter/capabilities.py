@@ -125,7 +125,12 @@ class Capabilities:
     - `call_forms`: vocabulary.CALL_FORMS the harness accepts;
     - `parallel`: a turn's calls reach the harness as one batch;
     - `history`: replies carry the calls as the harness's transcript keeps them;
-    - `features`: optional feature sets (PROTOCOL.md section 4a).
+    - `features`: optional feature sets (PROTOCOL.md section 4a);
+    - `folds`: outcome classes the harness does not tell apart → the class it answers them as
+      (which must be in `codes`);
+    - `behaviors`: scripted behaviours beyond the base set that the adapter runs
+      (vocabulary.OPTIONAL_BEHAVIOURS; this kit performs all of them, but only the adapter knows
+      whether its harness can carry the result faithfully, so nothing is declared by default).
     """
 
     cap: Cap | None = None
@@ -137,6 +142,8 @@ class Capabilities:
     parallel: bool = False
     history: bool = False
     features: Sequence[str] = ()
+    folds: Mapping[str, str] = field(default_factory=dict)
+    behaviors: Sequence[str] = ()
 
     def validate(self) -> None:
         if self.cap is not None:
@@ -148,7 +155,9 @@ class Capabilities:
         if self.deadline is not None:
             self.deadline.validate()
         for keyword in self.keywords:
-            if not isinstance(keyword, str) or not keyword:
+            if vocabulary.KEYWORDS is not None:
+                _one_of("keywords", keyword, vocabulary.KEYWORDS)
+            elif not isinstance(keyword, str) or not keyword:
                 raise _capability("keywords", f"{quote(keyword)} is not a keyword name")
         _unique("keywords", self.keywords)
         for form in self.call_forms:
@@ -157,9 +166,17 @@ class Capabilities:
         for feature in self.features:
             if vocabulary.FEATURES is not None:
                 _one_of("features", feature, vocabulary.FEATURES)
-            elif not (isinstance(feature, str) and re.fullmatch(vocabulary.FEATURE_PATTERN or ".*", feature)):
+            elif not (isinstance(feature, str) and re.fullmatch(vocabulary.FEATURE_PATTERN or ".+", feature)):
                 raise _capability("features", f"{quote(feature)} is not spelt {vocabulary.FEATURE_PATTERN}")
         _unique("features", self.features)
+        for folded, target in self.folds.items():
+            _one_of("folds", folded, vocabulary.OUTCOME_CLASSES)
+            _one_of(f"folds.{folded}", target, vocabulary.OUTCOME_CLASSES)
+            if target not in self.codes:
+                raise _capability(f"folds.{folded}", f"{quote(target)} has no code in codes")
+        for behavior in self.behaviors:
+            _one_of("behaviors", behavior, vocabulary.OPTIONAL_BEHAVIOURS)
+        _unique("behaviors", self.behaviors)
         for flag in ("retryability", "parallel", "history"):
             if not isinstance(getattr(self, flag), bool):
                 raise _capability(flag, "must be true or false")
@@ -178,6 +195,10 @@ class Capabilities:
         out["history"] = self.history
         if self.features:
             out["features"] = list(self.features)
+        if self.folds:
+            out["folds"] = dict(self.folds)
+        if self.behaviors:
+            out["behaviors"] = list(self.behaviors)
         return out
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 PROTOCOL_VERSION: int = 1
 """The protocol version this kit speaks (start.schema.json)."""
 
-CAPABILITY_FIELDS: tuple[str, ...] = ("cap", "codes", "retryability", "deadline", "keywords", "call_forms", "parallel", "history", "features")
+CAPABILITY_FIELDS: tuple[str, ...] = ("cap", "codes", "retryability", "deadline", "keywords", "call_forms", "parallel", "history", "features", "folds", "behaviors")
 """Every field a hello's `capabilities` may carry (hello.schema.json)."""
 
 IMPLEMENTATION_FIELDS: tuple[str, ...] = ("name", "language", "version", "homepage")
@@ -23,19 +23,25 @@ OUTCOME_CLASSES: tuple[str, ...] = ("invalid_arguments", "unknown_tool", "malfor
 CALL_FORMS: tuple[str, ...] = ("structured", "arguments_text", "raw")
 """How a call reaches the harness."""
 
-FEATURES: tuple[str, ...] | None = None
+KEYWORDS: tuple[str, ...] | None = ("$ref", "$defs", "$anchor", "$dynamicRef", "$dynamicAnchor", "definitions", "allOf", "anyOf", "oneOf", "not", "if", "then", "else", "dependentSchemas", "dependencies", "prefixItems", "items", "additionalItems", "contains", "properties", "patternProperties", "additionalProperties", "propertyNames", "unevaluatedItems", "unevaluatedProperties", "type", "enum", "const", "multipleOf", "maximum", "exclusiveMaximum", "minimum", "exclusiveMinimum", "maxLength", "minLength", "pattern", "maxItems", "minItems", "uniqueItems", "maxContains", "minContains", "maxProperties", "minProperties", "required", "dependentRequired", "format", "contentEncoding", "contentMediaType", "contentSchema", "$schema", "$id", "$comment", "$vocabulary", "title", "description", "default", "examples", "deprecated", "readOnly", "writeOnly")
+"""The JSON Schema keywords a hello may declare, or None when any name is allowed."""
+
+FEATURES: tuple[str, ...] | None = ("authorization", "bounds", "budget", "idempotency", "path-confinement", "prepare-commit")
 """The optional feature sets, or None when the schema only constrains their spelling."""
 
-FEATURE_PATTERN: str | None = "^[a-z-]+$"
+FEATURE_PATTERN: str | None = None
 """The spelling every feature name must have."""
 
 BEHAVIOURS: tuple[str, ...] = ("return", "raise", "sleep_ms", "mutate_args")
 """Scripted handler behaviours (run.schema.json#/$defs/behavior)."""
 
+OPTIONAL_BEHAVIOURS: tuple[str, ...] = ("non_finite_in",)
+"""Behaviours and outputs beyond the base set; an adapter declares those it runs in `behaviors`."""
+
 RAISE_KINDS: tuple[str, ...] = ("domain", "transport", "internal")
 """The kinds of error a scripted handler raises."""
 
-OUTPUTS: tuple[str, ...] = ("text", "json", "generate", "non_finite", "echo_args")
+OUTPUTS: tuple[str, ...] = ("text", "json", "generate", "non_finite", "echo_args", "non_finite_in")
 """What a scripted `return` gives back (run.schema.json#/$defs/output)."""
 
 NON_FINITE: tuple[str, ...] = ("nan", "inf", "-inf")
