@@ -39,8 +39,10 @@ if $rebaseline; then
   trap 'rm -rf "$suite"' EXIT
   "$runner" copy "$suite/suite" >/dev/null
   for name in "${adapters[@]}"; do
-    "$runner" run --harness "$(command_for "$name")" --jobs 2 --quiet --format json -o "$suite/$name.jsonl" || true
-    python3 conformance/adapters/write_baselines.py "$name" "$suite/$name.jsonl" "$suite/suite" "$(command_for "$name")"
+    "$runner" run --harness "$(command_for "$name")" --jobs 2 --quiet --format json -o "$suite/$name.jsonl" \
+      --write-baseline "$suite/$name.baseline.json" || true
+    python3 conformance/adapters/write_baselines.py "$name" "$suite/$name.jsonl" "$suite/suite" "$(command_for "$name")" \
+      "$suite/$name.baseline.json"
   done
   exit 0
 fi
