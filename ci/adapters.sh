@@ -28,10 +28,7 @@ timeout=(--timeout 150)
 [[ $# -gt 0 ]] && adapters=("$@")
 
 conformance/adapters/install.sh "${adapters[@]}"
-if [[ -x conformance/adapters/mcp-python/.venv/bin/python ]]; then
-  # The shared Python plumbing (generated outputs, pointers, schema translation) has its own tests.
-  conformance/adapters/mcp-python/.venv/bin/python -m unittest discover -q -s conformance/adapters/python-common
-fi
+# The adapters' shared plumbing is the adapter kits (conformance/kits/); ci/kits.sh tests them.
 
 # HARNESS_CONFORMANCE=/path/to/binary skips the build (e.g. a binary CI built in an earlier step).
 runner=${HARNESS_CONFORMANCE:-}
@@ -41,11 +38,7 @@ if [[ -z $runner ]]; then
 fi
 
 command_for() {
-  case $1 in
-    template-python) echo "python3 conformance/adapters/template-python/adapter.py" ;;
-    template-typescript) echo "node conformance/adapters/template-typescript/adapter.mjs" ;;
-    *) echo "conformance/adapters/$1/run" ;;
-  esac
+  echo "conformance/adapters/$1/run"
 }
 
 if $rebaseline; then
@@ -53,8 +46,10 @@ if $rebaseline; then
   trap 'rm -rf "$suite"' EXIT
   "$runner" copy "$suite/suite" >/dev/null
   for name in "${adapters[@]}"; do
-    "$runner" run --harness "$(command_for "$name")" --jobs 2 "${timeout[@]}" --quiet --format json -o "$suite/$name.jsonl" || true
-    python3 conformance/adapters/write_baselines.py "$name" "$suite/$name.jsonl" "$suite/suite" "$(command_for "$name")"
+    "$runner" run --harness "$(command_for "$name")" --jobs 2 "${timeout[@]}" --quiet --format json -o "$suite/$name.jsonl" \
+      --write-baseline "$suite/$name.baseline.json" || true
+    python3 conformance/adapters/write_baselines.py "$name" "$suite/$name.jsonl" "$suite/suite" "$(command_for "$name")" \
+      "$suite/$name.baseline.json"
   done
   exit 0
 fi

@@ -10,8 +10,14 @@ harness raised (adapters write it to stderr). Nothing is invented: every reason 
 run's findings, the case's own calls, and the adapter's stderr.
 
     harness-conformance copy /tmp/suite
-    harness-conformance run --harness conformance/adapters/NAME/run --format json -o /tmp/NAME.jsonl
-    python3 conformance/adapters/write_baselines.py NAME /tmp/NAME.jsonl /tmp/suite 'conformance/adapters/NAME/run'
+    harness-conformance run --harness conformance/adapters/NAME/run --format json -o /tmp/NAME.jsonl \
+        --write-baseline /tmp/NAME.baseline.json
+    python3 conformance/adapters/write_baselines.py NAME /tmp/NAME.jsonl /tmp/suite 'conformance/adapters/NAME/run' \
+        /tmp/NAME.baseline.json
+
+The baseline is the runner's own (format 2: the requirements each case fails, the skipped cases,
+the MUST requirements that cannot be tested, each with the runner's reason); this script replaces
+each failing case's reason with a plain-words one and keeps everything else as the runner wrote it.
 
 Standard library only.
 """
@@ -19,6 +25,7 @@ Standard library only.
 import json
 import re
 import subprocess
+from concurrent.futures import ThreadPoolExecutor
 import sys
 from pathlib import Path
 
@@ -156,22 +163,26 @@ def stable(reason):
 
 
 def main():
-    name, report, suite, command = sys.argv[1:5]
+    name, report, suite, command, written = sys.argv[1:6]
     turn_wide = name in ("pydantic-ai", "langgraph-default", "langgraph-handle-errors")
     cases = {}
     for path in Path(suite, "cases").rglob("*.json"):
         case = json.loads(path.read_text())
         cases[case["id"]] = case
-    baseline = {}
-    for line in open(report):
-        outcome = json.loads(line)
-        if outcome.get("type") != "case" or outcome["verdict"] not in ("FAIL", "ERROR", "XFAIL"):
-            continue
-        reason = reason_for(outcome, cases[outcome["id"]], command, turn_wide)
-        baseline[outcome["id"]] = {"reason": stable(reason)}
+    failing = [o for o in map(json.loads, open(report))
+               if o.get("type") == "case" and o["verdict"] in ("FAIL", "ERROR", "XFAIL")]
+    # Two at a time: a reason may re-run its case through the adapter (the machine has 2 cores).
+    with ThreadPoolExecutor(max_workers=2) as pool:
+        reasons = pool.map(lambda o: reason_for(o, cases[o["id"]], command, turn_wide), failing)
+        plain = {o["id"]: reason for o, reason in zip(failing, reasons)}
+    baseline = json.loads(Path(written).read_text())
+    for case_id, entry in baseline.get("cases", {}).items():
+        if case_id in plain:
+            entry["reason"] = stable(plain[case_id])
     out = HERE / name / "baseline.json"
-    out.write_text(json.dumps(dict(sorted(baseline.items())), indent=2, ensure_ascii=False) + "\n")
-    print(f"{out}: {len(baseline)} case(s)")
+    out.write_text(json.dumps(baseline, indent=2, ensure_ascii=False) + "\n")
+    print(f"{out}: {len(baseline.get('cases', {}))} case(s), {len(baseline.get('skips', {}))} skip(s), "
+          f"{len(baseline.get('not_testable', {}))} not testable")
 
 
 if __name__ == "__main__":

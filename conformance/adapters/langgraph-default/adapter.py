@@ -13,7 +13,8 @@ appends — what the model is shown on its next turn: `content`, `status == "err
 
 Tools: `StructuredTool.from_function(coroutine=..., args_schema=<pydantic model>)` — a pydantic
 args_schema is what langchain validates (a dict args_schema is not validated at all). The model is
-written from the case's schema by python-common/schema2py.py; what it cannot express SKIPs. The
+written from the case's schema by the kit's `pydantic_schema.root_model`; what it cannot express
+SKIPs. The
 handler is not told its call id: langchain's way to tell it (an `InjectedToolCallId` field)
 changes behaviour — such a tool refuses to run for a call without an id — so invocations carry
 no `tool_use_id`.
@@ -22,149 +23,134 @@ Handler errors, in langchain's idiom: domain → `ToolException` (langchain's "t
 transport → `ConnectionError`, internal → `RuntimeError`.
 
 When the graph raises, the turn is lost and the model sees nothing: no results are reported and
-the exception goes to stderr.
+the kit writes the exception to stderr.
+
+The protocol itself (loop, JSON, hello, scripted behaviours, invocation log) is the kit's:
+conformance/kits/python.
 """
 
 from __future__ import annotations
 
-import asyncio
 import json
 import logging
-import os
 import sys
 import warnings
 from importlib.metadata import version
+from typing import Any
 
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "python-common"))
-
-import hcproto  # noqa: E402
-import schema2py  # noqa: E402
-from langchain_core.messages import AIMessage, ToolMessage  # noqa: E402
-from langchain_core.tools import StructuredTool, ToolException  # noqa: E402
-from langgraph.graph import END, START, MessagesState, StateGraph  # noqa: E402
-from langgraph.prebuilt import ToolNode  # noqa: E402
+from harness_conformance_adapter import (
+    Adapter, Call, Capabilities, Errors, Implementation, Skip, Tool, Turn, to_json,
+)
+from harness_conformance_adapter.pydantic_schema import KEYWORDS, Untranslatable, present_arguments, root_model, \
+    skip_for, uses_aliases
+from langchain_core.messages import AIMessage, ToolMessage
+from langchain_core.tools import StructuredTool, ToolException
+from langgraph.graph import END, START, MessagesState, StateGraph
+from langgraph.prebuilt import ToolNode
 
 warnings.filterwarnings("ignore")
 logging.disable(logging.CRITICAL)
 
 HANDLE_ERRORS = "--handle-tool-errors" in sys.argv[1:]
-RAISERS = hcproto.Raisers(domain=ToolException, transport=ConnectionError, internal=RuntimeError)
-
-HELLO = {
-    "implementation": {
-        "name": "langgraph ToolNode" + (" (handle_tool_errors=True)" if HANDLE_ERRORS else " (default error handling)"),
-        "language": "python",
-        "version": f"langgraph {version('langgraph')}, langgraph-prebuilt {version('langgraph-prebuilt')}, "
-                   f"langchain-core {version('langchain-core')}",
-        "homepage": "https://github.com/langchain-ai/langgraph",
-    },
-    "capabilities": {
-        "cap": None,
-        "retryability": False,
-        "keywords": schema2py.KEYWORDS,
-        "call_forms": ["structured", "arguments_text"],
-        "parallel": True,
-        "history": True,
-    },
-}
 
 
-def tool_for(tool: dict, unit: str, invocations: hcproto.Invocations) -> StructuredTool:
-    schema = tool["input_schema"]
+def tool_for(tool: Tool, turn: Turn) -> StructuredTool:
     try:
-        model = schema2py.root_model(schema, tool["name"])
-    except schema2py.Untranslatable as exc:
-        raise hcproto.Skip(f"tool {tool['name']!r}: {exc}") from None
-    if schema2py.uses_aliases(model):
-        raise hcproto.Skip(f"tool {tool['name']!r}: a property name is not a Python identifier, and "
-                           "langchain passes validated arguments by field name")
-    name, behavior = tool["name"], tool["behavior"]
+        model = root_model(tool.input_schema, tool.name)
+    except Untranslatable as exc:
+        raise skip_for(tool.name, exc) from None
+    if uses_aliases(model):
+        raise Skip(f"tool {tool.name!r}: a property name is not a Python identifier, and "
+                   "langchain passes validated arguments by field name")
+    handle = turn.async_handler(tool)
 
-    async def handler(**kwargs):
-        args = {k: v for k, v in kwargs.items() if v is not hcproto.UNSET}
-        invocations.record(name, None, args)
-        value = await hcproto.perform_async(behavior, args, unit, RAISERS)
-        return value
+    async def handler(**kwargs: Any) -> Any:
+        return await handle(present_arguments(kwargs))
 
     return StructuredTool.from_function(
-        coroutine=handler, name=name, description=tool["description"], args_schema=model,
+        coroutine=handler, name=tool.name, description=tool.description, args_schema=model,
     )
 
 
-def ai_message(calls: list) -> AIMessage:
+def ai_message(calls: list[Call]) -> AIMessage:
     structured, provider = [], []
     for call in calls:
-        if "raw" in call:
-            raise hcproto.Skip("langchain receives calls already split into name, id and arguments; a raw block is not expressible")
-        if "arguments_text" in call:
+        if call.form == "raw":
+            raise Skip("langchain receives calls already split into name, id and arguments; a raw block is not expressible")
+        if call.form == "arguments_text":
             provider.append({"id": call.get("id"), "type": "function",
-                             "function": {"name": call.get("name"), "arguments": call["arguments_text"]}})
+                             "function": {"name": call.get("name"), "arguments": call.arguments_text}})
         else:
             structured.append({"name": call.get("name"), "args": call.get("input"), "id": call.get("id"),
                                "type": "tool_call"})
     if provider and structured:
-        raise hcproto.Skip("one assistant message cannot mix parsed tool calls with provider-format tool calls")
+        raise Skip("one assistant message cannot mix parsed tool calls with provider-format tool calls")
     if provider:
         return AIMessage(content="", additional_kwargs={"tool_calls": provider})
     return AIMessage(content="", tool_calls=structured)
 
 
-def history_of(m: AIMessage) -> list:
+def history_of(m: AIMessage) -> list[Any]:
     """The calls as the assistant message keeps them after the turn."""
     if m.additional_kwargs.get("tool_calls"):
         # provider-format calls: the message keeps the model's text verbatim here
         return [{"id": c.get("id"), "name": c["function"].get("name"), "arguments_text": c["function"].get("arguments")}
                 for c in m.additional_kwargs["tool_calls"]]
-    return [{"id": c.get("id"), "name": c.get("name"), "input": hcproto.jsonable(c.get("args"))} for c in m.tool_calls]
+    return [{"id": c.get("id"), "name": c.get("name"), "input": to_json(c.get("args"))} for c in m.tool_calls]
 
 
-def content_text(content) -> str:
+def content_text(content: Any) -> str:
     if isinstance(content, str):
         return content
-    return hcproto.text_of_blocks([b if isinstance(b, dict) else {"type": "text", "text": str(b)} for b in content])
+    blocks = [b if isinstance(b, dict) else {"type": "text", "text": str(b)} for b in content]
+    return "".join(b.get("text", "") for b in blocks if b.get("type") == "text")
 
 
-async def run_async(case: dict) -> dict:
-    unit = hcproto.cap_unit(case)
-    invocations = hcproto.Invocations()
-    tools = [tool_for(t, unit, invocations) for t in case["tools"]]
+def build(turn: Turn) -> Any:
+    tools = [tool_for(t, turn) for t in turn.case.tools]
     node = ToolNode(tools, handle_tool_errors=True) if HANDLE_ERRORS else ToolNode(tools)
     graph = StateGraph(MessagesState)
     graph.add_node("tools", node)
     graph.add_edge(START, "tools")
     graph.add_edge("tools", END)
-    app = graph.compile()
-    ids = [c.get("id") for c in case["calls"]]
-    try:
-        message = ai_message(case["calls"])
-    except hcproto.Skip:
-        raise
-    except Exception as exc:  # langchain-core refuses to build the assistant message itself
-        hcproto.log_harness_raise(ids, exc)
-        return {"results": [], "invocations": invocations.entries}
-    try:
+    return graph.compile()
+
+
+async def run_turn(app: Any, turn: Turn) -> None:
+    with turn.harness_may_raise(turn.case.calls) as building:  # langchain-core may refuse the message itself
+        message = ai_message(list(turn.case.calls))
+    if building.raised:
+        return
+    with turn.harness_may_raise(turn.case.calls) as running:
         state = await app.ainvoke({"messages": [message]})
-    except Exception as exc:
+    if running.raised:
         # The turn is lost; the transcript is the assistant message the caller still holds.
-        hcproto.log_harness_raise(ids, exc)
-        return {"results": [], "invocations": invocations.entries, "history": history_of(message)}
-    results, history = [], []
+        turn.history = history_of(message)
+        return
+    history: list[Any] = []
     for m in state["messages"]:
         if isinstance(m, AIMessage):
             history = history_of(m)
         elif isinstance(m, ToolMessage):
-            results.append({
-                "tool_use_id": m.tool_call_id,
-                "is_error": m.status == "error",
-                "content": content_text(m.content),
-                "native": hcproto.jsonable(json.loads(m.model_dump_json())),
-            })
-    return {"results": results, "invocations": invocations.entries, "history": history}
+            turn.report(m.tool_call_id, is_error=m.status == "error", content=content_text(m.content),
+                        native=json.loads(m.model_dump_json()))
+    turn.history = history
 
 
-def run_case(case: dict) -> dict:
-    return asyncio.run(run_async(case))
-
+adapter = Adapter(
+    Implementation(
+        "langgraph ToolNode" + (" (handle_tool_errors=True)" if HANDLE_ERRORS else " (default error handling)"),
+        "python",
+        f"langgraph {version('langgraph')}, langgraph-prebuilt {version('langgraph-prebuilt')}, "
+        f"langchain-core {version('langchain-core')}",
+        "https://github.com/langchain-ai/langgraph",
+    ),
+    Capabilities(cap=None, retryability=False, keywords=KEYWORDS, call_forms=["structured", "arguments_text"],
+                 parallel=True, history=True),
+    Errors(domain=ToolException, transport=ConnectionError, internal=RuntimeError),
+    build,
+    run_turn,
+)
 
 if __name__ == "__main__":
-    hcproto.serve(HELLO, run_case)
+    raise SystemExit(adapter.serve())

@@ -19,20 +19,20 @@
 // JSON.stringify, as a user of this SDK must do.
 //
 // When `client.callTool` throws instead of returning a result, the model would see nothing for
-// that call: no result is reported for it; the error goes to stderr.
+// that call: no result is reported for it; the kit writes the error to stderr.
+//
+// The protocol itself (loop, JSON, hello, scripted behaviours, invocation log) is the kit's:
+// conformance/kits/typescript (@harness-conformance/adapter).
 
-import { createInterface } from 'node:readline';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { readFileSync } from 'node:fs';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import * as z from 'zod';
+import { ReturnInstead, Skip, defineAdapter, field, idOrNull, main } from '@harness-conformance/adapter';
 
 const installed = (pkg) =>
   JSON.parse(readFileSync(new URL(`./node_modules/${pkg}/package.json`, import.meta.url), 'utf8')).version;
-const SDK_VERSION = installed('@modelcontextprotocol/sdk');
-const ZOD_VERSION = installed('zod');
 
 const KEYWORDS = [
   'type', 'properties', 'required', 'additionalProperties', 'enum', 'const',
@@ -40,27 +40,6 @@ const KEYWORDS = [
   'minLength', 'maxLength', 'pattern', 'items', 'minItems', 'maxItems',
   'anyOf', 'description', 'title', 'default',
 ];
-
-const HELLO = {
-  protocol: 1,
-  implementation: {
-    name: 'mcp-typescript (McpServer.registerTool + zod)',
-    language: 'typescript',
-    version: `${SDK_VERSION} (zod ${ZOD_VERSION})`,
-    homepage: 'https://github.com/modelcontextprotocol/typescript-sdk',
-  },
-  capabilities: {
-    cap: null,
-    retryability: false,
-    deadline: { configurable: true, default_ms: 60000 }, // the SDK's DEFAULT_REQUEST_TIMEOUT_MSEC
-    keywords: KEYWORDS,
-    call_forms: ['structured'],
-    parallel: false,
-    history: false,
-  },
-};
-
-class Skip extends Error {}
 
 // ---- JSON Schema → zod -------------------------------------------------------------------------
 
@@ -167,67 +146,17 @@ function objectSchema(schema, path, where) {
   return extra === false ? z.strictObject(shape) : z.looseObject(shape);
 }
 
-// ---- scripted behaviours (docs/DESIGN.md "Behaviours") -----------------------------------------
+// ---- the harness for one case -------------------------------------------------------------------
 
-const measure = (text, unit) => (unit === 'bytes' ? Buffer.byteLength(text, 'utf8') : [...text].length);
+// Every output is returned as one text block; JSON values (and NaN, which JSON.stringify writes as
+// null) are serialised by the handler, as a user of this SDK must do.
+const textResult = (t) => ({ content: [{ type: 'text', text: t }] });
+const present = (value, kind) =>
+  kind === 'raise' ? value : textResult(kind === 'text' || kind === 'generate' ? value : JSON.stringify(value));
 
-function expand(gen, unit) {
-  if ('text' in gen) return gen.text;
-  if ('repeat' in gen) return gen.repeat.repeat(Math.floor(gen.size / measure(gen.repeat, unit)));
-  if ('lines' in gen) {
-    const { size, width, last } = gen.lines;
-    const body = Math.floor(Math.max(size - measure(last, unit), 0) / (width + 1));
-    const parts = [];
-    for (let i = 1; i <= body; i++) parts.push(`${String(i % 1000000).padStart(6, '0')} `.padEnd(width, 'x') + '\n');
-    return parts.join('') + last;
-  }
-  if ('concat' in gen) return gen.concat.map((g) => expand(g, unit)).join('');
-  throw new Error(`unknown generator ${JSON.stringify(Object.keys(gen))}`);
-}
-
-function setPointer(doc, pointer, value) {
-  const tokens = pointer.split('/').slice(1).map((t) => t.replaceAll('~1', '/').replaceAll('~0', '~'));
-  let node = doc;
-  for (const t of tokens.slice(0, -1)) node = node[Array.isArray(node) ? Number(t) : t];
-  const last = tokens[tokens.length - 1];
-  if (Array.isArray(node) && last === '-') node.push(value);
-  else node[Array.isArray(node) ? Number(last) : last] = value;
-}
-
-const text = (t) => ({ content: [{ type: 'text', text: t }] });
-
-async function perform(behavior, args, unit) {
-  for (;;) {
-    if ('sleep_ms' in behavior) { await sleep(behavior.sleep_ms); behavior = behavior.then; continue; }
-    if ('mutate_args' in behavior) {
-      for (const [p, v] of Object.entries(behavior.mutate_args.set)) setPointer(args, p, structuredClone(v));
-      behavior = behavior.then;
-      continue;
-    }
-    if ('raise' in behavior) {
-      const { kind, message } = behavior.raise;
-      if (kind === 'domain') return { ...text(message), isError: true };
-      throw new Error(message);
-    }
-    const out = behavior.return;
-    if ('text' in out) return text(out.text);
-    if ('json' in out) return text(JSON.stringify(out.json));
-    if ('generate' in out) return text(expand(out.generate, unit));
-    if ('non_finite' in out) return text(JSON.stringify({ nan: NaN, inf: Infinity, '-inf': -Infinity }[out.non_finite]));
-    if ('echo_args' in out) return text(JSON.stringify(args));
-    throw new Error(`unknown output ${JSON.stringify(Object.keys(out))}`);
-  }
-}
-
-// ---- one case ---------------------------------------------------------------------------------
-
-async function runCase(c) {
-  const unit = c.config?.cap?.unit ?? 'chars';
-  const deadline = c.config?.deadline_ms;
-  const invocations = [];
-  let currentId = null; // the host calls one tool at a time, so it knows which call runs
+function build(turn) {
   const server = new McpServer({ name: 'conformance', version: '0' });
-  for (const tool of c.tools) {
+  for (const tool of turn.case.tools) {
     let inputSchema;
     try {
       const s = tool.input_schema;
@@ -237,72 +166,66 @@ async function runCase(c) {
       if (e instanceof Skip) throw new Skip(`tool ${JSON.stringify(tool.name)}: ${e.message}`);
       throw e;
     }
-    server.registerTool(tool.name, { description: tool.description, inputSchema }, async (args) => {
-      const entry = { tool: tool.name, args: structuredClone(args ?? {}) };
-      if (currentId !== null && currentId !== undefined) entry.tool_use_id = currentId;
-      invocations.push(entry);
-      return perform(tool.behavior, args, unit);
-    });
+    const handle = turn.handler(tool);
+    server.registerTool(tool.name, { description: tool.description, inputSchema }, (args) => handle(args));
   }
+  return server;
+}
+
+async function runTurn(server, turn) {
+  const deadline = turn.case.config.deadline_ms;
   const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
   const client = new Client({ name: 'conformance-host', version: '0' });
   await Promise.all([server.connect(serverSide), client.connect(clientSide)]);
-  const results = [];
   try {
-    for (const call of c.calls) {
-      if (typeof call !== 'object' || call === null || 'raw' in call || 'arguments_text' in call) {
+    for (const call of turn.case.calls) {
+      if (call.form !== 'structured') {
         throw new Skip('MCP tool calls carry arguments as a JSON object; raw and text forms are not expressible');
       }
-      currentId = call.id;
-      try {
-        const options = deadline === undefined ? undefined : { timeout: deadline };
-        const result = await client.callTool({ name: call.name, arguments: call.input }, undefined, options);
+      turn.currentCall = call; // the host calls one tool at a time, so it knows which call runs
+      await turn.harnessMayRaise(call, async () => {
+        const options = deadline === null ? undefined : { timeout: deadline };
+        const result = await client.callTool({ name: field(call, 'name'), arguments: field(call, 'input') }, undefined, options);
         const blocks = Array.isArray(result.content) ? result.content : [];
-        results.push({
-          tool_use_id: call.id ?? null,
+        turn.report(idOrNull(call), {
           is_error: result.isError === true,
           content: blocks.filter((b) => b.type === 'text').map((b) => b.text).join(''),
           native: result,
         });
-      } catch (e) {
-        const text = String(e?.message ?? e).split(/\s+/).join(' '); // one line, so readers can match it
-        process.stderr.write(`harness raised: ${text.slice(0, 1000)} [for call ${JSON.stringify(call.id)}]\n`);
-      }
+      });
     }
   } finally {
     await client.close();
     await server.close();
   }
-  return { results, invocations };
 }
 
-// ---- the JSON-lines loop ------------------------------------------------------------------------
+const adapter = defineAdapter({
+  implementation: {
+    name: 'mcp-typescript (McpServer.registerTool + zod)',
+    language: 'typescript',
+    version: `${installed('@modelcontextprotocol/sdk')} (zod ${installed('zod')})`,
+    homepage: 'https://github.com/modelcontextprotocol/typescript-sdk',
+  },
+  capabilities: {
+    cap: null,
+    retryability: false,
+    deadline: { configurable: true, default_ms: 60000 }, // the SDK's DEFAULT_REQUEST_TIMEOUT_MSEC
+    keywords: KEYWORDS,
+    call_forms: ['structured'],
+    parallel: false,
+    history: false,
+  },
+  // A domain refusal is RETURNED as {content, isError: true} (the SDK's documented way to report a
+  // tool error); transport and internal errors are THROWN, which the SDK turns into a result itself.
+  errors: {
+    domain: (message) => new ReturnInstead({ ...textResult(message), isError: true }),
+    transport: (message) => new Error(message),
+    internal: (message) => new Error(message),
+  },
+  present,
+  build,
+  runTurn,
+});
 
-const write = (m) => process.stdout.write(JSON.stringify(m) + '\n');
-const lines = createInterface({ input: process.stdin, crlfDelay: Infinity });
-for await (const line of lines) {
-  if (!line.trim()) continue;
-  const msg = JSON.parse(line);
-  if (msg.cmd === 'start') {
-    if (msg.protocol !== 1) {
-      process.stderr.write(`this adapter speaks protocol 1, the runner asked for ${msg.protocol}\n`);
-      process.exit(1);
-    }
-    write(HELLO);
-  }
-  else if (msg.cmd === 'stop') break;
-  else if (msg.cmd === 'run') {
-    let body;
-    try {
-      body = await runCase(msg.case);
-    } catch (e) {
-      if (e instanceof Skip) body = { skip: e.message };
-      else {
-        process.stderr.write(`${e?.stack ?? e}\n`);
-        body = { error: `adapter failed: ${String(e?.message ?? e).slice(0, 2000)}` };
-      }
-    }
-    write({ seq: msg.seq, case: msg.case.id, ...body });
-  }
-}
-process.exit(0);
+await main(adapter);

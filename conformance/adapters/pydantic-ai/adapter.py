@@ -11,7 +11,8 @@ renders a `tool_result` (`content_items(mode="str", wrap_if_error=False)` joined
 Tools: `Tool(fn, takes_ctx=True, timeout=...)` where `fn(ctx, args: <Model>)` takes one pydantic
 model — pydantic-ai then uses the model's JSON Schema as the tool's whole parameter schema, and
 `additionalProperties` can be stated exactly (a plain signature is always closed). The model is
-written from the case's schema by python-common/schema2py.py; what it cannot express SKIPs.
+written from the case's schema by the kit's `pydantic_schema.root_model`; what it cannot express
+SKIPs.
 
 Handler errors, in pydantic-ai's idiom: domain → `ToolFailed` (terminal failure shown to the model),
 transport → `ModelRetry` (ask the model to try again), internal → `RuntimeError`.
@@ -21,25 +22,28 @@ Codes: pydantic-ai marks each tool return with a typed `outcome` and, when retri
 parts. Only the classes pydantic-ai itself distinguishes are mapped.
 
 When `agent.run` raises (an ordinary exception from a tool, duplicate call ids, ...), the run is
-over and the model sees nothing: no results are reported and the exception goes to stderr.
+over and the model sees nothing: no results are reported and the kit writes the exception to
+stderr.
+
+The protocol itself (loop, JSON, hello, scripted behaviours, invocation log) is the kit's:
+conformance/kits/python.
 """
 
 from __future__ import annotations
 
-import asyncio
 import logging
-import os
-import sys
 import warnings
+from dataclasses import dataclass
 from importlib.metadata import version
+from typing import Any
 
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "python-common"))
-
-import hcproto  # noqa: E402
-import schema2py  # noqa: E402
-from pydantic_ai import Agent, RunContext, Tool  # noqa: E402
-from pydantic_ai.exceptions import ModelRetry, ToolFailed  # noqa: E402
-from pydantic_ai.messages import (  # noqa: E402
+from harness_conformance_adapter import (
+    Adapter, Call, Capabilities, Deadline, Errors, Implementation, Skip, Tool as CaseTool, Turn, to_json,
+)
+from harness_conformance_adapter.pydantic_schema import Untranslatable, KEYWORDS, root_model, skip_for
+from pydantic_ai import Agent, RunContext, Tool
+from pydantic_ai.exceptions import ModelRetry, ToolFailed
+from pydantic_ai.messages import (
     ERROR_OUTCOMES,
     ModelRequest,
     ModelResponse,
@@ -48,60 +52,39 @@ from pydantic_ai.messages import (  # noqa: E402
     ToolCallPart,
     ToolReturnPart,
 )
-from pydantic_ai.models.function import AgentInfo, FunctionModel  # noqa: E402
+from pydantic_ai.models.function import AgentInfo, FunctionModel
 
 warnings.filterwarnings("ignore")
 logging.disable(logging.CRITICAL)
 
-RAISERS = hcproto.Raisers(domain=ToolFailed, transport=ModelRetry, internal=RuntimeError)
 
-HELLO = {
-    "implementation": {
-        "name": "pydantic-ai (Agent + FunctionModel)",
-        "language": "python",
-        "version": version("pydantic-ai-slim"),
-        "homepage": "https://ai.pydantic.dev/",
-    },
-    "capabilities": {
-        "cap": None,
-        "codes": {"invalid_arguments": "validation_error", "unknown_tool": "unknown_tool", "tool_refused": "failed"},
-        "retryability": False,
-        "deadline": {"configurable": True},
-        "keywords": schema2py.KEYWORDS,
-        "call_forms": ["structured", "arguments_text"],
-        "parallel": True,
-        "history": True,
-    },
-}
-
-
-def tool_for(tool: dict, unit: str, deadline_ms, invocations: hcproto.Invocations) -> Tool:
+def tool_for(tool: CaseTool, turn: Turn) -> Tool[None]:
     try:
-        model = schema2py.root_model(tool["input_schema"], tool["name"])
-    except schema2py.Untranslatable as exc:
-        raise hcproto.Skip(f"tool {tool['name']!r}: {exc}") from None
-    name, behavior = tool["name"], tool["behavior"]
+        model = root_model(tool.input_schema, tool.name)
+    except Untranslatable as exc:
+        raise skip_for(tool.name, exc) from None
+    handle = turn.async_handler(tool)
 
-    async def handler(ctx: RunContext[None], args) -> object:
-        invocations.record(name, ctx.tool_call_id, args)
-        return await hcproto.perform_async(behavior, args, unit, RAISERS)
+    async def handler(ctx: RunContext[None], args: Any) -> object:
+        return await handle(args, tool_use_id=ctx.tool_call_id)
 
     handler.__annotations__ = {"ctx": RunContext[None], "args": model, "return": object}
+    deadline_ms = turn.case.config.deadline_ms
     return Tool(
-        handler, takes_ctx=True, name=name, description=tool["description"],
+        handler, takes_ctx=True, name=tool.name, description=tool.description,
         timeout=None if deadline_ms is None else deadline_ms / 1000,
     )
 
 
-def call_part(call: dict) -> ToolCallPart:
-    if "raw" in call:
-        raise hcproto.Skip("pydantic-ai receives calls already split into name, id and arguments; a raw block is not expressible")
-    args = call["arguments_text"] if "arguments_text" in call else call.get("input")
-    extra = {"tool_call_id": call["id"]} if "id" in call else {}
+def call_part(call: Call) -> ToolCallPart:
+    if call.form == "raw":
+        raise Skip("pydantic-ai receives calls already split into name, id and arguments; a raw block is not expressible")
+    args = call.arguments_text if call.form == "arguments_text" else call.get("input")
+    extra = {"tool_call_id": call.id} if "id" in call.raw else {}
     return ToolCallPart(tool_name=call.get("name"), args=args, **extra)
 
 
-def result_of(part) -> dict:
+def result_of(part: Any, turn: Turn) -> None:
     outcome = getattr(part, "outcome", "failed")
     if isinstance(part, RetryPromptPart):  # older shape of a retry; kept for completeness
         content, is_error, code = part.model_response(), True, "retry"
@@ -110,14 +93,10 @@ def result_of(part) -> dict:
         is_error = outcome in ERROR_OUTCOMES
         retry = getattr(part, "retry", None)
         code = retry.cause if (outcome == "retried" and retry is not None) else (outcome if is_error else None)
-    result = {"tool_use_id": part.tool_call_id, "is_error": is_error, "content": content,
-              "native": hcproto.jsonable(_native(part))}
-    if code is not None:
-        result["code"] = code
-    return result
+    turn.report(part.tool_call_id, is_error=is_error, content=content, code=code, native=_native(part))
 
 
-def _native(part) -> dict:
+def _native(part: Any) -> dict[str, Any]:
     fields = ("part_kind", "tool_name", "tool_call_id", "content", "outcome", "retry")
     out = {f: getattr(part, f) for f in fields if hasattr(part, f)}
     if out.get("retry") is not None:
@@ -126,50 +105,69 @@ def _native(part) -> dict:
     return out
 
 
-async def run_async(case: dict) -> dict:
-    unit = hcproto.cap_unit(case)
-    deadline = (case.get("config") or {}).get("deadline_ms")
-    invocations = hcproto.Invocations()
-    tools = [tool_for(t, unit, deadline, invocations) for t in case["tools"]]
-    parts = [call_part(c) for c in case["calls"]]
-    seen: dict = {}
+def history_of(parts: list[Any]) -> list[Any]:
+    """The calls as the transcript's model response keeps them after the turn."""
+    out = []
+    for p in parts:
+        if isinstance(p, ToolCallPart):
+            key = "arguments_text" if isinstance(p.args, str) else "input"
+            out.append({"id": p.tool_call_id, "name": p.tool_name, key: to_json(p.args)})
+    return out
 
-    def model(messages: list, info: AgentInfo) -> ModelResponse:
+
+@dataclass
+class Scripted:
+    """The agent, the calls its scripted model answers with, and what that model was sent next."""
+
+    agent: Agent[None, str]
+    parts: list[ToolCallPart]
+    seen: dict[str, Any]
+
+
+def build(turn: Turn) -> Scripted:
+    tools = [tool_for(t, turn) for t in turn.case.tools]
+    parts = [call_part(c) for c in turn.case.calls]
+    seen: dict[str, Any] = {}
+
+    def model(messages: list[Any], info: AgentInfo) -> ModelResponse:
         if "first" not in seen:
             seen["first"] = True
             return ModelResponse(parts=parts)
         seen.setdefault("next_request", messages[-1])
         return ModelResponse(parts=[TextPart("done")])
 
-    agent = Agent(FunctionModel(model), tools=tools)
-    try:
-        run = await agent.run("run the tools")
-    except Exception as exc:
+    return Scripted(Agent(FunctionModel(model), tools=tools), parts, seen)
+
+
+async def run_turn(scripted: Scripted, turn: Turn) -> None:
+    with turn.harness_may_raise(turn.case.calls) as attempt:
+        run = await scripted.agent.run("run the tools")
+    if attempt.raised:
         # The run is over; the transcript is the model response the run was holding.
-        hcproto.log_harness_raise([c.get("id") for c in case["calls"]], exc)
-        return {"results": [], "invocations": invocations.entries, "history": history_of(parts)}
-    request = seen.get("next_request")
+        turn.history = history_of(scripted.parts)
+        return
+    request = scripted.seen.get("next_request")
     tool_parts = [] if not isinstance(request, ModelRequest) else [
         p for p in request.parts if isinstance(p, (ToolReturnPart, RetryPromptPart))
     ]
+    for part in tool_parts:
+        result_of(part, turn)
     first = next((m for m in run.all_messages() if isinstance(m, ModelResponse)), None)  # the turn under test
-    history = history_of(first.parts if first else [])
-    return {"results": [result_of(p) for p in tool_parts], "invocations": invocations.entries, "history": history}
+    turn.history = history_of(first.parts if first else [])
 
 
-def history_of(parts: list) -> list:
-    """The calls as the transcript's model response keeps them after the turn."""
-    out = []
-    for p in parts:
-        if isinstance(p, ToolCallPart):
-            key = "arguments_text" if isinstance(p.args, str) else "input"
-            out.append({"id": p.tool_call_id, "name": p.tool_name, key: hcproto.jsonable(p.args)})
-    return out
-
-
-def run_case(case: dict) -> dict:
-    return asyncio.run(run_async(case))
-
+adapter = Adapter(
+    Implementation("pydantic-ai (Agent + FunctionModel)", "python", version("pydantic-ai-slim"), "https://ai.pydantic.dev/"),
+    Capabilities(
+        cap=None,
+        codes={"invalid_arguments": "validation_error", "unknown_tool": "unknown_tool", "tool_refused": "failed"},
+        retryability=False, deadline=Deadline(configurable=True), keywords=KEYWORDS,
+        call_forms=["structured", "arguments_text"], parallel=True, history=True,
+    ),
+    Errors(domain=ToolFailed, transport=ModelRetry, internal=RuntimeError),
+    build,
+    run_turn,
+)
 
 if __name__ == "__main__":
-    hcproto.serve(HELLO, run_case)
+    raise SystemExit(adapter.serve())

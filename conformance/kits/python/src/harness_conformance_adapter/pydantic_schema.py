@@ -1,4 +1,8 @@
-"""Translate a case's JSON Schema into the Python types a harness builds its tools from.
+"""Translate a case's JSON Schema into the pydantic types a harness builds its tools from.
+
+Optional: needs pydantic (`pip install harness-conformance-adapter[pydantic]`); the rest of the kit
+is standard library only. Moved here from the repository's adapters (python-common/schema2py.py):
+translation is adapter-side work, and every pydantic-based harness needs the same rules.
 
 Why this module exists: MCPServer, pydantic-ai and langchain tools are built from Python
 signatures and pydantic models, not from raw JSON Schema. To test those harnesses on the suite's
@@ -28,12 +32,13 @@ from __future__ import annotations
 
 import inspect
 import keyword
-from typing import Any, Literal, Optional, Union
+from collections.abc import Mapping
+from typing import Annotated, Any, Literal, Optional, Union
 
 from pydantic import BaseModel, ConfigDict, Field, create_model
-from typing_extensions import Annotated
 
-from hcproto import UNSET
+from .jsonio import UNSET
+from .turn import Skip
 
 KEYWORDS = [
     "type", "properties", "required", "additionalProperties", "enum", "const",
@@ -49,12 +54,26 @@ _LENGTH = {"minLength": "min_length", "maxLength": "max_length", "pattern": "pat
 _ITEMS = {"minItems": "min_length", "maxItems": "max_length"}
 
 
-class Untranslatable(Exception):
-    """The schema uses something the harness's types cannot express; the message says what and where."""
+class Untranslatable(Skip):
+    """The schema uses something the harness's types cannot express; the message says what and where.
+
+    A `Skip`: raised out of an adapter's `build`, the case is skipped with this reason. Adapters
+    usually prefix the tool's name (`skip_for`).
+    """
+
+
+def skip_for(tool_name: str, exc: Untranslatable) -> Skip:
+    """The Skip an adapter raises for a tool whose schema cannot be translated."""
+    return Skip(f"tool {tool_name!r}: {exc}")
+
+
+def present_arguments(kwargs: Mapping[str, Any]) -> dict[str, Any]:
+    """The arguments the model sent, from a signature's keyword arguments (UNSET defaults dropped)."""
+    return {k: v for k, v in kwargs.items() if v is not UNSET}
 
 
 class _Names:
-    def __init__(self, prefix: str):
+    def __init__(self, prefix: str) -> None:
         self.prefix, self.count = prefix, 0
 
     def next(self) -> str:
@@ -62,17 +81,17 @@ class _Names:
         return f"{self.prefix}_{self.count}"
 
 
-def _check_keywords(schema: dict, path: str) -> None:
+def _check_keywords(schema: Mapping[str, Any], path: str) -> None:
     for key in schema:
         if key not in KEYWORDS:
             raise Untranslatable(f"keyword {key!r} at {path or '/'} has no equivalent in pydantic types")
 
 
-def _literal(values: list, path: str) -> Any:
+def _literal(values: list[Any], path: str) -> Any:
     for v in values:
         if not (v is None or isinstance(v, (str, int, bool))) or isinstance(v, float):
             raise Untranslatable(f"enum/const value {v!r} at {path or '/'} cannot be a typing.Literal")
-    return Literal[tuple(values)]  # type: ignore[misc]
+    return Literal[tuple(values)]
 
 
 def annotation(schema: Any, path: str, names: _Names) -> Any:
@@ -91,7 +110,7 @@ def annotation(schema: Any, path: str, names: _Names) -> Any:
         if extra:
             raise Untranslatable(f"anyOf beside {sorted(extra)} at {path or '/'}")
         members = [annotation(s, f"{path}/anyOf/{i}", names) for i, s in enumerate(schema["anyOf"])]
-        return Union[tuple(members)]  # type: ignore[return-value]
+        return Union[tuple(members)]
     types = schema.get("type")
     if types is None:
         constrained = set(schema) - {"description", "title", "default"}
@@ -104,10 +123,10 @@ def annotation(schema: Any, path: str, names: _Names) -> Any:
             return Optional[annotation({**schema, "type": non_null[0]}, path, names)]
         if set(schema) - {"type", "description", "title", "default"}:
             raise Untranslatable(f"a list of types with constraints at {path or '/'}")
-        return Union[tuple(annotation({"type": t}, path, names) for t in types)]  # type: ignore[return-value]
+        return Union[tuple(annotation({"type": t}, path, names) for t in types)]
     if types in _SCALARS:
         base = _SCALARS[types]
-        constraints = {}
+        constraints: dict[str, Any] = {}
         for key, arg in {**_NUMERIC, **_LENGTH}.items():
             if key in schema:
                 allowed = _NUMERIC if types in ("integer", "number") else _LENGTH if types == "string" else {}
@@ -130,7 +149,7 @@ def annotation(schema: Any, path: str, names: _Names) -> Any:
     raise Untranslatable(f"unknown type {types!r} at {path or '/'}")
 
 
-def _reject(schema: dict, path: str, *groups: Any) -> None:
+def _reject(schema: Mapping[str, Any], path: str, *groups: Any) -> None:
     for group in groups:
         keys = group if isinstance(group, dict) else {group: None}
         for key in keys:
@@ -138,7 +157,7 @@ def _reject(schema: dict, path: str, *groups: Any) -> None:
                 raise Untranslatable(f"{key!r} on type {schema.get('type')!r} at {path or '/'}")
 
 
-def object_model(schema: dict, path: str, names: _Names) -> Any:
+def object_model(schema: Mapping[str, Any], path: str, names: _Names) -> Any:
     """A pydantic model class for an object schema (or dict[str, T] for a map without properties)."""
     props = schema.get("properties")
     extra_schema = schema.get("additionalProperties", True)
@@ -148,7 +167,7 @@ def object_model(schema: dict, path: str, names: _Names) -> Any:
         return dict[str, annotation(extra_schema, f"{path}/additionalProperties", names)]  # type: ignore[misc]
     if extra_schema not in (True, False):
         raise Untranslatable(f"schema-valued additionalProperties beside properties at {path or '/'}")
-    fields = {}
+    fields: dict[str, Any] = {}
     for i, (key, sub) in enumerate((props or {}).items()):
         field = key if plain_name(key) else f"f{i}"
         fields[field] = field_definition(key, sub, key in schema.get("required", []), f"{path}/{key}", names)
@@ -174,9 +193,9 @@ def uses_aliases(model: Any) -> bool:
                for name, info in fields.items())
 
 
-def field_definition(key: str, schema: Any, required: bool, path: str, names: _Names) -> tuple:
+def field_definition(key: str, schema: Any, required: bool, path: str, names: _Names) -> tuple[Any, Any]:
     ann = annotation(schema, path, names)
-    meta = {} if plain_name(key) else {"alias": key}
+    meta: dict[str, Any] = {} if plain_name(key) else {"alias": key}
     if isinstance(schema, dict) and "description" in schema:
         meta["description"] = schema["description"]
     if required:
@@ -192,7 +211,8 @@ def root_model(schema: Any, tool_name: str) -> type[BaseModel]:
     _check_keywords(schema, "")
     schema = dict(schema)
     schema.setdefault("properties", {})
-    return object_model(schema, "", _Names(_safe(tool_name) + "_args"))
+    model: type[BaseModel] = object_model(schema, "", _Names(safe_name(tool_name) + "_args"))
+    return model
 
 
 def parameters(schema: Any, tool_name: str) -> list[tuple[str, Any, Any]]:
@@ -209,7 +229,7 @@ def parameters(schema: Any, tool_name: str) -> list[tuple[str, Any, Any]]:
         raise Untranslatable(f"top-level {sorted(extra)} cannot be expressed in a function signature")
     if schema.get("additionalProperties", True) is not True:
         raise Untranslatable("a function signature cannot close the argument object (additionalProperties: false)")
-    names = _Names(_safe(tool_name))
+    names = _Names(safe_name(tool_name))
     out = []
     required = schema.get("required", [])
     missing = set(required) - set(schema.get("properties", {}))
@@ -229,6 +249,7 @@ def parameters(schema: Any, tool_name: str) -> list[tuple[str, Any, Any]]:
     return out
 
 
-def _safe(name: str) -> str:
+def safe_name(name: str) -> str:
+    """A Python identifier made from a tool's name (for generated functions and models)."""
     cleaned = "".join(c if c.isalnum() else "_" for c in name) or "tool"
     return cleaned if cleaned[0].isalpha() else "t_" + cleaned

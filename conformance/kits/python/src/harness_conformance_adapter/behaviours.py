@@ -1,0 +1,353 @@
+"""Scripted tool behaviours (PROTOCOL.md section 4) as Python callables.
+
+Why this module exists: every case's handlers are scripts — return this, raise that kind of
+error, sleep, change my own arguments, then return — and every adapter must perform them
+exactly, since the runner materialises the same outputs for its checks. The three registries
+below are the only place each word of the script is given meaning:
+
+- `STEPS`: behaviour kind → one step (`return`, `raise`, `sleep_ms`, `mutate_args`);
+- `OUTPUTS`: output kind → the Python value a handler returns (`text`, `json`, `generate`, ...);
+- `GENERATORS`: generator kind → the text it expands to, sized in the case's unit.
+
+To add a behaviour, an output or a generator: write one function and register it under the word
+the schema uses. The kit's tests compare each registry with `vocabulary` (generated from
+run.schema.json), so a word the protocol gained and the kit lacks fails the tests.
+
+How an error or a value looks in a given harness is the adapter's choice, not the script's:
+`Errors` maps each raise kind to the harness's idiomatic exception (or to a value returned
+instead, for harnesses whose tools report refusals by returning), and `present` may turn a
+returned value into the harness's own result type.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import copy
+import math
+import time
+from collections.abc import Awaitable, Callable, Generator, Mapping
+from dataclasses import dataclass
+from typing import Any, Union
+
+from . import vocabulary
+from .errors import ErrorCode, KitError, quote
+from .jsonio import Json, to_json
+
+
+@dataclass(frozen=True)
+class ReturnInstead:
+    """From an `Errors` factory: the handler returns `value` instead of raising."""
+
+    value: Any
+
+
+ErrorFactory = Callable[[str], Union[BaseException, ReturnInstead]]
+"""message → the exception to raise (or a ReturnInstead) for one raise kind."""
+
+
+@dataclass(frozen=True)
+class Errors:
+    """How the harness's tools fail, one factory per raise kind (vocabulary.RAISE_KINDS).
+
+    - `domain`: a refusal meant for the model (e.g. the harness's `ToolError`);
+    - `transport`: a connection or service failure (e.g. `ConnectionError`);
+    - `internal`: an unexpected exception (e.g. `RuntimeError`); its message holds a secret that
+      must never reach the model.
+    """
+
+    domain: ErrorFactory
+    transport: ErrorFactory
+    internal: ErrorFactory
+
+    def factory(self, kind: str) -> ErrorFactory:
+        if kind not in vocabulary.RAISE_KINDS:
+            raise KitError(ErrorCode.UNKNOWN_BEHAVIOUR, what="raise kind", keys=quote(kind),
+                           known=", ".join(vocabulary.RAISE_KINDS))
+        factory: ErrorFactory = getattr(self, kind)
+        return factory
+
+
+Present = Callable[[Any, str], Any]
+"""(value, output kind) → what the handler returns to the harness; identity by default."""
+
+
+def _identity(value: Any, kind: str) -> Any:
+    return value
+
+
+# ---- generated text ---------------------------------------------------------------------------
+
+
+def measure(text: str, unit: str) -> int:
+    """The size of `text` in `unit`: UTF-8 bytes or Unicode scalar values (code points)."""
+    return len(text.encode("utf-8", "surrogatepass")) if unit == "bytes" else len(text)
+
+
+def _gen_text(spec: Mapping[str, Json], unit: str) -> str:
+    text: str = spec["text"]
+    return text
+
+
+def _gen_repeat(spec: Mapping[str, Json], unit: str) -> str:
+    piece: str = spec["repeat"]
+    return piece * (int(spec["size"]) // measure(piece, unit))
+
+
+def _gen_lines(spec: Mapping[str, Json], unit: str) -> str:
+    lines = spec["lines"]
+    size, width, last = int(lines["size"]), int(lines["width"]), lines["last"]
+    count = max(size - measure(last, unit), 0) // (width + 1)
+    body = [f"{i % 1000000:06} ".ljust(width, "x") + "\n" for i in range(1, count + 1)]
+    return "".join(body) + str(last)
+
+
+def _gen_concat(spec: Mapping[str, Json], unit: str) -> str:
+    return "".join(expand(part, unit) for part in spec["concat"])
+
+
+GENERATORS: dict[str, Callable[[Mapping[str, Json], str], str]] = {
+    "text": _gen_text,
+    "repeat": _gen_repeat,
+    "lines": _gen_lines,
+    "concat": _gen_concat,
+}
+"""Generator kind → its expansion (run.schema.json#/$defs/gen)."""
+
+
+def _kind(spec: Json, registry: Mapping[str, Any], what: str) -> str:
+    if isinstance(spec, Mapping):
+        for key in spec:
+            if key in registry:
+                return str(key)
+    keys = sorted(spec) if isinstance(spec, Mapping) else spec
+    raise KitError(ErrorCode.UNKNOWN_BEHAVIOUR, what=what, keys=quote(keys), known=", ".join(registry))
+
+
+def expand(gen: Mapping[str, Json], unit: str) -> str:
+    """The text a generator gives, every size already resolved by the runner, in `unit`."""
+    text: str = GENERATORS[_kind(gen, GENERATORS, "generator")](gen, unit)
+    return text
+
+
+# ---- returned values --------------------------------------------------------------------------
+
+
+def _out_text(spec: Mapping[str, Json], args: Any, unit: str) -> Any:
+    return spec["text"]
+
+
+def _out_json(spec: Mapping[str, Json], args: Any, unit: str) -> Any:
+    return copy.deepcopy(spec["json"])
+
+
+def _out_generate(spec: Mapping[str, Json], args: Any, unit: str) -> Any:
+    return expand(spec["generate"], unit)
+
+
+_NON_FINITE = {"nan": math.nan, "inf": math.inf, "-inf": -math.inf}
+
+
+def _out_non_finite(spec: Mapping[str, Json], args: Any, unit: str) -> Any:
+    name = spec["non_finite"]
+    if name not in _NON_FINITE:
+        raise KitError(ErrorCode.UNKNOWN_BEHAVIOUR, what="non_finite value", keys=quote(name),
+                       known=", ".join(_NON_FINITE))
+    return _NON_FINITE[name]
+
+
+def _out_echo_args(spec: Mapping[str, Json], args: Any, unit: str) -> Any:
+    return to_json(args)
+
+
+def _out_non_finite_in(spec: Mapping[str, Json], args: Any, unit: str) -> Any:
+    """The structured value with a non-finite float set at each pointer (optional behaviour)."""
+    inner = spec["non_finite_in"]
+    value = copy.deepcopy(inner["value"])
+    for pointer, name in inner["at"].items():
+        number = _out_non_finite({"non_finite": name}, args, unit)
+        if pointer == "":
+            value = number
+        else:
+            set_pointer(value, pointer, number)
+    return value
+
+
+OUTPUTS: dict[str, Callable[[Mapping[str, Json], Any, str], Any]] = {
+    "text": _out_text,
+    "json": _out_json,
+    "generate": _out_generate,
+    "non_finite": _out_non_finite,
+    "echo_args": _out_echo_args,
+    "non_finite_in": _out_non_finite_in,
+}
+"""Output kind → the value a handler returns (run.schema.json#/$defs/output)."""
+
+
+def output_value(output: Mapping[str, Json], args: Any, unit: str) -> tuple[str, Any]:
+    """(output kind, the Python value) for a scripted `return`."""
+    kind = _kind(output, OUTPUTS, "output")
+    return kind, OUTPUTS[kind](output, args, unit)
+
+
+# ---- JSON pointers into the handler's own arguments -------------------------------------------
+
+
+def _attr_name(model: Any, key: str) -> str:
+    fields = getattr(type(model), "model_fields", {})
+    for name, info in fields.items():
+        if (getattr(info, "alias", None) or name) == key:
+            return str(name)
+    return key
+
+
+def _child(node: Any, token: str, pointer: str) -> Any:
+    try:
+        if isinstance(node, dict):
+            return node[token]
+        if isinstance(node, list):
+            return node[int(token)]
+        return getattr(node, _attr_name(node, token))
+    except (KeyError, IndexError, ValueError, AttributeError):
+        raise KitError(ErrorCode.BAD_POINTER, pointer=quote(pointer), problem=f"no {quote(token)} on the way") from None
+
+
+def set_pointer(doc: Any, pointer: str, value: Any) -> None:
+    """Sets `value` at RFC 6901 `pointer` inside `doc`, in place (dicts, lists, pydantic models).
+
+    The parent must exist; `-` or the length as the last array token appends.
+    """
+    tokens = [t.replace("~1", "/").replace("~0", "~") for t in pointer.split("/")[1:]]
+    if not tokens:
+        raise KitError(ErrorCode.BAD_POINTER, pointer=quote(pointer), problem="cannot replace the whole argument object")
+    node = doc
+    for token in tokens[:-1]:
+        node = _child(node, token, pointer)
+    last = tokens[-1]
+    if isinstance(node, dict):
+        node[last] = value
+    elif isinstance(node, list):
+        try:
+            index = len(node) if last == "-" else int(last)
+        except ValueError:
+            raise KitError(ErrorCode.BAD_POINTER, pointer=quote(pointer), problem="not an array index") from None
+        if index == len(node):
+            node.append(value)
+        elif 0 <= index < len(node):
+            node[index] = value
+        else:
+            raise KitError(ErrorCode.BAD_POINTER, pointer=quote(pointer), problem="index out of range")
+    else:
+        setattr(node, _attr_name(node, last), value)
+
+
+# ---- behaviour steps --------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class _Sleep:
+    ms: int
+    then: Mapping[str, Json]
+
+
+@dataclass(frozen=True)
+class _Next:
+    then: Mapping[str, Json]
+
+
+@dataclass(frozen=True)
+class _Done:
+    kind: str
+    value: Any
+
+
+_Step = Union[_Sleep, _Next, _Done]
+
+
+def _step_return(behavior: Mapping[str, Json], args: Any, script: Script) -> _Step:
+    kind, value = output_value(behavior["return"], args, script.unit)
+    return _Done(kind, value)
+
+
+def _step_raise(behavior: Mapping[str, Json], args: Any, script: Script) -> _Step:
+    spec = behavior["raise"]
+    made = script.errors.factory(spec["kind"])(spec["message"])
+    if isinstance(made, ReturnInstead):
+        return _Done("raise", made.value)
+    raise made
+
+
+def _step_sleep(behavior: Mapping[str, Json], args: Any, script: Script) -> _Step:
+    return _Sleep(int(behavior["sleep_ms"]), behavior["then"])
+
+
+def _step_mutate(behavior: Mapping[str, Json], args: Any, script: Script) -> _Step:
+    for pointer, value in behavior["mutate_args"]["set"].items():
+        set_pointer(args, pointer, copy.deepcopy(value))
+    return _Next(behavior["then"])
+
+
+STEPS: dict[str, Callable[[Mapping[str, Json], Any, Script], _Step]] = {
+    "return": _step_return,
+    "raise": _step_raise,
+    "sleep_ms": _step_sleep,
+    "mutate_args": _step_mutate,
+}
+"""Behaviour kind → one step of it (run.schema.json#/$defs/behavior)."""
+
+
+class Script:
+    """One tool's scripted behaviour, performed against the arguments its handler received.
+
+    `on_kit_error` is told about a KitError (a behaviour this kit cannot perform, a pointer that
+    leads nowhere) before it is raised into the harness: such a failure is the adapter's, even if
+    the harness turns the exception into an ordinary error result.
+    """
+
+    def __init__(self, behavior: Mapping[str, Json], unit: str, errors: Errors, present: Present | None = None,
+                 on_kit_error: Callable[[KitError], None] | None = None) -> None:
+        self.behavior = behavior
+        self.unit = unit
+        self.errors = errors
+        self.present: Present = present or _identity
+        self.on_kit_error = on_kit_error
+
+    def _next(self, behavior: Mapping[str, Json], args: Any) -> _Step:
+        try:
+            return STEPS[_kind(behavior, STEPS, "behaviour")](behavior, args, self)
+        except KitError as exc:
+            if self.on_kit_error is not None:
+                self.on_kit_error(exc)
+            raise
+
+    def _perform(self, args: Any) -> Generator[int, None, Any]:
+        """The script as a generator: yields each sleep (ms), returns the handler's value."""
+        behavior = self.behavior
+        while True:
+            step = self._next(behavior, args)
+            if isinstance(step, _Done):
+                return self.present(step.value, step.kind)
+            if isinstance(step, _Sleep):
+                yield step.ms
+            behavior = step.then
+
+    def run(self, args: Any) -> Any:
+        """Performs the script synchronously (sleeps block); returns what the handler returns."""
+        steps = self._perform(args)
+        try:
+            while True:
+                time.sleep(next(steps) / 1000)
+        except StopIteration as done:
+            return done.value
+
+    async def run_async(self, args: Any) -> Any:
+        """Performs the script in an async handler (sleeps yield to the event loop)."""
+        steps = self._perform(args)
+        try:
+            while True:
+                await asyncio.sleep(next(steps) / 1000)
+        except StopIteration as done:
+            return done.value
+
+
+SyncHandler = Callable[..., Any]
+AsyncHandler = Callable[..., Awaitable[Any]]

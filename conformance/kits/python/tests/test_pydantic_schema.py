@@ -1,0 +1,73 @@
+"""JSON Schema → pydantic translation (the optional `pydantic` extra): faithful, or refused.
+
+Needs pydantic (requirements-dev.txt has it); the rest of the kit is tested without it.
+"""
+
+import pytest
+from pydantic import BaseModel, ValidationError
+
+from harness_conformance_adapter import Skip, to_json
+from harness_conformance_adapter.pydantic_schema import (
+    UNSET, Untranslatable, parameters, present_arguments, root_model, skip_for, uses_aliases,
+)
+
+
+def model(schema):
+    return root_model(schema, "t")
+
+
+def test_closed_object_refuses_unknown_fields_and_open_object_keeps_them():
+    closed = model({"type": "object", "properties": {"n": {"type": "integer"}}, "additionalProperties": False})
+    with pytest.raises(ValidationError):
+        closed.model_validate({"n": 1, "x": 2})
+    opened = model({"type": "object", "properties": {"n": {"type": "integer"}}})
+    assert to_json(opened.model_validate({"n": 1, "x": 2})) == {"n": 1, "x": 2}
+
+
+@pytest.mark.parametrize("bad", [{}, {"k": "c"}, {"k": "a", "n": 4}, {"k": "a", "s": "xyz"}, {"k": "a", "l": ["q", "r"]}])
+def test_bounds_enum_and_required_are_enforced(bad):
+    m = model({"type": "object", "required": ["k"], "properties": {
+        "k": {"enum": ["a", "b"]}, "n": {"type": "integer", "minimum": 1, "maximum": 3},
+        "s": {"type": "string", "maxLength": 2}, "l": {"type": "array", "items": {"type": "string"}, "maxItems": 1}}})
+    m.model_validate({"k": "a", "n": 2, "s": "xy", "l": ["q"]})
+    with pytest.raises(ValidationError):
+        m.model_validate(bad)
+
+
+def test_absent_optional_fields_stay_absent():
+    m = model({"type": "object", "properties": {"a": {"type": "string"}, "b": {"type": "string"}}})
+    assert to_json(m.model_validate({"a": "x"})) == {"a": "x"}
+    assert present_arguments({"a": "x", "b": UNSET}) == {"a": "x"}
+
+
+def test_the_generated_schema_states_what_the_case_states():
+    m = model({"type": "object", "properties": {"n": {"type": "integer", "minimum": 0}},
+               "required": ["n"], "additionalProperties": False})
+    schema = m.model_json_schema()
+    assert schema["required"] == ["n"] and schema["additionalProperties"] is False
+    assert schema["properties"]["n"]["minimum"] == 0
+
+
+@pytest.mark.parametrize("schema", [
+    {"type": "object", "properties": {"a": {"type": "array", "uniqueItems": True}}},
+    {"type": "object", "properties": {"a": {"oneOf": [{"type": "string"}]}}},
+    {"type": "object", "properties": {"a": {"enum": [1.5]}}},
+    {"type": "object", "properties": {"a": {"type": "string"}}, "additionalProperties": {"type": "string"}},
+    {"type": "array"},
+])
+def test_unexpressible_keywords_are_refused_not_dropped(schema):
+    with pytest.raises(Untranslatable):
+        model(schema)
+
+
+def test_a_signature_cannot_close_the_object_and_a_refusal_is_a_skip():
+    with pytest.raises(Untranslatable) as info:
+        parameters({"type": "object", "properties": {}, "additionalProperties": False}, "t")
+    skip = skip_for("t", info.value)
+    assert isinstance(skip, Skip) and str(skip).startswith("tool 't': a function signature cannot close")
+
+
+def test_property_names_that_are_not_identifiers_use_aliases():
+    m = model({"type": "object", "properties": {"weird-name": {"type": "string"}}})
+    assert uses_aliases(m) and issubclass(m, BaseModel)
+    assert to_json(m.model_validate({"weird-name": "w"})) == {"weird-name": "w"}

@@ -1,0 +1,86 @@
+// Scripted behaviours: generated sizes in the case's unit, each raise kind in the harness's idiom.
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { ErrorCode, KitError, ReturnInstead, Script, expand } from '../dist/index.js';
+
+class Refused extends Error {}
+const ERRORS = { domain: (m) => new Refused(m), transport: (m) => new TypeError(m), internal: (m) => new RangeError(m) };
+const perform = (behavior, args = {}, unit = 'chars', present) => new Script(behavior, unit, ERRORS, present).run(args);
+
+test('generators expand exactly, in the unit asked', () => {
+  const cases = [
+    [{ text: 'abc' }, 'chars', 'abc'],
+    [{ repeat: 'é', size: 5 }, 'bytes', 'éé'],
+    [{ repeat: 'é', size: 5 }, 'chars', 'ééééé'],
+    [{ repeat: '😀', size: 9 }, 'bytes', '😀😀'],
+    [{ repeat: '😀', size: 2 }, 'chars', '😀😀'],
+    [{ concat: [{ text: 'a' }, { repeat: 'b', size: 2 }, { text: 'c' }] }, 'chars', 'abbc'],
+    [{ lines: { size: 5, width: 8, last: 'END' } }, 'chars', 'END'],
+    [{ lines: { size: 21, width: 8, last: 'END' } }, 'chars', '000001 x\n000002 x\nEND'],
+  ];
+  for (const [gen, unit, text] of cases) assert.equal(expand(gen, unit), text, JSON.stringify(gen));
+  const lines = expand({ lines: { size: 1_000_001 * 8 + 1, width: 7, last: '' } }, 'chars').split('\n');
+  assert.equal(lines[999_999], '000000 ');
+});
+
+test('returns, non-finite, fresh JSON copies, echo after mutation', async () => {
+  assert.equal(await perform({ return: { text: 't' } }), 't');
+  assert.ok(Number.isNaN(await perform({ return: { non_finite: 'nan' } })));
+  assert.equal(await perform({ return: { non_finite: '-inf' } }), -Infinity);
+  const behavior = { return: { json: { a: [1] } } };
+  (await perform(behavior)).a.push(2);
+  assert.deepEqual(await perform(behavior), { a: [1] });
+  const args = { o: { a: 'x' }, l: [1, 2] };
+  const out = await perform({ mutate_args: { set: { '/o/a': 'y', '/l/0': 9, '/l/-': 3, '/a~1b~0': 1 } }, then: { return: { echo_args: true } } }, args);
+  assert.deepEqual(out, { o: { a: 'y' }, l: [9, 2, 3], 'a/b~': 1 });
+  assert.equal(args.o.a, 'y');
+});
+
+test('non_finite_in places numbers inside a structured value', async () => {
+  const out = await perform({ return: { non_finite_in: { value: { a: [1, 2], b: {} }, at: { '/a/1': 'inf', '/b/c': 'nan' } } } });
+  assert.equal(out.a[1], Infinity);
+  assert.ok(Number.isNaN(out.b.c));
+  assert.equal(await perform({ return: { non_finite_in: { value: 0, at: { '': '-inf' } } } }), -Infinity);
+});
+
+test('each raise kind uses its idiom; a factory may return instead; present sees the kind', async () => {
+  for (const [kind, type] of [['domain', Refused], ['transport', TypeError], ['internal', RangeError]]) {
+    await assert.rejects(perform({ raise: { kind, message: 'boom' } }), (e) => e instanceof type && e.message === 'boom');
+  }
+  const script = new Script({ raise: { kind: 'domain', message: 'no' } }, 'chars', { ...ERRORS, domain: (m) => new ReturnInstead({ isError: true, m }) });
+  assert.deepEqual(await script.run({}), { isError: true, m: 'no' });
+  const kinds = [];
+  assert.equal(await perform({ return: { json: 'x' } }, {}, 'chars', (v, k) => (kinds.push(k), `<${v}>`)), '<x>');
+  assert.deepEqual(kinds, ['json']);
+});
+
+test('sleeps: an async sleep lets the event loop run, a sync one blocks it', async () => {
+  const script = new Script({ sleep_ms: 20, then: { return: { text: 'late' } } }, 'chars', ERRORS);
+  const order = [];
+  const sleeping = script.run({}).then((v) => order.push(`script ${v}`));
+  setImmediate(() => order.push('loop ran'));
+  await sleeping;
+  assert.deepEqual(order, ['loop ran', 'script late']);
+  const blocked = [];
+  setImmediate(() => blocked.push('loop ran'));
+  assert.equal(script.runSync({}), 'late');
+  assert.deepEqual(blocked, []); // nothing else ran during the synchronous sleep
+  await new Promise((resolve) => setImmediate(resolve));
+  assert.deepEqual(blocked, ['loop ran']);
+});
+
+test('what the kit cannot perform is a KitError told to the adapter first', async () => {
+  const cases = [
+    [{ dance: true }, ErrorCode.UNKNOWN_BEHAVIOUR],
+    [{ return: { image: 'x' } }, ErrorCode.UNKNOWN_BEHAVIOUR],
+    [{ return: { generate: { zigzag: 1 } } }, ErrorCode.UNKNOWN_BEHAVIOUR],
+    [{ raise: { kind: 'cosmic', message: 'm' } }, ErrorCode.UNKNOWN_BEHAVIOUR],
+    [{ mutate_args: { set: { '/no/such': 1 } }, then: { return: { text: '' } } }, ErrorCode.BAD_POINTER],
+    [{ mutate_args: { set: { '': 1 } }, then: { return: { text: '' } } }, ErrorCode.BAD_POINTER],
+  ];
+  for (const [behavior, code] of cases) {
+    const told = [];
+    const script = new Script(behavior, 'chars', ERRORS, null, (e) => told.push(e));
+    await assert.rejects(script.run({}), (e) => e instanceof KitError && e.code === code && told[0] === e, JSON.stringify(behavior));
+  }
+});
