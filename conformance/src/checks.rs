@@ -930,19 +930,37 @@ fn check_cap(
         return;
     }
     if exp.truncated == Some(true) {
-        let failure = (c == o || c.is_empty()).then(|| {
-            format!(
-                "{label}: expected the output ({} {}) cut to the cap of {} {} with a note; the harness returned {} {} {}",
-                measure(o, cap.unit),
-                cap.unit.as_str(),
-                cap.limit,
-                cap.unit.as_str(),
-                measure(c, cap.unit),
-                cap.unit.as_str(),
-                if c.is_empty() { "(empty)" } else { "unchanged" }
-            )
-        });
-        r.outcome(CheckKind::CapTruncated, i, failure);
+        if c == o {
+            // Nothing was cut, so there is no cut whose note could be judged: whether the output
+            // had to be cut is the size check's question (`cap.within`, CAP-1).
+            r.not_run(
+                CheckKind::CapTruncated,
+                i,
+                "the harness returned the output uncut; the size check judges whether it had to be cut",
+            );
+        } else {
+            // A cut says so: something in the content is not output text. Content that is the
+            // output's head, or its head then its tail, and nothing else, was cut silently.
+            let p = note::common_prefix(c, o);
+            let silent = o.ends_with(&c[p..]);
+            let failure = (c.is_empty() || silent).then(|| {
+                format!(
+                    "{label}: expected the output ({} {}) cut to the cap of {} {} with a note saying so; the harness returned {} {} {}",
+                    measure(o, cap.unit),
+                    cap.unit.as_str(),
+                    cap.limit,
+                    cap.unit.as_str(),
+                    measure(c, cap.unit),
+                    cap.unit.as_str(),
+                    if c.is_empty() {
+                        "(empty)".to_owned()
+                    } else {
+                        format!("of output text alone, with no note: {}", quote(c))
+                    }
+                )
+            });
+            r.outcome(CheckKind::CapTruncated, i, failure);
+        }
     }
     if exp.keeps_head {
         let failure = (!keeps_head(o, c, cap)).then(|| {
@@ -1120,7 +1138,9 @@ fn check_invocations(case: &Case, obs: &Observed, r: &mut Recorder) {
             .iter()
             .map(|r| (r.tool.clone(), r.args.clone()))
             .collect();
-        let failure = (got != want).then(|| {
+        // The order handlers of a batch run in is the harness's choice, and so is how a
+        // number is spelt (3 or 3.0): compare as a multiset, numbers by value.
+        let failure = (!same_invocations(&want, &got)).then(|| {
             let show = |v: &[(String, Value)]| {
                 v.iter()
                     .map(|(t, a)| format!("{t}({})", quote_json(a)))
@@ -1164,6 +1184,53 @@ fn check_history(case: &Case, caps: &Capabilities, obs: &Observed, r: &mut Recor
         )
     });
     r.outcome(CheckKind::HistoryUnchanged, None, failure);
+}
+
+/// Whether `got` holds exactly the invocations of `want`, in any order, with JSON values equal
+/// numbers compared by value.
+fn same_invocations(want: &[(String, Value)], got: &[(String, Value)]) -> bool {
+    if want.len() != got.len() {
+        return false;
+    }
+    let mut used = vec![false; got.len()];
+    want.iter().all(|(tool, args)| {
+        let found = got
+            .iter()
+            .enumerate()
+            .position(|(k, (t, a))| !used[k] && t == tool && json_equal(a, args));
+        match found {
+            Some(k) => {
+                used[k] = true;
+                true
+            }
+            None => false,
+        }
+    })
+}
+
+/// JSON equality as JSON Schema defines it: numbers equal when their values are (1 == 1.0).
+fn json_equal(a: &Value, b: &Value) -> bool {
+    match (a, b) {
+        (Value::Number(x), Value::Number(y)) => {
+            match (x.as_i64(), y.as_i64(), x.as_u64(), y.as_u64()) {
+                (Some(p), Some(q), _, _) => p == q,
+                (_, _, Some(p), Some(q)) => p == q,
+                _ => match (x.as_f64(), y.as_f64()) {
+                    (Some(p), Some(q)) => p == q,
+                    _ => x == y,
+                },
+            }
+        }
+        (Value::Array(x), Value::Array(y)) => {
+            x.len() == y.len() && x.iter().zip(y).all(|(p, q)| json_equal(p, q))
+        }
+        (Value::Object(x), Value::Object(y)) => {
+            x.len() == y.len()
+                && x.iter()
+                    .all(|(k, v)| y.get(k).is_some_and(|w| json_equal(v, w)))
+        }
+        _ => a == b,
+    }
 }
 
 /// A call as the model sent it: the `tool_use` block without the caller's security options
@@ -1222,6 +1289,32 @@ mod tests {
         }
         s.push_str(last);
         s
+    }
+
+    #[test]
+    fn received_arguments_compare_numbers_by_value_in_any_order() {
+        use serde_json::json;
+        let want = vec![
+            ("t".to_owned(), json!({"n": 3})),
+            ("u".to_owned(), json!({"x": [1.5]})),
+        ];
+        let got = vec![
+            ("u".to_owned(), json!({"x": [1.5]})),
+            ("t".to_owned(), json!({"n": 3.0})),
+        ];
+        assert!(same_invocations(&want, &got));
+        let coerced = vec![
+            ("t".to_owned(), json!({"n": "3"})),
+            ("u".to_owned(), json!({"x": [1.5]})),
+        ];
+        assert!(!same_invocations(&want, &coerced));
+        assert!(!same_invocations(&want, &got[..1]));
+        assert!(!json_equal(&json!(true), &json!(1)));
+        assert!(json_equal(&json!(u64::MAX), &json!(u64::MAX)));
+        assert!(!json_equal(
+            &json!(9007199254740993u64),
+            &json!(9007199254740992u64)
+        ));
     }
 
     #[test]

@@ -138,6 +138,10 @@ pub fn load(files: &[(String, &str)], spec_text: &str) -> Result<Suite, Vec<Load
                     problems.push(format!("duplicate case id {:?}", case.id));
                 }
                 problems.extend(consistency(&case, &known));
+                if !case.has_blame() {
+                    // The suite's own cases are held to the full rule: every check owned.
+                    problems.extend(blame::problems(&case));
+                }
                 if problems.is_empty() {
                     cases.push(case);
                 } else {
@@ -255,8 +259,9 @@ pub fn consistency(case: &Case, known: &BTreeSet<&str>) -> Vec<String> {
         }
     }
     // Every check tied to one requirement the case lists, every listed requirement owning a
-    // check (blame.rs). Cases written before blame existed (no `blame` anywhere) are judged
-    // with their first requirement as every check's owner until they are migrated.
+    // check (blame.rs). The suite's own cases must all be blamed ([`load`]); a case file from
+    // elsewhere with no `blame` at all (one written before blame existed, or a generated finding)
+    // is still run, its unowned checks counting for every requirement it lists.
     if case.has_blame() {
         problems.extend(blame::problems(case));
     }
@@ -274,7 +279,7 @@ mod tests {
             r#"{{"id": "{id}", "requirements": ["VAL-1"], "description": "d",
                 "tools": [{{"name": "t", "input_schema": {{"type": "object"}}, "behavior": {{"return": {{"text": "ok"}}}}}}],
                 "calls": [{{"id": "c1", "name": "t", "input": {{}}}}],
-                "expect": {{"results": [{{"is_error": false}}]}}}}"#
+                "expect": {{"results": [{{"is_error": false}}], "blame": {{"is_error": "VAL-1"}}}}}}"#
         )
     }
 
@@ -289,7 +294,9 @@ mod tests {
     #[test]
     fn every_problem_is_reported_at_once() {
         let wrong_path = case("validation/a");
-        let unknown_req = case("validation/b").replace("VAL-1", "VAL-9");
+        let unknown_req = case("validation/b")
+            .replace("\"VAL-1\"]", "\"VAL-9\"]")
+            .replace("\"is_error\": \"VAL-1\"", "\"is_error\": \"VAL-9\"");
         let unknown_field =
             case("validation/c").replace("\"description\"", "\"descripton\": 1, \"description\"");
         let files = vec![
@@ -302,6 +309,21 @@ mod tests {
         assert!(errs[0].message.contains("does not match"));
         assert!(errs[1].message.contains("VAL-9"));
         assert!(errs[2].message.contains("descripton"));
+    }
+
+    #[test]
+    fn the_suites_own_cases_must_blame_every_check() {
+        let unblamed = case("validation/a").replace(r#", "blame": {"is_error": "VAL-1"}"#, "");
+        let errs = load(&[("validation/a.json".into(), unblamed.as_str())], SPEC).unwrap_err();
+        assert!(
+            errs.iter()
+                .any(|e| e.message.contains("is_error: the check has no requirement")),
+            "{errs:?}"
+        );
+        // A case file from elsewhere without blame is still accepted (its checks count for
+        // every listed requirement).
+        let known = ["VAL-1"].into_iter().collect();
+        assert!(consistency(&decode_case(&unblamed).unwrap(), &known).is_empty());
     }
 
     #[test]
