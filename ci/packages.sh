@@ -3,8 +3,9 @@
 # in a cached venv) and this platform's npm packages from ONE release build of the runner,
 # installs each into a fresh environment without the network, and runs the suite with it
 # against the reference harness (both must exit 0). Then the GitHub Action's logic
-# (ci/gate_action.py) is tested with the binary the wheel installed, which is what the action
-# runs. docs/install.md describes the packages.
+# (ci/gate_action.py) is tested with the binary the wheel installs the way the action installs
+# it (`pip install --target`). npm/test checks stage.mjs and the launcher. docs/install.md
+# describes the packages.
 #
 #   ci/packages.sh
 #   HARNESS_CONFORMANCE=/path/to/binary ci/packages.sh
@@ -78,9 +79,17 @@ got=$("$scratch/venv/bin/python" -m harness_conformance --version)
   || { echo "packages: the wheel's package data was not installed" >&2; exit 1; }
 (cd "$scratch" && venv/bin/harness-conformance run --quiet >"$out/wheel-run.txt" 2>&1) \
   || { cat "$out/wheel-run.txt" >&2; echo "packages: the wheel's runner failed against the reference" >&2; exit 1; }
+# The way the GitHub Action installs it: `pip install --target DIR`, binary in DIR/bin.
+"$maturin_venv/bin/pip" install --quiet --disable-pip-version-check --no-index --no-deps --target "$scratch/target" "$wheel"
+got=$(PYTHONPATH=$scratch/target "$scratch/venv/bin/python" -m harness_conformance --version)
+[[ $got == "harness-conformance $version" && -x $scratch/target/bin/harness-conformance ]] \
+  || { echo "packages: a --target install has no working binary (python -m said: $got)" >&2; exit 1; }
 phase "wheel installed offline in a fresh venv: $(tail -2 "$out/wheel-run.txt" | head -1)"
 
 # --- the npm packages, installed from their tarballs with the network off -------------------
+node --test npm/test/ >"$out/npm-test.txt" 2>&1 \
+  || { cat "$out/npm-test.txt" >&2; echo "packages: npm/test failed" >&2; exit 1; }
+grep -E '^# (pass|fail)' "$out/npm-test.txt" | tr '\n' ' ' | sed 's/^/packages: stage.mjs and the launcher: /; s/ $/\n/'
 platform=$(node -p 'process.platform + "-" + process.arch')
 node npm/stage.mjs platform "$platform" "$binary" "$out/npm/cli-$platform" >/dev/null
 node npm/stage.mjs main "$out/npm/harness-conformance" >/dev/null
@@ -106,8 +115,8 @@ fi
   || { cat "$out/npm-run.txt" >&2; echo "packages: npx harness-conformance failed against the reference" >&2; exit 1; }
 phase "npm packages installed offline from tarballs: $(tail -2 "$out/npm-run.txt" | head -1)"
 
-# --- the GitHub Action's logic, with the binary the wheel installed ------------------------
+# --- the GitHub Action's logic, with the binary installed as the action installs it ---------
 cargo build --locked --release -q -p harness-ref-adapter
-HARNESS_CONFORMANCE=$scratch/venv/bin/harness-conformance HARNESS_REF_ADAPTER=$PWD/target/release/harness-ref-adapter \
+HARNESS_CONFORMANCE=$scratch/target/bin/harness-conformance HARNESS_REF_ADAPTER=$PWD/target/release/harness-ref-adapter \
   "$python" -m unittest discover -s ci -p 'test_gate_action.py'
 phase "done; packages in $out/"

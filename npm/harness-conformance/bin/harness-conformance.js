@@ -25,7 +25,7 @@ function findBinary() {
     fail(
       `no prebuilt binary for ${process.platform}-${process.arch}; prebuilt: ` +
         `${supported.map((p) => p.replace("@harness-conformance/cli-", "")).join(", ")}.\n` +
-        "Build one from a checkout (cargo install --locked --path conformance) and set " +
+        "Build one from a checkout of the suite (its docs/install.md says how) and set " +
         "HARNESS_CONFORMANCE_BINARY to its path."
     );
   }
