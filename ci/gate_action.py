@@ -48,7 +48,7 @@ MESSAGE_CHARS = 2000
 MESSAGES_PER_CASE = 20
 ID_CHARS = 200
 # Verdicts that fail a gate (the JSON report also marks them with a `reproduce` field).
-UNEXPECTED = {"FAIL", "ERROR", "BUG IN CASE", "STALE"}
+UNEXPECTED = {"FAIL", "ERROR", "BUG IN CASE", "STALE", "NEW SKIP"}
 VERSION_RE = re.compile(r"^[0-9]+(\.[0-9]+)*([-.+]?[0-9A-Za-z]+)*$")
 
 
@@ -268,6 +268,8 @@ def messages_of(case: dict) -> list[str]:
         out.append(f"… and {len(msgs) - MESSAGES_PER_CASE} more messages in the JSON report")
     if case.get("verdict") == "STALE":
         out.append("this case passes now: delete its entry from the baseline")
+    if case.get("verdict") == "NEW SKIP":
+        out.append("the baseline's run did not skip this case: a capability went missing")
     return out
 
 
@@ -285,10 +287,17 @@ def print_groups(unexpected: list[dict]) -> None:
         print("::endgroup::")
 
 
-def print_annotations(unexpected: list[dict]) -> None:
-    """The first unexpected results as error annotations; when there are more than GitHub shows,
-    the last annotation says how many more there are and where they are."""
-    shown = unexpected if len(unexpected) <= ANNOTATION_LIMIT else unexpected[: ANNOTATION_LIMIT - 1]
+def print_annotations(unexpected: list[dict], reasons: list[str]) -> None:
+    """Why the run failed (the runner's reasons: unexpected cases, a failed handshake, a MUST
+    requirement no case could test), then the first unexpected results, as error annotations;
+    when there are more than GitHub shows, the last annotation says how many more there are and
+    where they are."""
+    limit = ANNOTATION_LIMIT
+    if reasons:
+        text = "; ".join(bounded(r, MESSAGE_CHARS) for r in reasons[:MESSAGES_PER_CASE])
+        print(f"::error title=harness-conformance: the run failed::{command_data(text)}")
+        limit -= 1
+    shown = unexpected if len(unexpected) <= limit else unexpected[: limit - 1]
     for case in shown:
         msgs = messages_of(case)
         text = msgs[0] if msgs else "unexpected result"
@@ -301,7 +310,7 @@ def print_annotations(unexpected: list[dict]) -> None:
             f"::error title=harness-conformance: {rest} more unexpected results::"
             + command_data(
                 f"{rest} more unexpected results are not annotated (GitHub shows "
-                f"{ANNOTATION_LIMIT} per step): each is in its own log group above, with its "
+                f"{ANNOTATION_LIMIT} per step): each is in its own log group, with its "
                 "reproducer, and in the uploaded reports."
             )
         )
@@ -388,7 +397,9 @@ def cmd_run() -> int:
     append_output("ok", "true" if ok else "false")
     append_output("unexpected", str(len(unexpected)))
     print_groups(unexpected)
-    print_annotations(unexpected)
+    # The runner's own account of why the run failed, as the first annotation.
+    reasons = [r for r in (summary or {}).get("failure_reasons") or [] if isinstance(r, str)]
+    print_annotations(unexpected, reasons if status != 0 else [])
 
     markdown = md_path.read_text(encoding="utf-8", errors="replace") if md_path.exists() else ""
     if not markdown:

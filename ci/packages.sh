@@ -47,7 +47,8 @@ fi
   || { cat "$out/maturin.log" >&2; exit 1; }
 wheel=$(ls "$out"/wheels/harness_conformance-*.whl)
 binary=${HARNESS_CONFORMANCE:-target/release/harness-conformance}
-version=$("$binary" --version | awk '{print $2}')
+version=$(cargo metadata --no-deps --format-version 1 --locked | "$python" -c \
+  'import json, sys; print(next(p["version"] for p in json.load(sys.stdin)["packages"] if p["name"] == "harness-conformance"))')
 phase "built $(basename "$wheel")"
 
 wheel_sum=$("$python" - "$wheel" <<'EOF'
@@ -73,7 +74,7 @@ fi
 "$maturin_venv/bin/pip" --python "$scratch/venv/bin/python" install --quiet --disable-pip-version-check \
   --no-index --no-deps "$wheel"
 got=$("$scratch/venv/bin/python" -m harness_conformance --version)
-[[ $got == "harness-conformance $version" ]] \
+[[ $got == "harness-conformance $version"* ]] \
   || { echo "packages: python -m harness_conformance --version said: $got" >&2; exit 1; }
 [[ -f $scratch/venv/share/doc/harness-conformance/README.md ]] \
   || { echo "packages: the wheel's package data was not installed" >&2; exit 1; }
@@ -82,7 +83,7 @@ got=$("$scratch/venv/bin/python" -m harness_conformance --version)
 # The way the GitHub Action installs it: `pip install --target DIR`, binary in DIR/bin.
 "$maturin_venv/bin/pip" install --quiet --disable-pip-version-check --no-index --no-deps --target "$scratch/target" "$wheel"
 got=$(PYTHONPATH=$scratch/target "$scratch/venv/bin/python" -m harness_conformance --version)
-[[ $got == "harness-conformance $version" && -x $scratch/target/bin/harness-conformance ]] \
+[[ $got == "harness-conformance $version"* && -x $scratch/target/bin/harness-conformance ]] \
   || { echo "packages: a --target install has no working binary (python -m said: $got)" >&2; exit 1; }
 phase "wheel installed offline in a fresh venv: $(tail -2 "$out/wheel-run.txt" | head -1)"
 
@@ -116,7 +117,8 @@ fi
 phase "npm packages installed offline from tarballs: $(tail -2 "$out/npm-run.txt" | head -1)"
 
 # --- the GitHub Action's logic, with the binary installed as the action installs it ---------
-cargo build --locked --release -q -p harness-ref-adapter
+# (The same packages as ci/render-matrix.sh builds, so the build before this step is reused.)
+cargo build --locked --release -q -p harness-conformance -p harness-ref-adapter
 HARNESS_CONFORMANCE=$scratch/target/bin/harness-conformance HARNESS_REF_ADAPTER=$PWD/target/release/harness-ref-adapter \
   "$python" -m unittest discover -s ci -p 'test_gate_action.py'
 phase "done; packages in $out/"

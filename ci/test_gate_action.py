@@ -132,9 +132,14 @@ class AgainstTheReferenceAdapter(unittest.TestCase):
         self.assertIn("1 FAIL", one.stdout)
         notes = run.annotations()
         self.assertEqual(len(notes), gate_action.ANNOTATION_LIMIT)
-        for case, note in zip(failed, notes[:-1]):
+        summary = [v for v in map(json.loads, (run.reports / "conformance.jsonl").read_text().splitlines())
+                   if v.get("type") == "summary"][0]
+        self.assertIn("the run failed::", notes[0])
+        for reason in summary["failure_reasons"]:
+            self.assertIn(reason, notes[0])
+        for case, note in zip(failed, notes[1:-1]):
             self.assertIn(f"FAIL {case['id']}", note)
-        rest = len(failed) - (gate_action.ANNOTATION_LIMIT - 1)
+        rest = len(failed) - (gate_action.ANNOTATION_LIMIT - 2)
         self.assertIn(f"{rest} more unexpected results", notes[-1])
         # Every workflow command outside the inert blocks is ours: groups and annotations.
         for line in live_commands(run.log):
@@ -148,7 +153,7 @@ class AgainstTheReferenceAdapter(unittest.TestCase):
              "--write-baseline", str(baseline)],
             capture_output=True,
         )
-        listed = json.loads(baseline.read_text())
+        listed = json.loads(baseline.read_text())["cases"]
         self.assertGreater(len(listed), 0)
         run = GateRun(self.tmp / "a", adapter, GATE_BASELINE=str(baseline), GATE_ARGS="--run outcomes/*")
         self.assertEqual(run.status, 0, run.log + run.stderr)
@@ -175,6 +180,15 @@ class AgainstTheReferenceAdapter(unittest.TestCase):
     def test_the_real_summary_of_a_badly_broken_harness_fits_github(self):
         run = GateRun(self.tmp, f"{shlex.quote(ADAPTER)} --fault error-as-success")
         self.assertLessEqual(run.summary.stat().st_size, gate_action.SUMMARY_LIMIT)
+
+    def test_an_adapter_that_fails_the_handshake_says_so_first(self):
+        run = GateRun(self.tmp, "echo not-a-handshake")
+        self.assertNotEqual(run.status, 0)
+        self.assertEqual(run.outputs["ok"], "false")
+        notes = run.annotations()
+        self.assertTrue(notes, run.log)
+        self.assertIn("the run failed::", notes[0])
+        self.assertIn("handshake", notes[0])
 
     def test_a_runner_that_refuses_reports_a_clear_error(self):
         bad = self.tmp / "not-a-baseline.json"
