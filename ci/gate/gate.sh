@@ -1,12 +1,15 @@
 #!/usr/bin/env bash
-# Gate a harness on the suite. Copy this file into your harness's repository and call it from CI:
+# Gate a harness on the suite from any CI system (on GitHub Actions, use the action instead: the
+# example job beside this file). Copy this file into your harness's repository and call it from CI:
 #
+#   pip install harness-conformance==1.0.0      # puts the runner on PATH (no Rust needed)
 #   ci/gate.sh '<command that starts your adapter>' [baseline.json]
 #
-# It installs the runner from HARNESS_CONFORMANCE_PATH (a checkout of the suite, e.g. a git
-# submodule) unless `harness-conformance` is already on PATH, runs every case against your adapter, writes JUnit XML and a
-# Markdown summary under $OUT (default: conformance-report/), and exits non-zero on any unexpected
-# result: a new failure, an adapter error, or a baseline entry that now passes.
+# It uses the `harness-conformance` on PATH, else installs the runner from
+# HARNESS_CONFORMANCE_PATH (a checkout of the suite, e.g. a git submodule; needs Rust), runs
+# every case against your adapter, writes JUnit XML and a Markdown summary under $OUT (default:
+# conformance-report/), and exits non-zero on any unexpected result: a new failure, an adapter
+# error, or a baseline entry that now passes.
 set -euo pipefail
 adapter=${1:?usage: gate.sh '<adapter command>' [baseline.json]}
 baseline=${2:-}
@@ -15,8 +18,9 @@ mkdir -p "$out"
 
 if ! command -v harness-conformance >/dev/null 2>&1; then
   if [ -z "${HARNESS_CONFORMANCE_PATH:-}" ]; then
-    echo "gate.sh: harness-conformance is not installed; set HARNESS_CONFORMANCE_PATH to a checkout" >&2
-    echo "         of the suite (e.g. a git submodule) and this script installs it from there" >&2
+    echo "gate.sh: harness-conformance is not on PATH: pip install harness-conformance==VERSION," >&2
+    echo "         or set HARNESS_CONFORMANCE_PATH to a checkout of the suite (e.g. a git submodule)" >&2
+    echo "         and this script builds it from there" >&2
     exit 2
   fi
   cargo install --locked --path "$HARNESS_CONFORMANCE_PATH/conformance/cli"
