@@ -137,11 +137,7 @@ pub fn load(files: &[(String, &str)], spec_text: &str) -> Result<Suite, Vec<Load
                 if !seen.insert(case.id.clone()) {
                     problems.push(format!("duplicate case id {:?}", case.id));
                 }
-                problems.extend(consistency(&case, &known));
-                if !case.has_blame() {
-                    // The suite's own cases are held to the full rule: every check owned.
-                    problems.extend(blame::problems(&case));
-                }
+                problems.extend(suite_case_problems(&case, &known));
                 if problems.is_empty() {
                     cases.push(case);
                 } else {
@@ -162,6 +158,17 @@ pub fn load(files: &[(String, &str)], spec_text: &str) -> Result<Suite, Vec<Load
     } else {
         Err(errors)
     }
+}
+
+/// Everything wrong with a case that is to be one of the suite's own ([`load`]): the
+/// [`consistency`] checks, and the full blame rule even for a case with no `blame` at all (the
+/// fallback that [`consistency`] allows for case files from elsewhere is not for the suite).
+pub fn suite_case_problems(case: &Case, known: &BTreeSet<&str>) -> Vec<String> {
+    let mut problems = consistency(case, known);
+    if !case.has_blame() {
+        problems.extend(blame::problems(case));
+    }
+    problems
 }
 
 /// Decodes one case file strictly (unknown fields are errors), with the line of the problem.

@@ -53,7 +53,8 @@ pub struct CaseFileApi<C> {
     pub decode: fn(&str) -> Result<C, String>,
     /// Encodes a case back to JSON text.
     pub encode: fn(&C) -> String,
-    /// The loader's consistency checks, with no SPEC.md (`loader::consistency`).
+    /// The checks the loader adds to decoding, with no SPEC.md
+    /// (`loader::suite_case_problems`).
     pub consistency: fn(&C) -> Vec<String>,
     /// The harness-facing part (`Case::wire`).
     pub wire: fn(&C) -> WireCase,

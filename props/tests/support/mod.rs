@@ -4,14 +4,14 @@
 use std::collections::BTreeSet;
 
 use harness_conformance_suite::case::Case;
-use harness_conformance_suite::loader::{consistency, decode_case, load};
+use harness_conformance_suite::loader::{decode_case, load, suite_case_problems};
 use harness_ref_props::case_file::CaseFileApi;
 
 pub fn case_file_api() -> CaseFileApi<Case> {
     CaseFileApi {
         decode: decode_case,
         encode: |case| serde_json::to_string(case).expect("a case serialises"),
-        consistency: |case| consistency(case, &BTreeSet::new()),
+        consistency: |case| suite_case_problems(case, &BTreeSet::new()),
         wire: Case::wire,
         load: |path, text| {
             load(&[(path.to_string(), text)], "")
