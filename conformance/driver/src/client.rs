@@ -7,7 +7,7 @@
 //!   process group and starting a fresh process — a bounded number of times, after which it
 //!   gives up quickly so a broken adapter cannot stall a run;
 //! - [`InProcess`] calls the reference adapter's library directly: the default target, with no
-//!   process to start, and the way `selftest` runs the deliberately broken variants.
+//!   process to start, and the way `selftest` runs the broken and the legitimate variants.
 //!
 //! Every protocol problem becomes an [`AdapterError`] whose message quotes the offending
 //! bytes (bounded) and the tail of the adapter's stderr.
@@ -354,7 +354,8 @@ impl Drop for ProcessHarness {
 /// restarted.
 #[derive(Debug)]
 pub struct InProcess {
-    fault: Option<harness_ref_adapter::Fault>,
+    /// The adapter each worker thread starts from (the reference or one of its variants).
+    adapter: harness_ref_adapter::ReferenceAdapter,
     worker: Option<InProcessWorker>,
     hello: Option<Hello>,
 }
@@ -368,22 +369,31 @@ struct InProcessWorker {
 impl InProcess {
     /// The reference harness, or one of its deliberately broken variants.
     pub fn new(fault: Option<harness_ref_adapter::Fault>) -> InProcess {
+        InProcess::of(harness_ref_adapter::ReferenceAdapter::new(fault))
+    }
+
+    /// One of the reference's legitimate variants.
+    pub fn legitimate(variant: harness_ref_adapter::Variant) -> InProcess {
+        InProcess::of(harness_ref_adapter::ReferenceAdapter::legitimate(variant))
+    }
+
+    fn of(adapter: harness_ref_adapter::ReferenceAdapter) -> InProcess {
         InProcess {
-            fault,
+            adapter,
             worker: None,
             hello: None,
         }
     }
 
     fn worker(&mut self) -> &mut InProcessWorker {
-        let fault = self.fault;
+        let template = &self.adapter;
         self.worker.get_or_insert_with(|| {
+            let mut adapter = template.clone();
             let (case_tx, case_rx) = std::sync::mpsc::channel::<WireCase>();
             let (reply_tx, reply_rx) = std::sync::mpsc::channel::<Reply>();
             std::thread::Builder::new()
                 .name("reference-adapter".into())
                 .spawn(move || {
-                    let mut adapter = harness_ref_adapter::ReferenceAdapter::new(fault);
                     for case in case_rx {
                         if reply_tx.send(adapter.run(&case)).is_err() {
                             return;
@@ -403,7 +413,7 @@ impl Harness for InProcess {
     fn hello(&mut self) -> Result<Hello, AdapterError> {
         Ok(self
             .hello
-            .get_or_insert_with(|| harness_ref_adapter::ReferenceAdapter::new(self.fault).hello())
+            .get_or_insert_with(|| self.adapter.hello())
             .clone())
     }
 

@@ -1,17 +1,26 @@
-//! `selftest`: the suite against the reference harness and each of its deliberately broken
-//! variants, to prove the suite has teeth — every variant must fail at least one case that the
-//! reference passes.
+//! `selftest`: the suite against the reference harness and two kinds of variants of it, to prove
+//! both that the suite has teeth and that it is fair.
+//!
+//! - Every deliberately broken variant ([`Fault`]) must fail at least one case that the
+//!   reference passes: a variant no case catches is a *gap* in the suite.
+//! - Every legitimate variant ([`Variant`]) — another correct design — must pass: no MUST
+//!   requirement fails, no case is ERROR or BUG IN CASE, and a SHOULD fails only where the
+//!   variant deliberately departs from it ([`Variant::departs_from`]). Anything else is a *false
+//!   alarm*: a case that forbids a valid design (test262's rule), as visible as a gap. NOT
+//!   TESTABLE and NOT APPLICABLE are fine: they follow from what the variant declares.
 //!
 //! It lives in the driver because it is a scheduling job: the variants run in-process on worker
-//! threads, several at a time. Its account is plain text (`SelftestReport::render`).
+//! threads, several at a time. Its account is plain text ([`SelftestReport::render`]).
 
 use std::fmt::Write as _;
 
 use harness_conformance_suite::case::Case;
+use harness_conformance_suite::coverage::Status;
 use harness_conformance_suite::harness::Harness;
 use harness_conformance_suite::run::RunResult;
+use harness_conformance_suite::spec::Level;
 use harness_conformance_suite::verdict::{CaseOutcome, Verdict};
-use harness_ref_adapter::Fault;
+use harness_ref_adapter::{Fault, Variant};
 
 use crate::client::InProcess;
 use crate::runner::{self, RunConfig};
@@ -22,33 +31,105 @@ pub struct SelftestReport {
     /// The reference itself (must have no unexpected results).
     pub reference: RunResult,
     /// Each broken variant's run.
-    pub variants: Vec<(Fault, RunResult)>,
+    pub broken: Vec<(Fault, RunResult)>,
+    /// Each legitimate variant's run.
+    pub legitimate: Vec<(Variant, RunResult)>,
+}
+
+/// Something a legitimate variant's run shows that a correct design must not: a false alarm.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum FalseAlarm {
+    /// A requirement failed: a MUST, or a SHOULD the variant does not depart from.
+    Requirement {
+        /// The requirement id.
+        id: String,
+        /// Its level.
+        level: Level,
+        /// The cases where one of its checks failed, in order.
+        cases: Vec<String>,
+    },
+    /// A case was ERROR or BUG IN CASE.
+    Case {
+        /// The case id.
+        id: String,
+        /// The verdict.
+        verdict: Verdict,
+    },
+    /// The handshake failed: nothing ran.
+    Handshake(String),
 }
 
 impl SelftestReport {
-    /// The cases that caught a variant: FAIL or ERROR on it, PASS on the reference (a case
-    /// the reference fails too proves nothing about the variant).
+    /// The cases that caught a broken variant: FAIL or ERROR on it, PASS on the reference (a
+    /// case the reference fails too proves nothing about the variant).
     pub fn caught_by<'r>(&self, result: &'r RunResult) -> Vec<&'r CaseOutcome> {
         caught(&self.reference, result)
     }
 
-    /// The variants no case caught: gaps in the suite.
+    /// The broken variants no case caught: gaps in the suite.
     pub fn gaps(&self) -> Vec<Fault> {
-        self.variants
+        self.broken
             .iter()
             .filter(|(_, r)| self.caught_by(r).is_empty())
             .map(|(f, _)| *f)
             .collect()
     }
 
-    /// True when the reference passes and every variant is caught.
+    /// The legitimate variants that do not pass, with their false alarms.
+    pub fn false_alarms(&self) -> Vec<(Variant, Vec<FalseAlarm>)> {
+        self.legitimate
+            .iter()
+            .map(|(v, r)| (*v, false_alarms(*v, r)))
+            .filter(|(_, alarms)| !alarms.is_empty())
+            .collect()
+    }
+
+    /// True when the reference passes, every broken variant is caught and every legitimate one
+    /// passes.
     pub fn ok(&self) -> bool {
-        !self.reference.failed() && self.gaps().is_empty()
+        !self.reference.failed() && self.gaps().is_empty() && self.false_alarms().is_empty()
     }
 
     /// A plain-text account.
     pub fn render(&self) -> String {
         let mut out = String::new();
+        self.render_reference(&mut out);
+        for (fault, result) in &self.broken {
+            render_broken(&mut out, *fault, &self.caught_by(result));
+        }
+        let gaps = self.gaps().len();
+        let _ = writeln!(
+            out,
+            "broken variants caught {}/{}",
+            self.broken.len() - gaps,
+            self.broken.len()
+        );
+        let mut failing = 0;
+        for (variant, result) in &self.legitimate {
+            let alarms = false_alarms(*variant, result);
+            failing += usize::from(!alarms.is_empty());
+            render_legitimate(&mut out, *variant, result, &alarms);
+        }
+        let _ = writeln!(
+            out,
+            "legitimate variants passing {}/{}",
+            self.legitimate.len() - failing,
+            self.legitimate.len()
+        );
+        let _ = writeln!(
+            out,
+            "{}",
+            if self.ok() {
+                "selftest ok"
+            } else {
+                "selftest FAILED"
+            }
+        );
+        out
+    }
+
+    fn render_reference(&self, out: &mut String) {
         let bad: Vec<&CaseOutcome> = self
             .reference
             .outcomes
@@ -72,54 +153,164 @@ impl SelftestReport {
                 "  {} {}: {}",
                 o.verdict,
                 o.id,
-                o.messages.first().map_or("", String::as_str)
+                shown(o.messages.first().map_or("", String::as_str))
             );
         }
-        for (fault, result) in &self.variants {
-            let caught = self.caught_by(result);
-            if caught.is_empty() {
-                let _ = writeln!(
-                    out,
-                    "GAP    {:<32} no case catches it: {}",
-                    fault.name(),
-                    fault.describe()
-                );
-            } else {
-                let ids: Vec<&str> = caught.iter().map(|o| o.id.as_str()).collect();
-                let shown = ids.iter().take(6).copied().collect::<Vec<_>>().join(", ");
-                let more = if ids.len() > 6 {
-                    format!(" and {} more", ids.len() - 6)
-                } else {
-                    String::new()
-                };
-                let _ = writeln!(
-                    out,
-                    "caught {:<32} by {} case(s): {shown}{more}",
-                    fault.name(),
-                    ids.len()
-                );
-                let _ = writeln!(
-                    out,
-                    "       reproduce: harness-conformance run --harness 'harness-ref-adapter --fault {}' --run {}",
-                    fault.name(),
-                    ids[0]
-                );
-            }
-        }
-        let gaps = self.gaps();
+    }
+}
+
+fn render_broken(out: &mut String, fault: Fault, caught: &[&CaseOutcome]) {
+    let Some(first) = caught.first() else {
         let _ = writeln!(
             out,
-            "{} of {} variant(s) caught{}",
-            self.variants.len() - gaps.len(),
-            self.variants.len(),
-            if self.ok() {
-                "; selftest ok"
-            } else {
-                "; selftest FAILED"
-            }
+            "GAP    {:<32} no case catches it: {}",
+            fault.name(),
+            fault.describe()
         );
-        out
+        return;
+    };
+    let ids: Vec<&str> = caught.iter().map(|o| o.id.as_str()).collect();
+    let _ = writeln!(
+        out,
+        "caught {:<32} by {} case(s): {}",
+        fault.name(),
+        ids.len(),
+        listed(&ids, 6)
+    );
+    let _ = writeln!(
+        out,
+        "       reproduce: {}",
+        reproducer(&format!("--fault {}", fault.name()), &first.id)
+    );
+}
+
+fn render_legitimate(
+    out: &mut String,
+    variant: Variant,
+    result: &RunResult,
+    alarms: &[FalseAlarm],
+) {
+    let must = result.coverage.summary(Level::Must);
+    let not_testable: Vec<String> = result
+        .coverage
+        .not_testable(Level::Must)
+        .into_keys()
+        .collect();
+    let untested = if not_testable.is_empty() {
+        String::new()
+    } else {
+        format!(" (not testable: {})", not_testable.join(", "))
+    };
+    let departures: Vec<String> = variant
+        .departs_from()
+        .iter()
+        .filter_map(|id| {
+            let r = result.coverage.requirements.iter().find(|r| r.id == *id)?;
+            (r.status == Status::Fail).then(|| format!("{id} in {} case(s)", r.failing_cases.len()))
+        })
+        .collect();
+    let departs = if departures.is_empty() {
+        String::new()
+    } else {
+        format!(
+            "; fails, as it departs from them: {}",
+            departures.join(", ")
+        )
+    };
+    if alarms.is_empty() {
+        let _ = writeln!(
+            out,
+            "pass   {:<32} {must}{untested}{departs}",
+            variant.name()
+        );
+        return;
     }
+    let _ = writeln!(
+        out,
+        "FALSE ALARM {:<27} {}: {}",
+        variant.name(),
+        variant.describe(),
+        must
+    );
+    let flag = format!("--variant {}", variant.name());
+    for alarm in alarms {
+        match alarm {
+            FalseAlarm::Requirement { id, level, cases } => {
+                let _ = writeln!(
+                    out,
+                    "       {} {id} fails in {} case(s): {}",
+                    level.as_str(),
+                    cases.len(),
+                    listed(&cases.iter().map(String::as_str).collect::<Vec<_>>(), 4)
+                );
+                if let Some(first) = cases.first() {
+                    if let Some(why) = failed_check(result, first, id) {
+                        let _ = writeln!(out, "         {first}: {}", shown(why));
+                    }
+                    let _ = writeln!(out, "         reproduce: {}", reproducer(&flag, first));
+                }
+            }
+            FalseAlarm::Case { id, verdict } => {
+                let message = result
+                    .outcomes
+                    .iter()
+                    .find(|o| o.id == *id)
+                    .and_then(|o| o.messages.first())
+                    .map_or("", String::as_str);
+                let _ = writeln!(out, "       {verdict} {id}: {}", shown(message));
+                let _ = writeln!(out, "         reproduce: {}", reproducer(&flag, id));
+            }
+            FalseAlarm::Handshake(message) => {
+                let _ = writeln!(out, "       the handshake failed: {}", shown(message));
+            }
+        }
+    }
+}
+
+/// The first failure message of a check owned by `requirement` in case `id`.
+fn failed_check<'r>(result: &'r RunResult, id: &str, requirement: &str) -> Option<&'r str> {
+    result
+        .outcomes
+        .iter()
+        .find(|o| o.id == id)?
+        .checks
+        .iter()
+        .filter(|c| c.requirement == requirement)
+        .find_map(|c| c.failure.as_deref())
+}
+
+fn reproducer(flag: &str, case: &str) -> String {
+    format!("harness-conformance run --harness 'harness-ref-adapter {flag}' --run {case}")
+}
+
+/// The first `n` ids, then how many more.
+fn listed(ids: &[&str], n: usize) -> String {
+    let shown = ids.iter().take(n).copied().collect::<Vec<_>>().join(", ");
+    if ids.len() > n {
+        format!("{shown} and {} more", ids.len() - n)
+    } else {
+        shown
+    }
+}
+
+/// A message on one line, bounded: control characters escaped, at most 400 chars.
+fn shown(message: &str) -> String {
+    const MAX: usize = 400;
+    let mut out: String = message
+        .chars()
+        .take(MAX)
+        .flat_map(|c| {
+            if c.is_control() {
+                c.escape_default().collect::<Vec<_>>()
+            } else {
+                vec![c]
+            }
+        })
+        .collect();
+    if message.chars().count() > MAX {
+        out.push('…');
+    }
+    out
 }
 
 fn caught<'r>(reference: &RunResult, result: &'r RunResult) -> Vec<&'r CaseOutcome> {
@@ -136,10 +327,81 @@ fn caught<'r>(reference: &RunResult, result: &'r RunResult) -> Vec<&'r CaseOutco
         .collect()
 }
 
-/// How many broken variants `selftest` runs at the same time.
+/// What a legitimate variant's run shows that a correct design must not: a failing MUST, a
+/// failing SHOULD it does not depart from, an ERROR or BUG IN CASE, a failed handshake. Empty
+/// when the variant passes. (A run without SPEC.md's requirements has no coverage, so only the
+/// case verdicts count: every FAIL is then an alarm.)
+pub fn false_alarms(variant: Variant, result: &RunResult) -> Vec<FalseAlarm> {
+    let mut alarms = Vec::new();
+    if let Some(message) = &result.handshake_error {
+        alarms.push(FalseAlarm::Handshake(message.clone()));
+        return alarms;
+    }
+    let departs =
+        |id: &str, level: Level| level != Level::Must && variant.departs_from().contains(&id);
+    for r in &result.coverage.requirements {
+        if r.status == Status::Fail && !departs(&r.id, r.level) {
+            alarms.push(FalseAlarm::Requirement {
+                id: r.id.clone(),
+                level: r.level,
+                cases: r.failing_cases.clone(),
+            });
+        }
+    }
+    for o in &result.outcomes {
+        let alarm = match o.verdict {
+            Verdict::Error | Verdict::BugInCase => true,
+            Verdict::Fail if result.coverage.requirements.is_empty() => o
+                .failing_requirements()
+                .iter()
+                .any(|id| !variant.departs_from().contains(id)),
+            _ => false,
+        };
+        if alarm {
+            alarms.push(FalseAlarm::Case {
+                id: o.id.clone(),
+                verdict: o.verdict,
+            });
+        }
+    }
+    alarms
+}
+
+/// How many variants `selftest` runs at the same time.
 pub const VARIANTS_AT_ONCE: usize = 4;
 
-/// Runs `cases` against the reference and each of its broken variants.
+/// One variant to run.
+#[derive(Debug, Clone, Copy)]
+enum Job {
+    Broken(Fault),
+    Legitimate(Variant),
+}
+
+impl Job {
+    fn harness(self) -> InProcess {
+        match self {
+            Job::Broken(fault) => InProcess::new(Some(fault)),
+            Job::Legitimate(variant) => InProcess::legitimate(variant),
+        }
+    }
+}
+
+/// Runs `cases` against one legitimate variant.
+pub fn run_legitimate(cases: &[&Case], variant: Variant, cfg: &RunConfig) -> RunResult {
+    run_job(cases, Job::Legitimate(variant), cfg)
+}
+
+fn run_job(cases: &[&Case], job: Job, cfg: &RunConfig) -> RunResult {
+    runner::run(
+        cases,
+        &move || -> Box<dyn Harness + Send> { Box::new(job.harness()) },
+        cfg,
+        &|_, _, _| {},
+    )
+}
+
+/// Runs `cases` against the reference, each of its broken variants and each of its legitimate
+/// ones. `log` gets one line per finished variant.
 pub fn selftest(cases: &[&Case], cfg: &RunConfig, log: &(dyn Fn(&str) + Sync)) -> SelftestReport {
     let reference = runner::run(
         cases,
@@ -153,36 +415,179 @@ pub fn selftest(cases: &[&Case], cfg: &RunConfig, log: &(dyn Fn(&str) + Sync)) -
     ));
     // The variants run side by side (`VARIANTS_AT_ONCE` at a time): the suite's wall time is
     // mostly handlers sleeping past deadlines, so overlapping variants costs little CPU.
-    let queue = std::sync::Mutex::new(Fault::ALL.iter().copied().enumerate().collect::<Vec<_>>());
+    let jobs: Vec<Job> = Fault::ALL
+        .iter()
+        .map(|f| Job::Broken(*f))
+        .chain(Variant::ALL.iter().map(|v| Job::Legitimate(*v)))
+        .collect();
+    // Popped from the end: reversed, so they start in documentation order.
+    let queue = std::sync::Mutex::new(jobs.into_iter().enumerate().rev().collect::<Vec<_>>());
     let done = std::sync::Mutex::new(Vec::new());
     std::thread::scope(|s| {
         for _ in 0..VARIANTS_AT_ONCE {
             s.spawn(|| loop {
                 let next = queue.lock().ok().and_then(|mut q| q.pop());
-                let Some((i, fault)) = next else { break };
-                let result = runner::run(
-                    cases,
-                    &move || -> Box<dyn Harness + Send> { Box::new(InProcess::new(Some(fault))) },
-                    cfg,
-                    &|_, _, _| {},
-                );
-                log(&format!(
-                    "selftest: {} — {} case(s) catch it ({:.2}s)",
-                    fault.name(),
-                    caught(&reference, &result).len(),
-                    result.elapsed.as_secs_f64()
-                ));
+                let Some((i, job)) = next else { break };
+                let result = run_job(cases, job, cfg);
+                let secs = result.elapsed.as_secs_f64();
+                log(&match job {
+                    Job::Broken(fault) => format!(
+                        "selftest: {} — {} case(s) catch it ({secs:.2}s)",
+                        fault.name(),
+                        caught(&reference, &result).len(),
+                    ),
+                    Job::Legitimate(variant) => format!(
+                        "selftest: {} — {} false alarm(s) ({secs:.2}s)",
+                        variant.name(),
+                        false_alarms(variant, &result).len(),
+                    ),
+                });
                 if let Ok(mut d) = done.lock() {
-                    d.push((i, fault, result));
+                    d.push((i, job, result));
                 }
             });
         }
     });
     let mut done = done.into_inner().unwrap_or_default();
     done.sort_by_key(|(i, _, _)| *i);
-    let variants: Vec<(Fault, RunResult)> = done.into_iter().map(|(_, f, r)| (f, r)).collect();
-    SelftestReport {
+    let mut report = SelftestReport {
         reference,
-        variants,
+        broken: Vec::new(),
+        legitimate: Vec::new(),
+    };
+    for (_, job, result) in done {
+        match job {
+            Job::Broken(fault) => report.broken.push((fault, result)),
+            Job::Legitimate(variant) => report.legitimate.push((variant, result)),
+        }
+    }
+    report
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use harness_conformance_suite::loader;
+    use std::time::Duration;
+
+    fn config(suite: &loader::Suite) -> RunConfig {
+        RunConfig {
+            jobs: 2,
+            timeout: Duration::from_secs(20),
+            requirements: suite.requirements.clone(),
+            ..RunConfig::default()
+        }
+    }
+
+    /// Cases where the variant's design shows: it must pass them, and its answers must differ
+    /// from the reference's in at least one (or the test proves nothing).
+    fn passes_where_it_differs(variant: Variant, ids: &[&str]) {
+        let suite = loader::load_embedded().expect("the embedded suite loads");
+        let cases: Vec<&Case> = ids
+            .iter()
+            .map(|id| suite.case(id).unwrap_or_else(|| panic!("no case {id}")))
+            .collect();
+        let cfg = config(&suite);
+        let result = run_legitimate(&cases, variant, &cfg);
+        let alarms = false_alarms(variant, &result);
+        assert!(
+            alarms.is_empty(),
+            "{}: {alarms:?}\n{result:#?}",
+            variant.name()
+        );
+        assert!(result.outcomes.iter().all(|o| o.verdict == Verdict::Pass));
+        let reference = runner::run(
+            &cases,
+            &|| -> Box<dyn Harness + Send> { Box::new(InProcess::new(None)) },
+            &cfg,
+            &|_, _, _| {},
+        );
+        assert!(
+            result
+                .outcomes
+                .iter()
+                .zip(&reference.outcomes)
+                .any(|(v, r)| v.results != r.results),
+            "{} answered these cases exactly like the reference",
+            variant.name()
+        );
+    }
+
+    #[test]
+    fn folded_and_reclassified_calls_pass_the_fair_class_cases() {
+        passes_where_it_differs(
+            Variant::FoldsMalformedCall,
+            &[
+                "calls/arguments-array-is-refused",
+                "calls/missing-name-is-refused",
+            ],
+        );
+        passes_where_it_differs(
+            Variant::NonObjectAsInvalidArguments,
+            &[
+                "calls/arguments-null-is-refused",
+                "calls/arguments-absent-is-refused",
+                "calls/arguments-text-truncated-json-is-refused",
+            ],
+        );
+        passes_where_it_differs(
+            Variant::EmptyNameAsUnknownTool,
+            &["calls/empty-name-is-refused"],
+        );
+    }
+
+    #[test]
+    fn another_wording_and_another_note_pass() {
+        passes_where_it_differs(
+            Variant::RewordedMessages,
+            &[
+                "validation/string-for-integer-is-not-coerced",
+                "calls/unknown-tool-message-lists-the-available-tools",
+            ],
+        );
+        passes_where_it_differs(
+            Variant::GroupedNote,
+            &["cap/note-states-the-omitted-amount"],
+        );
+    }
+
+    #[test]
+    fn a_false_alarm_is_named_with_its_requirement_and_case() {
+        // A broken variant judged as if it were legitimate: its failures are false alarms.
+        let suite = loader::load_embedded().expect("the embedded suite loads");
+        let cases = vec![suite
+            .case("validation/string-for-integer-is-not-coerced")
+            .unwrap()];
+        let result = run_job(&cases, Job::Broken(Fault::CoercesTypes), &config(&suite));
+        let alarms = false_alarms(Variant::PrettyJson, &result);
+        assert!(
+            alarms.iter().any(|a| matches!(a,
+                FalseAlarm::Requirement { level: Level::Must, cases, .. }
+                    if cases == &["validation/string-for-integer-is-not-coerced".to_owned()])),
+            "{alarms:?}"
+        );
+        let report = SelftestReport {
+            reference: runner::run(
+                &cases,
+                &|| -> Box<dyn Harness + Send> { Box::new(InProcess::new(None)) },
+                &config(&suite),
+                &|_, _, _| {},
+            ),
+            broken: Vec::new(),
+            legitimate: vec![(Variant::PrettyJson, result)],
+        };
+        let text = report.render();
+        assert!(text.contains("FALSE ALARM pretty-json"), "{text}");
+        assert!(text.contains("reproduce: harness-conformance run --harness 'harness-ref-adapter --variant pretty-json' --run validation/string-for-integer-is-not-coerced"), "{text}");
+        assert!(text.contains("legitimate variants passing 0/1"), "{text}");
+        assert!(text.ends_with("selftest FAILED\n"), "{text}");
+        assert!(!report.ok());
+    }
+
+    #[test]
+    fn shown_messages_are_one_bounded_line() {
+        assert_eq!(shown("a\nb\u{1b}"), "a\\nb\\u{1b}");
+        let long = "x".repeat(1000);
+        assert_eq!(shown(&long).chars().count(), 401);
     }
 }

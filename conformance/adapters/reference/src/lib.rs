@@ -6,9 +6,9 @@
 //!
 //! - an in-process API, [`ReferenceAdapter`], which the runner calls directly for its built-in
 //!   target and for `selftest` (no process, no JSON lines);
-//! - a binary, `harness-ref-adapter [--fault NAME]`, which speaks the protocol's JSON lines on
-//!   stdin/stdout (see `conformance/PROTOCOL.md`), for `run --harness` and for the runner's
-//!   own process-driver tests.
+//! - a binary, `harness-ref-adapter [--fault NAME | --variant NAME]`, which speaks the
+//!   protocol's JSON lines on stdin/stdout (see `conformance/PROTOCOL.md`), for
+//!   `run --harness` and for the runner's own process-driver tests.
 //!
 //! # The API
 //!
@@ -84,13 +84,29 @@
 //!   only (`ignores-capabilities`, `reruns-duplicate-keys`, `commits-unverified-tokens`,
 //!   `confines-paths-lexically`, `echoes-sensitive-arguments`; [`Fault::SECURITY`]).
 //!
-//! The handshake is identical for every variant and no variant leaves a marker in what it
-//! returns: a variant can only be told apart by what it does.
+//! The handshake is identical for every broken variant and no variant leaves a marker in what
+//! it returns: a variant can only be told apart by what it does.
+//!
+//! # Legitimate variants
+//!
+//! `ReferenceAdapter::legitimate(variant)` runs the reference with one different but correct
+//! design choice ([`Variant`]; `--variant NAME`, `--list-variants`): `selftest` requires each
+//! to pass every MUST requirement, so a case that forbids a valid design shows up as a false
+//! alarm. They are realised at the same boundary: the handshake declares what the variant has
+//! (`folds`, no `codes`, a fixed cap or deadline, head-only, no history or retryability);
+//! harness-ref is configured differently (another head/tail split, the fixed cap and
+//! deadline); the handler serialises structured output itself (`pretty-json`, after
+//! harness-ref's own output check); or harness-ref's answer is rewritten from its structured
+//! side — the code for another class (`reword` module), other words for the same facts, the
+//! note moved or rewritten around harness-ref's own cut (`renote` module).
 
 pub mod fault;
 mod perturb;
 mod policy;
+mod renote;
+mod reword;
 mod rewrite;
+pub mod variant;
 
 use std::collections::{BTreeMap, HashMap, HashSet};
 use std::panic::{catch_unwind, AssertUnwindSafe};
@@ -112,6 +128,7 @@ use harness_ref::{
 use serde_json::{Map, Value};
 
 pub use fault::{Fault, UnknownFault};
+pub use variant::{UnknownVariant, Variant};
 
 use harness_conformance_protocol::script::{self, Outcome, Script};
 
@@ -179,16 +196,29 @@ pub const KEYWORDS: &[&str] = &[
     "writeOnly",
 ];
 
-/// harness-ref behind the adapter protocol, optionally with one deliberate fault.
+/// harness-ref behind the adapter protocol, optionally with one deliberate fault or as one
+/// legitimate variant.
 #[derive(Debug, Clone, Default)]
 pub struct ReferenceAdapter {
     fault: Option<Fault>,
+    variant: Option<Variant>,
 }
 
 impl ReferenceAdapter {
     /// The reference (`None`) or one of its broken variants.
     pub fn new(fault: Option<Fault>) -> Self {
-        ReferenceAdapter { fault }
+        ReferenceAdapter {
+            fault,
+            variant: None,
+        }
+    }
+
+    /// One of the reference's legitimate variants ([`Variant`]).
+    pub fn legitimate(variant: Variant) -> Self {
+        ReferenceAdapter {
+            fault: None,
+            variant: Some(variant),
+        }
     }
 
     /// The variant's fault, if any.
@@ -196,9 +226,56 @@ impl ReferenceAdapter {
         self.fault
     }
 
+    /// The legitimate variant, if this is one.
+    pub fn variant(&self) -> Option<Variant> {
+        self.variant
+    }
+
     /// The answer to `start`: harness-ref's name and what it can do. The same for every
-    /// variant.
+    /// broken variant; a legitimate variant declares what it really has.
     pub fn hello(&self) -> Hello {
+        let mut hello = self.reference_hello();
+        let caps = &mut hello.capabilities;
+        match self.variant {
+            Some(Variant::FoldsMalformedCall) => {
+                let (from, to) = (
+                    ErrorCode::MalformedCall.code(),
+                    ErrorCode::InvalidArguments.code(),
+                );
+                if let Some(codes) = &mut caps.codes {
+                    codes.remove(from);
+                }
+                caps.folds.insert(from.to_owned(), to.to_owned());
+            }
+            Some(Variant::NoCodes) => caps.codes = None,
+            Some(Variant::FixedCharCap) => {
+                let fixed = fixed_char_cap();
+                caps.cap = Some(CapCapability {
+                    unit: to_wire_unit(fixed.unit),
+                    limit: fixed.limit as u64,
+                    configurable: false,
+                    strategies: vec![protocol::Strategy::HeadTail],
+                });
+            }
+            Some(Variant::HeadOnlyCap) => {
+                if let Some(cap) = &mut caps.cap {
+                    cap.strategies = vec![protocol::Strategy::HeadOnly];
+                }
+            }
+            Some(Variant::FixedDeadline) => {
+                caps.deadline = Some(DeadlineCapability {
+                    configurable: false,
+                    default_ms: Some(FIXED_DEADLINE.as_millis() as u64),
+                });
+            }
+            Some(Variant::NoHistory) => caps.history = false,
+            Some(Variant::NoRetryability) => caps.retryability = false,
+            _ => {}
+        }
+        hello
+    }
+
+    fn reference_hello(&self) -> Hello {
         let defaults = HarnessConfig::default();
         Hello {
             protocol: PROTOCOL_VERSION,
@@ -251,7 +328,7 @@ impl ReferenceAdapter {
             Ok(Ok(observed)) => {
                 reply.results = Some(observed.results);
                 reply.invocations = Some(observed.invocations);
-                reply.history = Some(observed.history);
+                reply.history = observed.history;
             }
             Ok(Err(reason)) => reply.error = Some(reason),
             Err(payload) => {
@@ -268,11 +345,13 @@ impl ReferenceAdapter {
 
     fn observe(&self, case: &WireCase) -> Result<Observed, String> {
         let fault = self.fault;
-        let intended = cap_config(case)?;
+        let variant = self.variant;
+        let intended = cap_config(case, variant)?;
         let harness_config = HarnessConfig {
             cap: harness_cap(intended, fault),
-            deadline: match fault {
-                Some(Fault::NoDeadline) => Duration::MAX,
+            deadline: match (fault, variant) {
+                (Some(Fault::NoDeadline), _) => Duration::MAX,
+                (_, Some(Variant::FixedDeadline)) => FIXED_DEADLINE,
                 _ => Duration::from_millis(
                     case.config
                         .deadline_ms
@@ -282,12 +361,8 @@ impl ReferenceAdapter {
             ..HarnessConfig::default()
         };
         let state = Arc::new(RunState::default());
-        let unit = case
-            .config
-            .cap
-            .as_ref()
-            .and_then(|c| c.unit)
-            .unwrap_or(to_wire_unit(HarnessConfig::default().cap.unit));
+        // Generated outputs are sized in the unit of the cap the harness applies.
+        let unit = to_wire_unit(intended.unit);
 
         let mut scripts = HashMap::new();
         let mut registry = Registry::new();
@@ -297,7 +372,13 @@ impl ReferenceAdapter {
                     .map_err(|e| format!("tool {:?}: {e}", tool.name))?,
             );
             scripts.insert(tool.name.clone(), Arc::clone(&script));
-            let handler = scripted_handler(tool.name.clone(), script, Arc::clone(&state), fault);
+            let handler = scripted_handler(
+                tool.name.clone(),
+                script,
+                Arc::clone(&state),
+                fault,
+                variant,
+            );
             registry
                 .register(Tool::new(
                     tool.name.clone(),
@@ -332,6 +413,7 @@ impl ReferenceAdapter {
         if fault == Some(Fault::RunsHandlerBeforeValidating) {
             dispatch_eagerly(&fed, &harness, &scripts, &state);
         }
+        let tool_names: Vec<String> = harness.registry().names().map(str::to_owned).collect();
 
         // A case with security fields goes through harness-ref's gates, in call order.
         let results = if protocol::is_secured(case) {
@@ -373,6 +455,16 @@ impl ReferenceAdapter {
                 schema,
             };
             perturb_result(&mut o, result, fault, &context);
+            if let Some(variant) = variant {
+                let cx = VariantContext {
+                    cap: &intended,
+                    call: fed.get(i),
+                    tools: &case.tools,
+                    tool_names: &tool_names,
+                    deadline: harness_config.deadline,
+                };
+                reshape_result(&mut o, result, variant, &cx);
+            }
             observed.push(o);
         }
         if fault == Some(Fault::SwapsIds) {
@@ -411,7 +503,7 @@ impl ReferenceAdapter {
         Ok(Observed {
             results: observed,
             invocations,
-            history,
+            history: (variant != Some(Variant::NoHistory)).then_some(history),
         })
     }
 }
@@ -420,7 +512,8 @@ impl ReferenceAdapter {
 struct Observed {
     results: Vec<ObservedResult>,
     invocations: Vec<Invocation>,
-    history: Vec<Value>,
+    /// `None` when the variant does not report the transcript.
+    history: Option<Vec<Value>>,
 }
 
 /// What the handlers of one case share with the adapter.
@@ -473,6 +566,7 @@ fn scripted_handler(
     script: Arc<Script>,
     state: Arc<RunState>,
     fault: Option<Fault>,
+    variant: Option<Variant>,
 ) -> impl Fn(Value, &CallContext<'_>) -> Result<ToolOutput, ToolError> + Send + Sync + 'static {
     move |mut args: Value, ctx: &CallContext<'_>| {
         let id = ctx.tool_use_id();
@@ -482,7 +576,7 @@ fn scripted_handler(
             let outcome = rx.recv().unwrap_or_else(|_| {
                 Outcome::Raised(RaiseKind::Internal, "the handler thread ended early".into())
             });
-            return into_tool_output(outcome, fault);
+            return into_tool_output(outcome, fault, variant);
         }
         let entry = args.clone();
         state.record(&tool, id, &entry);
@@ -510,12 +604,27 @@ fn scripted_handler(
             }
             _ => {}
         }
-        into_tool_output(outcome, fault)
+        into_tool_output(outcome, fault, variant)
     }
 }
 
-fn into_tool_output(outcome: Outcome, fault: Option<Fault>) -> Result<ToolOutput, ToolError> {
+fn into_tool_output(
+    outcome: Outcome,
+    fault: Option<Fault>,
+    variant: Option<Variant>,
+) -> Result<ToolOutput, ToolError> {
     match outcome {
+        // `pretty-json`: harness-ref's own output check, then pretty text; a value the check
+        // refuses goes to harness-ref as is, which answers `invalid_tool_output`.
+        Outcome::Json(value) if variant == Some(Variant::PrettyJson) => {
+            let limits = harness_ref::OutputLimits::default();
+            match harness_ref::output::to_json(ToolValue::from(value.clone()), &limits) {
+                Ok(checked) => Ok(ToolOutput::Text(
+                    serde_json::to_string_pretty(&checked).unwrap_or_else(|_| checked.to_string()),
+                )),
+                Err(_) => Ok(ToolOutput::json(value)),
+            }
+        }
         // Text read through a "universal newlines" decoder.
         Outcome::Text(text) if fault == Some(Fault::NormalizesLineEndings) => {
             Ok(ToolOutput::Text(text.replace("\r\n", "\n")))
@@ -634,6 +743,9 @@ struct Peeked {
     args: Option<Value>,
     /// False when the block says it is something other than a `tool_use`.
     tool_use: bool,
+    /// Whether the block carries arguments at all (`input`, `arguments` or `arguments_text`),
+    /// readable or not.
+    has_args: bool,
 }
 
 impl Peeked {
@@ -665,6 +777,9 @@ impl Peeked {
             name: block.get("name").and_then(Value::as_str).map(str::to_owned),
             args,
             tool_use: block.get("type").is_none_or(|t| t == "tool_use"),
+            has_args: ["input", "arguments", "arguments_text"]
+                .iter()
+                .any(|k| block.contains_key(*k)),
         }
     }
 
@@ -675,6 +790,7 @@ impl Peeked {
             name: edit.name.clone().or_else(|| self.name.clone()),
             args: edit.args.clone().or_else(|| self.args.clone()),
             tool_use: self.tool_use,
+            has_args: self.has_args || edit.args.is_some(),
         }
     }
 }
@@ -881,6 +997,125 @@ fn perturb_result(
     }
 }
 
+/// What a legitimate variant's rewrite of a result may need besides the result.
+struct VariantContext<'a> {
+    /// The cap the variant applies.
+    cap: &'a CapConfig,
+    /// The call as the harness read it.
+    call: Option<&'a Peeked>,
+    /// The case's tools.
+    tools: &'a [protocol::ToolDef],
+    /// The registered tool names, in the harness's order.
+    tool_names: &'a [String],
+    /// The deadline handlers run under.
+    deadline: Duration,
+}
+
+impl VariantContext<'_> {
+    /// The call's id, when it is a usable one (a non-empty string in a `tool_use` block).
+    fn usable_call(&self) -> Option<&Peeked> {
+        self.call
+            .filter(|c| c.tool_use && c.id.as_deref().is_some_and(|id| !id.is_empty()))
+    }
+
+    /// For a call to a tool the case defines whose arguments are not an object: the tool and
+    /// the arguments (`None`: the block has none). Arguments text that is not JSON is not this.
+    fn non_object_arguments(&self) -> Option<(&protocol::ToolDef, Option<&Value>)> {
+        let call = self.usable_call()?;
+        let tool = self
+            .tools
+            .iter()
+            .find(|t| Some(&t.name) == call.name.as_ref())?;
+        match (&call.args, call.has_args) {
+            (Some(args), _) if !args.is_object() => Some((tool, Some(args))),
+            (None, false) => Some((tool, None)),
+            _ => None,
+        }
+    }
+
+    /// The call's name, when it is a string of whitespace only (or empty) that names no tool.
+    fn blank_name(&self) -> Option<&str> {
+        let name = self.usable_call()?.name.as_deref()?;
+        (name.trim().is_empty() && !self.tool_names.iter().any(|t| t == name)).then_some(name)
+    }
+}
+
+/// Applies a legitimate variant's design to one observed result.
+fn reshape_result(
+    o: &mut ObservedResult,
+    result: &ToolResult,
+    variant: Variant,
+    cx: &VariantContext<'_>,
+) {
+    let capped = |text: &str| cap::cap(text, cx.cap).content.into_owned();
+    let code = result.code();
+    match variant {
+        Variant::FoldsMalformedCall if code == Some(ErrorCode::MalformedCall) => {
+            o.code = Some(ErrorCode::InvalidArguments.code().to_owned());
+        }
+        Variant::NonObjectAsInvalidArguments if code == Some(ErrorCode::MalformedCall) => {
+            if let Some((tool, args)) = cx.non_object_arguments() {
+                o.code = Some(ErrorCode::InvalidArguments.code().to_owned());
+                o.content = capped(&reword::non_object_arguments(
+                    &tool.name,
+                    &tool.input_schema,
+                    args,
+                ));
+            }
+        }
+        Variant::EmptyNameAsUnknownTool if code == Some(ErrorCode::MalformedCall) => {
+            if let Some(name) = cx.blank_name() {
+                o.code = Some(ErrorCode::UnknownTool.code().to_owned());
+                o.content = capped(&reword::unknown_tool(name, cx.tool_names));
+            }
+        }
+        Variant::BlankNameAsMalformedCall
+            if code == Some(ErrorCode::UnknownTool) && cx.blank_name().is_some() =>
+        {
+            o.code = Some(ErrorCode::MalformedCall.code().to_owned());
+            o.content = capped(&reword::blank_name());
+        }
+        Variant::RewordedMessages => {
+            let facts = reword::Facts {
+                tool: cx.call.and_then(|c| c.name.as_deref()),
+                tools: cx.tool_names,
+                deadline: cx.deadline,
+            };
+            if let Some(text) = reword::reworded(result, &facts) {
+                o.content = capped(&text);
+            }
+        }
+        Variant::PythonStyleMessages => {
+            if let Some(text) =
+                reword::python_style(result, cx.call.and_then(|c| c.name.as_deref()))
+            {
+                o.content = capped(&text);
+            }
+        }
+        Variant::UnknownToolWithoutList if code == Some(ErrorCode::UnknownTool) => {
+            if let Some(name) = cx.call.and_then(|c| c.name.as_deref()) {
+                o.content = capped(&reword::unknown_tool_unlisted(name));
+            }
+        }
+        Variant::NoRemedies => {
+            if let Some(text) = reword::without_remedy(result) {
+                o.content = capped(&text);
+            }
+        }
+        Variant::NoteAfterTail | Variant::GroupedNote => {
+            let style = if variant == Variant::NoteAfterTail {
+                renote::NoteStyle::AfterTail
+            } else {
+                renote::NoteStyle::Grouped
+            };
+            o.content = renote::renote(result.content(), result.truncation(), style);
+        }
+        Variant::NoCodes => o.code = None,
+        Variant::NoRetryability => o.retryable = None,
+        _ => {}
+    }
+}
+
 /// Keeps `native` (the `tool_result` block) in step with a perturbed result.
 fn sync_native(o: &mut ObservedResult) {
     if let Some(Value::Object(block)) = &mut o.native {
@@ -890,8 +1125,31 @@ fn sync_native(o: &mut ObservedResult) {
     }
 }
 
+/// `fixed-deadline`'s deadline, whatever a case asks.
+const FIXED_DEADLINE: Duration = Duration::from_millis(1000);
+
+/// `fixed-char-cap`'s cap, whatever a case asks.
+fn fixed_char_cap() -> CapConfig {
+    CapConfig::new(16 * 1024, harness_ref::Unit::Chars)
+}
+
+/// The cap this harness applies to a case: the one the case asks for, harness-ref's defaults
+/// filling the gaps; a legitimate variant's own split, or its fixed cap.
+fn cap_config(case: &WireCase, variant: Option<Variant>) -> Result<CapConfig, String> {
+    let config = match variant {
+        Some(Variant::FixedCharCap) => fixed_char_cap(),
+        _ => requested_cap(case)?,
+    };
+    Ok(match variant {
+        Some(Variant::HeadHeavySplit) => config.with_head_share(0.8),
+        Some(Variant::TailHeavySplit) => config.with_head_share(0.2),
+        Some(Variant::HeadOnlyCap) => config.with_strategy(harness_ref::Strategy::HeadOnly),
+        _ => config,
+    })
+}
+
 /// The cap the case asks for, harness-ref's defaults filling the gaps.
-fn cap_config(case: &WireCase) -> Result<CapConfig, String> {
+fn requested_cap(case: &WireCase) -> Result<CapConfig, String> {
     let defaults = HarnessConfig::default().cap;
     let Some(request) = &case.config.cap else {
         return Ok(defaults);

@@ -1,4 +1,5 @@
-//! `harness-ref-adapter [--fault NAME]`: harness-ref behind the adapter protocol.
+//! `harness-ref-adapter [--fault NAME | --variant NAME]`: harness-ref behind the adapter
+//! protocol, as itself, as a deliberately broken variant, or as a legitimate variant.
 //!
 //! One JSON command per stdin line, one JSON answer per stdout line (flushed at once). The
 //! only other output is a one-line message on stderr when the input cannot be understood, and
@@ -9,23 +10,25 @@ use std::io::{self, BufRead, Write};
 use std::process::ExitCode;
 
 use harness_conformance_protocol::{decode_command, Command, PROTOCOL_VERSION};
-use harness_ref_adapter::{Fault, ReferenceAdapter};
+use harness_ref_adapter::{Fault, ReferenceAdapter, Variant};
 
-const USAGE: &str = "usage: harness-ref-adapter [--fault NAME]\n\
+const USAGE: &str = "usage: harness-ref-adapter [--fault NAME | --variant NAME]\n\
   Speaks the harness-conformance adapter protocol (JSON lines) on stdin/stdout.\n\
-  --fault NAME   run a deliberately broken variant (see --list-faults)\n\
-  --list-faults  print the variants, one per line, and exit";
+  --fault NAME     run a deliberately broken variant (see --list-faults)\n\
+  --variant NAME   run a legitimate variant: another correct design (see --list-variants)\n\
+  --list-faults    print the broken variants, one per line, and exit\n\
+  --list-variants  print the legitimate variants, one per line, and exit";
 
 fn main() -> ExitCode {
-    let fault = match parse_args(std::env::args().skip(1)) {
-        Ok(Some(fault)) => fault,
+    let adapter = match parse_args(std::env::args().skip(1)) {
+        Ok(Some(adapter)) => adapter,
         Ok(None) => return ExitCode::SUCCESS,
         Err(message) => {
             eprintln!("harness-ref-adapter: {message}\n{USAGE}");
             return ExitCode::from(2);
         }
     };
-    match serve(fault, io::stdin().lock(), io::stdout().lock()) {
+    match serve(adapter, io::stdin().lock(), io::stdout().lock()) {
         Ok(()) => ExitCode::SUCCESS,
         Err(message) => {
             eprintln!("harness-ref-adapter: {message}");
@@ -35,42 +38,57 @@ fn main() -> ExitCode {
 }
 
 /// `Ok(None)` when the arguments asked for information that has been printed already.
-fn parse_args(mut args: impl Iterator<Item = String>) -> Result<Option<Option<Fault>>, String> {
-    let mut fault = None;
+fn parse_args(mut args: impl Iterator<Item = String>) -> Result<Option<ReferenceAdapter>, String> {
+    let mut chosen: Option<ReferenceAdapter> = None;
     while let Some(arg) = args.next() {
-        let value = match arg.as_str() {
-            "--fault" => args
-                .next()
-                .ok_or_else(|| "--fault needs a fault name".to_owned())?,
-            "--list-faults" => {
-                for f in Fault::ALL {
-                    println!("{}\t{}", f.name(), f.describe());
+        let (flag, value) = match arg.split_once('=') {
+            Some((flag, value)) if flag == "--fault" || flag == "--variant" => {
+                (flag.to_owned(), value.to_owned())
+            }
+            _ => match arg.as_str() {
+                "--fault" | "--variant" => {
+                    let value = args.next().ok_or_else(|| format!("{arg} needs a name"))?;
+                    (arg.clone(), value)
                 }
-                return Ok(None);
-            }
-            "-h" | "--help" => {
-                println!("{USAGE}");
-                return Ok(None);
-            }
-            other => match other.strip_prefix("--fault=") {
-                Some(value) => value.to_owned(),
-                None => return Err(format!("unexpected argument {other:?}")),
+                "--list-faults" => {
+                    for f in Fault::ALL {
+                        println!("{}\t{}", f.name(), f.describe());
+                    }
+                    return Ok(None);
+                }
+                "--list-variants" => {
+                    for v in Variant::ALL {
+                        println!("{}\t{}", v.name(), v.describe());
+                    }
+                    return Ok(None);
+                }
+                "-h" | "--help" => {
+                    println!("{USAGE}");
+                    return Ok(None);
+                }
+                other => return Err(format!("unexpected argument {other:?}")),
             },
         };
-        if fault.is_some() {
-            return Err("--fault given twice; a variant has exactly one fault".to_owned());
+        if chosen.is_some() {
+            return Err(
+                "--fault or --variant given twice; run the reference, one fault or one variant"
+                    .to_owned(),
+            );
         }
-        fault = Some(value.parse::<Fault>().map_err(|e| e.to_string())?);
+        chosen = Some(if flag == "--fault" {
+            ReferenceAdapter::new(Some(value.parse::<Fault>().map_err(|e| e.to_string())?))
+        } else {
+            ReferenceAdapter::legitimate(value.parse::<Variant>().map_err(|e| e.to_string())?)
+        });
     }
-    Ok(Some(fault))
+    Ok(Some(chosen.unwrap_or_default()))
 }
 
 fn serve(
-    fault: Option<Fault>,
+    mut adapter: ReferenceAdapter,
     mut input: impl BufRead,
     mut output: impl Write,
 ) -> Result<(), String> {
-    let mut adapter = ReferenceAdapter::new(fault);
     let mut started = false;
     let mut line = Vec::new();
     for number in 1.. {

@@ -10,7 +10,7 @@ use harness_ref::cap::{self, CapConfig, Strategy, Truncation, Unit};
 use harness_ref::Violation;
 
 /// The first `n` units of `text` (`n` in `unit`, on a character boundary).
-fn head_units(text: &str, n: u64, unit: Unit) -> &str {
+pub(crate) fn head_units(text: &str, n: u64, unit: Unit) -> &str {
     let n = n as usize;
     match unit {
         Unit::Bytes => &text[..floor_boundary(text, n)],
@@ -22,7 +22,7 @@ fn head_units(text: &str, n: u64, unit: Unit) -> &str {
 }
 
 /// The last `n` units of `text` (`n` in `unit`, on a character boundary).
-fn tail_units(text: &str, n: u64, unit: Unit) -> &str {
+pub(crate) fn tail_units(text: &str, n: u64, unit: Unit) -> &str {
     let n = n as usize;
     match unit {
         Unit::Bytes => {

@@ -101,6 +101,42 @@ fn a_fault_is_chosen_on_the_command_line() {
 }
 
 #[test]
+fn a_legitimate_variant_is_chosen_on_the_command_line() {
+    let input = format!(
+        "{}\n{}\n",
+        json!({"cmd": "start", "protocol": PROTOCOL_VERSION}),
+        run_line(1)
+    );
+    let out = adapter(&["--variant=no-codes"], input.as_bytes());
+    assert!(
+        out.status.success(),
+        "stderr: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let stdout = String::from_utf8(out.stdout).unwrap();
+    let hello = decode_hello(stdout.lines().next().unwrap().as_bytes()).unwrap();
+    assert!(hello.capabilities.codes.is_none());
+    let reply = decode_reply(stdout.lines().nth(1).unwrap().as_bytes()).unwrap();
+    let results = reply.results.unwrap();
+    assert!(results[1].is_error && results[1].code.is_none());
+    let listed = adapter(&["--list-variants"], b"");
+    assert!(String::from_utf8(listed.stdout)
+        .unwrap()
+        .contains("folds-malformed-call\t"));
+    for args in [
+        &["--variant", "nope"][..],
+        &["--variant", "no-codes", "--fault", "loses-id"],
+        &["--variant"],
+    ] {
+        let out = adapter(args, b"");
+        assert_eq!(out.status.code(), Some(2), "{args:?}");
+    }
+    let unknown = adapter(&["--variant", "nope"], b"");
+    assert!(String::from_utf8_lossy(&unknown.stderr)
+        .contains("unknown variant \"nope\"; the variants are: folds-malformed-call"));
+}
+
+#[test]
 fn bad_input_is_refused_with_a_clear_message() {
     let start = json!({"cmd": "start", "protocol": PROTOCOL_VERSION}).to_string();
     let bad: [(&str, String, &str); 5] = [

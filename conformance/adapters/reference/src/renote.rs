@@ -1,0 +1,166 @@
+//! The notes of two legitimate variants: harness-ref's own cut, with the note placed or worded
+//! another way.
+//!
+//! `note-after-tail` moves harness-ref's note after the kept tail (`head \n tail \n note`, the
+//! same length); `grouped-note` writes another honest note between head and tail
+//! (`... 41 lines, 12,345 bytes omitted from the middle ...`), never longer than harness-ref's
+//! for the same cut, so the content still fits. The cut itself — how much head and tail are
+//! kept, on character boundaries, within the limit — is harness-ref's, read from its
+//! [`Truncation`]; harness-ref's content is `head \n note \n tail` (or `head \n note`).
+
+use harness_ref::cap::{Strategy, Truncation};
+
+use crate::perturb::{head_units, tail_units};
+
+/// Where the note goes and how it reads.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum NoteStyle {
+    /// harness-ref's note, after the tail.
+    AfterTail,
+    /// Lines first, digit groups, no brackets; between head and tail.
+    Grouped,
+}
+
+/// `n` with its digits in groups of three separated by commas: `12,345`.
+fn grouped(n: u64) -> String {
+    let digits = n.to_string();
+    let mut out = String::with_capacity(digits.len() + digits.len() / 3);
+    for (i, d) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i).is_multiple_of(3) {
+            out.push(',');
+        }
+        out.push(d);
+    }
+    out
+}
+
+fn note(style: NoteStyle, t: &Truncation) -> String {
+    match style {
+        NoteStyle::AfterTail => t.note(),
+        NoteStyle::Grouped => {
+            let place = match t.strategy {
+                Strategy::HeadTail => "from the middle",
+                Strategy::HeadOnly => "at the end",
+            };
+            let lines = if t.omitted_lines == 1 {
+                "line"
+            } else {
+                "lines"
+            };
+            format!(
+                "... {} {lines}, {} {} omitted {place} ...",
+                grouped(t.omitted_lines),
+                grouped(t.omitted_size),
+                t.unit
+            )
+        }
+    }
+}
+
+/// harness-ref's capped `content` with its note in `style` (`truncation`: what harness-ref
+/// cut, if anything).
+pub(crate) fn renote(content: &str, truncation: Option<&Truncation>, style: NoteStyle) -> String {
+    let Some(t) = truncation else {
+        return content.to_owned();
+    };
+    let note = note(style, t);
+    if t.head_size == 0 && t.tail_size == 0 && !content.contains('\n') {
+        // The limit holds the note alone (harness-ref's, cut to the limit): the same for ours.
+        let mut alone = note;
+        alone.truncate(content.len());
+        return alone;
+    }
+    let head = head_units(content, t.head_size, t.unit);
+    let tail = tail_units(content, t.tail_size, t.unit);
+    match (t.strategy, style) {
+        (Strategy::HeadOnly, NoteStyle::AfterTail) => content.to_owned(),
+        (Strategy::HeadOnly, NoteStyle::Grouped) => format!("{head}\n{note}"),
+        (Strategy::HeadTail, NoteStyle::AfterTail) => format!("{head}\n{tail}\n{note}"),
+        (Strategy::HeadTail, NoteStyle::Grouped) => format!("{head}\n{note}\n{tail}"),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use harness_ref::cap::{self, CapConfig, Unit};
+
+    fn lines(n: usize) -> String {
+        (1..=n)
+            .map(|i| format!("{i:06} é line"))
+            .collect::<Vec<_>>()
+            .join("\n")
+    }
+
+    fn renoted(text: &str, config: &CapConfig, style: NoteStyle) -> String {
+        let capped = cap::cap(text, config);
+        renote(&capped.content, capped.truncation.as_ref(), style)
+    }
+
+    #[test]
+    fn digit_groups() {
+        assert_eq!(grouped(0), "0");
+        assert_eq!(grouped(999), "999");
+        assert_eq!(grouped(1000), "1,000");
+        assert_eq!(grouped(12_345_678), "12,345,678");
+    }
+
+    #[test]
+    fn the_content_fits_and_keeps_harness_refs_head_and_tail() {
+        let text = lines(500);
+        for unit in [Unit::Bytes, Unit::Chars] {
+            for strategy in [Strategy::HeadTail, Strategy::HeadOnly] {
+                for limit in [0, 10, 150, 400, 2000, 100_000] {
+                    let config = CapConfig::new(limit, unit).with_strategy(strategy);
+                    let reference = cap::cap(&text, &config);
+                    for style in [NoteStyle::AfterTail, NoteStyle::Grouped] {
+                        let out = renoted(&text, &config, style);
+                        let why = format!("{limit} {unit} {strategy:?} {style:?}");
+                        assert!(cap::measure(&out, unit) <= limit, "{why}");
+                        assert!(
+                            cap::measure(&out, unit) <= cap::measure(&reference.content, unit),
+                            "{why}"
+                        );
+                        assert_eq!(renoted(&out, &config, style), out, "idempotent: {why}");
+                        let Some(t) = reference.truncation else {
+                            assert_eq!(out, text);
+                            continue;
+                        };
+                        let head = head_units(&text, t.head_size, unit);
+                        assert!(out.starts_with(head), "{why}");
+                        if strategy == Strategy::HeadTail && style == NoteStyle::Grouped {
+                            assert!(out.ends_with(tail_units(&text, t.tail_size, unit)));
+                        }
+                    }
+                }
+            }
+        }
+        let after = renoted(
+            &text,
+            &CapConfig::new(2000, Unit::Chars),
+            NoteStyle::AfterTail,
+        );
+        let (kept, note) = after.rsplit_once('\n').unwrap();
+        assert!(kept.ends_with("000500 é line") && note.starts_with("[truncated: "));
+    }
+
+    #[test]
+    fn the_grouped_numbers_are_true() {
+        let text = lines(500);
+        let out = renoted(
+            &text,
+            &CapConfig::new(1000, Unit::Chars),
+            NoteStyle::Grouped,
+        );
+        let (head, rest) = out.split_once("\n... ").unwrap();
+        let (note, tail) = rest.split_once(" ...\n").unwrap();
+        assert!(text.starts_with(head) && text.ends_with(tail));
+        let omitted = &text[head.len()..text.len() - tail.len()];
+        let expect = format!(
+            "{} lines, {} chars omitted from the middle",
+            grouped(omitted.matches('\n').count() as u64),
+            grouped(omitted.chars().count() as u64)
+        );
+        assert_eq!(note, expect);
+    }
+}

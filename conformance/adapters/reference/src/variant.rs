@@ -1,0 +1,246 @@
+//! The legitimate variants of the reference harness: other designs that are just as correct.
+//!
+//! The broken variants ([`crate::Fault`]) prove the suite has teeth; these prove it is fair.
+//! Each variant makes one design choice the reference does not — a coarser partition of the
+//! outcome classes, other wording, another head/tail split, another note, fewer capabilities
+//! declared — that SPEC.md allows. `harness-conformance selftest` runs the suite against each
+//! and requires it to pass every MUST requirement with no ERROR and no BUG IN CASE; a SHOULD may
+//! fail only where the variant deliberately departs from it ([`Variant::departs_from`]). A case
+//! that fails one of these forbids a valid design: it is a bug in the suite (test262's rule).
+//!
+//! Like the faults, each is realised at the boundary between the adapter and harness-ref — its
+//! handshake, the configuration harness-ref is given, a rewrite of what harness-ref answered —
+//! never by looking at a case's id, and none leaves a marker in its output.
+
+use std::fmt;
+use std::str::FromStr;
+
+/// One legitimate design choice. The reference itself is no variant.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[non_exhaustive]
+pub enum Variant {
+    /// `malformed_call` is not a class of its own: such calls are answered with the
+    /// `invalid_arguments` code, and the handshake declares the fold
+    /// (`folds: {"malformed_call": "invalid_arguments"}`, no `malformed_call` in `codes`).
+    FoldsMalformedCall,
+    /// Arguments that are not a JSON object (an array, `null`, a number, a string, none at all)
+    /// for a tool that exists are validated against the tool's schema like any other value, and
+    /// fail its root `"type": "object"`: `invalid_arguments`, with the violation. Arguments
+    /// text that is not JSON at all stays `malformed_call`.
+    NonObjectAsInvalidArguments,
+    /// An empty tool name is looked up like any other name and not found: `unknown_tool`, with
+    /// the available tools listed (the reference answers it as `malformed_call`, and a blank
+    /// one, like this variant, as `unknown_tool`).
+    EmptyNameAsUnknownTool,
+    /// A blank tool name (whitespace only) is no name at all: `malformed_call` (the reference
+    /// looks it up and answers `unknown_tool`).
+    BlankNameAsMalformedCall,
+    /// Every error message of the core classes is phrased differently but carries the same
+    /// facts: the tool, each field's JSON pointer with what was expected and what was
+    /// received, the available tools, the tool's own refusal message verbatim, the deadline,
+    /// and a next step. (The security gates' refusals keep the reference's wording.)
+    RewordedMessages,
+    /// Invalid-arguments messages in the style of Python validators (pydantic): one line per
+    /// location as a dotted path (`items.3.qty`, `arguments` for the root), JSON types by
+    /// their Python names (`int`, `str`, `list`, `dict`, `None`). Departs from TEACH-3 (a
+    /// SHOULD: locations as JSON pointers), which it may fail.
+    PythonStyleMessages,
+    /// An unknown-tool message that does not list the available tools (a harness may keep its
+    /// tool list private). Departs from CALL-2 (a SHOULD), which it may fail.
+    UnknownToolWithoutList,
+    /// Head+tail keeps 80% of the text budget at the head and 20% at the tail.
+    HeadHeavySplit,
+    /// Head+tail keeps 20% of the text budget at the head and 80% at the tail.
+    TailHeavySplit,
+    /// The truncation note comes after the kept tail, not between head and tail.
+    NoteAfterTail,
+    /// Another honest note: lines first, digit groups separated by commas, "omitted", no
+    /// brackets (`... 41 lines, 12,345 bytes omitted from the middle of 20,000 ...`).
+    GroupedNote,
+    /// Error messages state the condition only, never a next step. Departs from TEACH-8 (a
+    /// SHOULD), which it may fail.
+    NoRemedies,
+    /// The cap keeps the head only: `strategies: ["head_only"]`. Cases that ask for head+tail
+    /// are skipped, and HT-1, HT-2 and HT-3 do not apply.
+    HeadOnlyCap,
+    /// The harness has no machine codes at all (`codes` absent): every class check is unmapped
+    /// and OUT-7 is NOT TESTABLE.
+    NoCodes,
+    /// A fixed cap in the other unit: 16,384 chars head+tail, not configurable. Cases that
+    /// configure a cap, ask for bytes or for head-only are skipped; CAP-9 and HT-4 do not apply.
+    FixedCharCap,
+    /// A fixed deadline of 1,000 ms for every handler, not configurable: the deadline cases
+    /// sleep relative to it.
+    FixedDeadline,
+    /// The adapter does not report the transcript (`history: false`): the history checks are
+    /// not testable.
+    NoHistory,
+    /// The harness does not report retryability (`retryability: false`): OUT-6 is not testable.
+    NoRetryability,
+    /// Structured output is pretty-printed (two-space indents, one member per line) instead of
+    /// compact; it still parses back to the handler's value.
+    PrettyJson,
+}
+
+impl Variant {
+    /// Every variant, in documentation order.
+    pub const ALL: [Variant; 19] = [
+        Variant::FoldsMalformedCall,
+        Variant::NonObjectAsInvalidArguments,
+        Variant::EmptyNameAsUnknownTool,
+        Variant::BlankNameAsMalformedCall,
+        Variant::RewordedMessages,
+        Variant::PythonStyleMessages,
+        Variant::UnknownToolWithoutList,
+        Variant::HeadHeavySplit,
+        Variant::TailHeavySplit,
+        Variant::NoteAfterTail,
+        Variant::GroupedNote,
+        Variant::NoRemedies,
+        Variant::HeadOnlyCap,
+        Variant::NoCodes,
+        Variant::FixedCharCap,
+        Variant::FixedDeadline,
+        Variant::NoHistory,
+        Variant::NoRetryability,
+        Variant::PrettyJson,
+    ];
+
+    /// The kebab-case name used on the command line and in reports.
+    pub fn name(self) -> &'static str {
+        match self {
+            Variant::FoldsMalformedCall => "folds-malformed-call",
+            Variant::NonObjectAsInvalidArguments => "non-object-as-invalid-arguments",
+            Variant::EmptyNameAsUnknownTool => "empty-name-as-unknown-tool",
+            Variant::BlankNameAsMalformedCall => "blank-name-as-malformed-call",
+            Variant::RewordedMessages => "reworded-messages",
+            Variant::PythonStyleMessages => "python-style-messages",
+            Variant::UnknownToolWithoutList => "unknown-tool-without-list",
+            Variant::HeadHeavySplit => "head-heavy-split",
+            Variant::TailHeavySplit => "tail-heavy-split",
+            Variant::NoteAfterTail => "note-after-tail",
+            Variant::GroupedNote => "grouped-note",
+            Variant::NoRemedies => "no-remedies",
+            Variant::HeadOnlyCap => "head-only-cap",
+            Variant::NoCodes => "no-codes",
+            Variant::FixedCharCap => "fixed-char-cap",
+            Variant::FixedDeadline => "fixed-deadline",
+            Variant::NoHistory => "no-history",
+            Variant::NoRetryability => "no-retryability",
+            Variant::PrettyJson => "pretty-json",
+        }
+    }
+
+    /// One line saying what the variant does differently.
+    pub fn describe(self) -> &'static str {
+        match self {
+            Variant::FoldsMalformedCall => {
+                "answers malformed calls as invalid_arguments and declares the fold"
+            }
+            Variant::NonObjectAsInvalidArguments => {
+                "validates non-object arguments against the tool's schema: invalid_arguments"
+            }
+            Variant::EmptyNameAsUnknownTool => {
+                "looks up an empty tool name: unknown_tool, with the available tools"
+            }
+            Variant::BlankNameAsMalformedCall => {
+                "refuses a blank tool name as malformed_call instead of looking it up"
+            }
+            Variant::RewordedMessages => {
+                "phrases every error message differently, with the same facts"
+            }
+            Variant::PythonStyleMessages => {
+                "words invalid arguments like a Python validator: dotted paths, Python type names (departs from TEACH-3)"
+            }
+            Variant::UnknownToolWithoutList => {
+                "does not list the available tools for an unknown one (departs from CALL-2)"
+            }
+            Variant::HeadHeavySplit => "keeps 80% of the cut's budget at the head, 20% at the tail",
+            Variant::TailHeavySplit => "keeps 20% of the cut's budget at the head, 80% at the tail",
+            Variant::NoteAfterTail => "puts the truncation note after the kept tail",
+            Variant::GroupedNote => {
+                "writes another honest note: lines first, digit groups, no brackets"
+            }
+            Variant::NoRemedies => "states the condition only, never a next step (departs from TEACH-8)",
+            Variant::HeadOnlyCap => "caps keeping the head only, and has no head+tail",
+            Variant::NoCodes => "has no machine codes at all",
+            Variant::FixedCharCap => "has a fixed 16,384-char head+tail cap that cannot be configured",
+            Variant::FixedDeadline => "has a fixed 1,000 ms deadline that cannot be configured",
+            Variant::NoHistory => "does not report the transcript",
+            Variant::NoRetryability => "does not report retryability",
+            Variant::PrettyJson => "pretty-prints structured output",
+        }
+    }
+
+    /// The SHOULD requirements this variant deliberately departs from, and so may fail. Every
+    /// other requirement it must pass (or, where it declares less, find not testable or not
+    /// applicable).
+    pub fn departs_from(self) -> &'static [&'static str] {
+        match self {
+            Variant::NoRemedies => &["TEACH-8"],
+            Variant::PythonStyleMessages => &["TEACH-3"],
+            Variant::UnknownToolWithoutList => &["CALL-2"],
+            _ => &[],
+        }
+    }
+}
+
+impl fmt::Display for Variant {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// A name that is not a legitimate variant's.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct UnknownVariant(pub String);
+
+impl fmt::Display for UnknownVariant {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        // The name came from the command line: bounded and escaped.
+        let shown: String = self.0.chars().take(80).collect();
+        write!(f, "unknown variant {shown:?}; the variants are: ")?;
+        for (i, variant) in Variant::ALL.iter().enumerate() {
+            if i > 0 {
+                f.write_str(", ")?;
+            }
+            f.write_str(variant.name())?;
+        }
+        Ok(())
+    }
+}
+
+impl std::error::Error for UnknownVariant {}
+
+impl FromStr for Variant {
+    type Err = UnknownVariant;
+
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        Variant::ALL
+            .into_iter()
+            .find(|v| v.name() == s)
+            .ok_or_else(|| UnknownVariant(s.to_owned()))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::Fault;
+
+    #[test]
+    fn names_round_trip_are_unique_and_never_a_fault_name() {
+        let mut seen = std::collections::BTreeSet::new();
+        for variant in Variant::ALL {
+            assert!(seen.insert(variant.name()), "duplicate {}", variant.name());
+            assert_eq!(variant.name().parse::<Variant>(), Ok(variant));
+            assert!(variant.name().parse::<Fault>().is_err());
+            assert!(!variant.describe().is_empty() && !variant.describe().contains('\n'));
+            for id in variant.departs_from() {
+                assert!(id.contains('-'), "{id} is a requirement id");
+            }
+        }
+        let err = "nope\u{1b}".parse::<Variant>().unwrap_err().to_string();
+        assert!(err.contains("no-codes") && err.contains("\\u{1b}"), "{err}");
+    }
+}
