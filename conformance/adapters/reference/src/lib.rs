@@ -101,6 +101,7 @@
 //! note moved or rewritten around harness-ref's own cut (`renote` module).
 
 pub mod fault;
+mod json_text;
 mod perturb;
 mod policy;
 mod renote;
@@ -393,7 +394,20 @@ impl ReferenceAdapter {
 
         // What the harness reads of each call, after the variant's edits (if any).
         let peeked: Vec<Peeked> = case.calls.iter().map(Peeked::of).collect();
-        let edits = edit_calls(case, &peeked, fault);
+        let mut edits = edit_calls(case, &peeked, fault);
+        // `refuses-every-duplicate-id`: the first call of a reused id goes to harness-ref under
+        // a name no tool has, so nothing runs and the id still counts as used; its answer is
+        // rewritten as a duplicate-id refusal.
+        let first_of_reused = match variant {
+            Some(Variant::RefusesEveryDuplicateId) => first_of_reused_ids(&peeked),
+            _ => vec![false; peeked.len()],
+        };
+        let nowhere = unregistered_name(&case.tools);
+        for (edit, first) in edits.iter_mut().zip(&first_of_reused) {
+            if *first {
+                edit.name = Some(nowhere.clone());
+            }
+        }
         let fed: Vec<Peeked> = peeked
             .iter()
             .zip(&edits)
@@ -459,6 +473,7 @@ impl ReferenceAdapter {
                 let cx = VariantContext {
                     cap: &intended,
                     call: fed.get(i),
+                    first_of_reused: first_of_reused.get(i).copied().unwrap_or(false),
                     tools: &case.tools,
                     tool_names: &tool_names,
                     deadline: harness_config.deadline,
@@ -614,14 +629,18 @@ fn into_tool_output(
     variant: Option<Variant>,
 ) -> Result<ToolOutput, ToolError> {
     match outcome {
-        // `pretty-json`: harness-ref's own output check, then pretty text; a value the check
-        // refuses goes to harness-ref as is, which answers `invalid_tool_output`.
-        Outcome::Json(value) if variant == Some(Variant::PrettyJson) => {
+        // `pretty-json`, `python-json`: harness-ref's own output check, then the variant's
+        // JSON text; a value the check refuses goes to harness-ref as is, which answers
+        // `invalid_tool_output`.
+        Outcome::Json(value)
+            if matches!(variant, Some(Variant::PrettyJson | Variant::PythonJson)) =>
+        {
             let limits = harness_ref::OutputLimits::default();
             match harness_ref::output::to_json(ToolValue::from(value.clone()), &limits) {
-                Ok(checked) => Ok(ToolOutput::Text(
-                    serde_json::to_string_pretty(&checked).unwrap_or_else(|_| checked.to_string()),
-                )),
+                Ok(checked) if variant == Some(Variant::PrettyJson) => {
+                    Ok(ToolOutput::Text(json_text::pretty(&checked)))
+                }
+                Ok(checked) => Ok(ToolOutput::Text(json_text::python(&checked))),
                 Err(_) => Ok(ToolOutput::json(value)),
             }
         }
@@ -807,6 +826,31 @@ impl Edit {
     fn is_empty(&self) -> bool {
         self.id.is_none() && self.name.is_none() && self.args.is_none()
     }
+}
+
+/// For each call, whether it is the first of two or more calls with its (usable) id.
+fn first_of_reused_ids(peeked: &[Peeked]) -> Vec<bool> {
+    let usable = |p: &Peeked| p.id.clone().filter(|id| !id.is_empty());
+    let mut count: HashMap<String, usize> = HashMap::new();
+    for id in peeked.iter().filter_map(usable) {
+        *count.entry(id).or_default() += 1;
+    }
+    let mut seen = HashSet::new();
+    peeked
+        .iter()
+        .map(|p| {
+            usable(p).is_some_and(|id| count.get(&id).is_some_and(|&n| n > 1) && seen.insert(id))
+        })
+        .collect()
+}
+
+/// A tool name none of the case's tools has.
+fn unregistered_name(tools: &[protocol::ToolDef]) -> String {
+    let mut name = "no-such-tool".to_owned();
+    while tools.iter().any(|t| t.name == name) {
+        name.push('~');
+    }
+    name
 }
 
 /// The edits a variant makes to the calls of a turn.
@@ -1003,6 +1047,8 @@ struct VariantContext<'a> {
     cap: &'a CapConfig,
     /// The call as the harness read it.
     call: Option<&'a Peeked>,
+    /// Whether the call is the first of several with its id (`refuses-every-duplicate-id`).
+    first_of_reused: bool,
     /// The case's tools.
     tools: &'a [protocol::ToolDef],
     /// The registered tool names, in the harness's order.
@@ -1097,18 +1143,30 @@ fn reshape_result(
                 o.content = capped(&reword::unknown_tool_unlisted(name));
             }
         }
+        Variant::CodePrefixedMessages => {
+            if let Some(text) = reword::code_prefixed(result) {
+                o.content = capped(&text);
+            }
+        }
         Variant::NoRemedies => {
             if let Some(text) = reword::without_remedy(result) {
                 o.content = capped(&text);
             }
         }
-        Variant::NoteAfterTail | Variant::GroupedNote => {
-            let style = if variant == Variant::NoteAfterTail {
-                renote::NoteStyle::AfterTail
-            } else {
-                renote::NoteStyle::Grouped
+        Variant::NoteAfterTail | Variant::GroupedNote | Variant::InlineNote => {
+            let style = match variant {
+                Variant::NoteAfterTail => renote::NoteStyle::AfterTail,
+                Variant::GroupedNote => renote::NoteStyle::Grouped,
+                _ => renote::NoteStyle::Inline,
             };
             o.content = renote::renote(result.content(), result.truncation(), style);
+        }
+        Variant::RefusesEveryDuplicateId if cx.first_of_reused => {
+            o.is_error = true;
+            o.code = Some(ErrorCode::DuplicateCallId.code().to_owned());
+            o.retryable = Some(ErrorCode::DuplicateCallId.retryable());
+            let id = o.tool_use_id.as_str().unwrap_or_default().to_owned();
+            o.content = capped(&reword::reused_id(&id));
         }
         Variant::NoCodes => o.code = None,
         Variant::NoRetryability => o.retryable = None,

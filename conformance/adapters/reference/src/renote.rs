@@ -3,8 +3,9 @@
 //!
 //! `note-after-tail` moves harness-ref's note after the kept tail (`head \n tail \n note`, the
 //! same length); `grouped-note` writes another honest note between head and tail
-//! (`... 41 lines, 12,345 bytes omitted from the middle ...`), never longer than harness-ref's
-//! for the same cut, so the content still fits. The cut itself — how much head and tail are
+//! (`... 41 lines, 12,345 bytes omitted from the middle ...`); `inline-note` puts a short one
+//! inside the text, with no line breaks and no line count (`head[… 3000 chars cut …]tail`).
+//! The notes are never longer than harness-ref's for the same cut, so the content still fits. The cut itself — how much head and tail are
 //! kept, on character boundaries, within the limit — is harness-ref's, read from its
 //! [`Truncation`]; harness-ref's content is `head \n note \n tail` (or `head \n note`).
 
@@ -19,6 +20,8 @@ pub(crate) enum NoteStyle {
     AfterTail,
     /// Lines first, digit groups, no brackets; between head and tail.
     Grouped,
+    /// The omitted amount only, in brackets, inside the text: no separators.
+    Inline,
 }
 
 /// `n` with its digits in groups of three separated by commas: `12,345`.
@@ -54,6 +57,10 @@ fn note(style: NoteStyle, t: &Truncation) -> String {
                 t.unit
             )
         }
+        NoteStyle::Inline => match t.strategy {
+            Strategy::HeadTail => format!("[… {} {} cut …]", t.omitted_size, t.unit),
+            Strategy::HeadOnly => format!("[… {} {} cut]", t.omitted_size, t.unit),
+        },
     }
 }
 
@@ -65,10 +72,13 @@ pub(crate) fn renote(content: &str, truncation: Option<&Truncation>, style: Note
     };
     let note = note(style, t);
     if t.head_size == 0 && t.tail_size == 0 && !content.contains('\n') {
-        // The limit holds the note alone (harness-ref's, cut to the limit): the same for ours.
-        let mut alone = note;
-        alone.truncate(content.len());
-        return alone;
+        // The limit holds the note alone (harness-ref's, ASCII, cut to the limit): so does
+        // ours, on a character boundary.
+        let mut end = content.len().min(note.len());
+        while !note.is_char_boundary(end) {
+            end -= 1;
+        }
+        return note[..end].to_owned();
     }
     let head = head_units(content, t.head_size, t.unit);
     let tail = tail_units(content, t.tail_size, t.unit);
@@ -77,6 +87,8 @@ pub(crate) fn renote(content: &str, truncation: Option<&Truncation>, style: Note
         (Strategy::HeadOnly, NoteStyle::Grouped) => format!("{head}\n{note}"),
         (Strategy::HeadTail, NoteStyle::AfterTail) => format!("{head}\n{tail}\n{note}"),
         (Strategy::HeadTail, NoteStyle::Grouped) => format!("{head}\n{note}\n{tail}"),
+        (Strategy::HeadOnly, NoteStyle::Inline) => format!("{head}{note}"),
+        (Strategy::HeadTail, NoteStyle::Inline) => format!("{head}{note}{tail}"),
     }
 }
 
@@ -113,7 +125,7 @@ mod tests {
                 for limit in [0, 10, 150, 400, 2000, 100_000] {
                     let config = CapConfig::new(limit, unit).with_strategy(strategy);
                     let reference = cap::cap(&text, &config);
-                    for style in [NoteStyle::AfterTail, NoteStyle::Grouped] {
+                    for style in [NoteStyle::AfterTail, NoteStyle::Grouped, NoteStyle::Inline] {
                         let out = renoted(&text, &config, style);
                         let why = format!("{limit} {unit} {strategy:?} {style:?}");
                         assert!(cap::measure(&out, unit) <= limit, "{why}");
@@ -128,7 +140,7 @@ mod tests {
                         };
                         let head = head_units(&text, t.head_size, unit);
                         assert!(out.starts_with(head), "{why}");
-                        if strategy == Strategy::HeadTail && style == NoteStyle::Grouped {
+                        if strategy == Strategy::HeadTail && style != NoteStyle::AfterTail {
                             assert!(out.ends_with(tail_units(&text, t.tail_size, unit)));
                         }
                     }

@@ -102,6 +102,17 @@ pub(crate) fn without_remedy(result: &ToolResult) -> Option<String> {
     Some(error.message.clone())
 }
 
+/// `code-prefixed-messages`: `error[<code>]: ` before the reference's whole message.
+pub(crate) fn code_prefixed(result: &ToolResult) -> Option<String> {
+    let error = result.error()?;
+    // The reference's content: the condition, then ` — ` and the remedy when there is one.
+    let message = match &error.remedy {
+        Some(remedy) => format!("{} — {remedy}", error.message),
+        None => error.message.clone(),
+    };
+    Some(format!("error[{}]: {message}", error.code.code()))
+}
+
 /// What a reworded message may need besides the result.
 pub(crate) struct Facts<'a> {
     /// The tool the call named, as sent (when it named one).
@@ -196,6 +207,14 @@ pub(crate) fn reworded(result: &ToolResult, facts: &Facts<'_>) -> Option<String>
         _ => return None,
     };
     Some(text)
+}
+
+/// `refuses-every-duplicate-id`: the answer to the first of several calls with one id.
+pub(crate) fn reused_id(id: &str) -> String {
+    format!(
+        "duplicate tool call id {}: other calls in this turn use it too, so none of them was run — give every tool call in a turn its own id",
+        quoted(id)
+    )
 }
 
 /// `unknown-tool-without-list`: the reference's unknown-tool answer without the tool list.

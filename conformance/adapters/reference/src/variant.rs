@@ -40,6 +40,9 @@ pub enum Variant {
     /// received, the available tools, the tool's own refusal message verbatim, the deadline,
     /// and a next step. (The security gates' refusals keep the reference's wording.)
     RewordedMessages,
+    /// Every error message starts with its code, `error[invalid_arguments]: `, for every
+    /// class (the security gates' refusals included).
+    CodePrefixedMessages,
     /// Invalid-arguments messages in the style of Python validators (pydantic): one line per
     /// location as a dotted path (`items.3.qty`, `arguments` for the root), JSON types by
     /// their Python names (`int`, `str`, `list`, `dict`, `None`). Departs from TEACH-3 (a
@@ -48,6 +51,10 @@ pub enum Variant {
     /// An unknown-tool message that does not list the available tools (a harness may keep its
     /// tool list private). Departs from CALL-2 (a SHOULD), which it may fail.
     UnknownToolWithoutList,
+    /// Every call of a reused id is refused, the first one included (which of two calls the
+    /// model meant cannot be known). Departs from CORR-6 (a SHOULD: the first is processed
+    /// normally), which it may fail.
+    RefusesEveryDuplicateId,
     /// Head+tail keeps 80% of the text budget at the head and 20% at the tail.
     HeadHeavySplit,
     /// Head+tail keeps 20% of the text budget at the head and 80% at the tail.
@@ -57,6 +64,10 @@ pub enum Variant {
     /// Another honest note: lines first, digit groups separated by commas, "omitted", no
     /// brackets (`... 41 lines, 12,345 bytes omitted from the middle of 20,000 ...`).
     GroupedNote,
+    /// A short note inside the text, with no line breaks around it and no line count
+    /// (`...line 12[… 3000 chars cut …]line 88...`). Departs from HT-3 (a SHOULD: the note
+    /// states the omitted lines), which it may fail.
+    InlineNote,
     /// Error messages state the condition only, never a next step. Departs from TEACH-8 (a
     /// SHOULD), which it may fail.
     NoRemedies,
@@ -80,22 +91,28 @@ pub enum Variant {
     /// Structured output is pretty-printed (two-space indents, one member per line) instead of
     /// compact; it still parses back to the handler's value.
     PrettyJson,
+    /// Structured output as Python's `json.dumps` writes it by default: `", "` and `": "`
+    /// between items, every non-ASCII character escaped (`\u00e9`).
+    PythonJson,
 }
 
 impl Variant {
     /// Every variant, in documentation order.
-    pub const ALL: [Variant; 19] = [
+    pub const ALL: [Variant; 23] = [
         Variant::FoldsMalformedCall,
         Variant::NonObjectAsInvalidArguments,
         Variant::EmptyNameAsUnknownTool,
         Variant::BlankNameAsMalformedCall,
         Variant::RewordedMessages,
+        Variant::CodePrefixedMessages,
         Variant::PythonStyleMessages,
         Variant::UnknownToolWithoutList,
+        Variant::RefusesEveryDuplicateId,
         Variant::HeadHeavySplit,
         Variant::TailHeavySplit,
         Variant::NoteAfterTail,
         Variant::GroupedNote,
+        Variant::InlineNote,
         Variant::NoRemedies,
         Variant::HeadOnlyCap,
         Variant::NoCodes,
@@ -104,6 +121,7 @@ impl Variant {
         Variant::NoHistory,
         Variant::NoRetryability,
         Variant::PrettyJson,
+        Variant::PythonJson,
     ];
 
     /// The kebab-case name used on the command line and in reports.
@@ -114,12 +132,15 @@ impl Variant {
             Variant::EmptyNameAsUnknownTool => "empty-name-as-unknown-tool",
             Variant::BlankNameAsMalformedCall => "blank-name-as-malformed-call",
             Variant::RewordedMessages => "reworded-messages",
+            Variant::CodePrefixedMessages => "code-prefixed-messages",
             Variant::PythonStyleMessages => "python-style-messages",
             Variant::UnknownToolWithoutList => "unknown-tool-without-list",
+            Variant::RefusesEveryDuplicateId => "refuses-every-duplicate-id",
             Variant::HeadHeavySplit => "head-heavy-split",
             Variant::TailHeavySplit => "tail-heavy-split",
             Variant::NoteAfterTail => "note-after-tail",
             Variant::GroupedNote => "grouped-note",
+            Variant::InlineNote => "inline-note",
             Variant::NoRemedies => "no-remedies",
             Variant::HeadOnlyCap => "head-only-cap",
             Variant::NoCodes => "no-codes",
@@ -128,6 +149,7 @@ impl Variant {
             Variant::NoHistory => "no-history",
             Variant::NoRetryability => "no-retryability",
             Variant::PrettyJson => "pretty-json",
+            Variant::PythonJson => "python-json",
         }
     }
 
@@ -149,17 +171,24 @@ impl Variant {
             Variant::RewordedMessages => {
                 "phrases every error message differently, with the same facts"
             }
+            Variant::CodePrefixedMessages => "starts every error message with its code",
             Variant::PythonStyleMessages => {
                 "words invalid arguments like a Python validator: dotted paths, Python type names (departs from TEACH-3)"
             }
             Variant::UnknownToolWithoutList => {
                 "does not list the available tools for an unknown one (departs from CALL-2)"
             }
+            Variant::RefusesEveryDuplicateId => {
+                "refuses every call of a reused id, the first one too (departs from CORR-6)"
+            }
             Variant::HeadHeavySplit => "keeps 80% of the cut's budget at the head, 20% at the tail",
             Variant::TailHeavySplit => "keeps 20% of the cut's budget at the head, 80% at the tail",
             Variant::NoteAfterTail => "puts the truncation note after the kept tail",
             Variant::GroupedNote => {
                 "writes another honest note: lines first, digit groups, no brackets"
+            }
+            Variant::InlineNote => {
+                "puts a short note inside the text, without line breaks or a line count (departs from HT-3)"
             }
             Variant::NoRemedies => "states the condition only, never a next step (departs from TEACH-8)",
             Variant::HeadOnlyCap => "caps keeping the head only, and has no head+tail",
@@ -169,6 +198,9 @@ impl Variant {
             Variant::NoHistory => "does not report the transcript",
             Variant::NoRetryability => "does not report retryability",
             Variant::PrettyJson => "pretty-prints structured output",
+            Variant::PythonJson => {
+                "writes structured output as Python's json.dumps does: spaced, non-ASCII escaped"
+            }
         }
     }
 
@@ -180,6 +212,8 @@ impl Variant {
             Variant::NoRemedies => &["TEACH-8"],
             Variant::PythonStyleMessages => &["TEACH-3"],
             Variant::UnknownToolWithoutList => &["CALL-2"],
+            Variant::InlineNote => &["HT-3"],
+            Variant::RefusesEveryDuplicateId => &["CORR-6"],
             _ => &[],
         }
     }

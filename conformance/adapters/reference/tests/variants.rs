@@ -208,6 +208,21 @@ fn demo(variant: Variant) -> Demo {
                 );
             },
         ),
+        Variant::CodePrefixedMessages => (
+            case(json!({
+                "id": "test/prefixed",
+                "tools": [{"name": "t", "input_schema": integer_n(), "behavior": ok()}],
+                "calls": [{"id": "a", "name": "t", "input": {"n": "3"}}, {"id": "b", "name": "t", "input": {"n": 3}}]
+            })),
+            |reference, variant| {
+                let (r, v) = (results(reference), results(variant));
+                assert_eq!(
+                    v[0].content,
+                    format!("error[invalid_arguments]: {}", r[0].content)
+                );
+                assert_eq!(v[1], r[1], "successes are untouched");
+            },
+        ),
         Variant::PythonStyleMessages => (
             one_tool(
                 json!({}),
@@ -245,6 +260,33 @@ fn demo(variant: Variant) -> Demo {
                 );
             },
         ),
+        Variant::RefusesEveryDuplicateId => (
+            one_tool(
+                json!({}),
+                json!({}),
+                ok(),
+                json!([
+                    call("a", json!({})),
+                    call("b", json!({})),
+                    call("a", json!({})),
+                    call("a", json!({}))
+                ]),
+            ),
+            |reference, variant| {
+                let (r, v) = (results(reference), results(variant));
+                assert!(!r[0].is_error);
+                assert_eq!(common::invocations(reference).len(), 2);
+                assert_eq!(common::invocations(variant).len(), 1, "only b ran");
+                assert!(v[0].is_error && v[0].tool_use_id == json!("a"));
+                assert_eq!(v[0].code.as_deref(), Some("duplicate_call_id"));
+                assert!(
+                    v[0].content.contains("none of them was run"),
+                    "{}",
+                    v[0].content
+                );
+                assert_eq!(&v[1..], &r[1..]);
+            },
+        ),
         Variant::HeadHeavySplit => (log_case(1000, "head_tail"), |reference, variant| {
             let (r, v) = (first(reference).0, first(variant).0);
             assert!(v.ends_with("ValueError: boom"));
@@ -277,6 +319,22 @@ fn demo(variant: Variant) -> Demo {
                 "{note}"
             );
             assert!(note.contains("1,"), "digit groups: {note}");
+        }),
+        Variant::InlineNote => (log_case(1000, "head_tail"), |reference, variant| {
+            let (r, v) = (first(reference).0, first(variant).0);
+            assert!(v.ends_with("ValueError: boom"));
+            let at = v.find("[… ").expect("a note");
+            let (head, rest) = v.split_at(at);
+            let (note, tail) = rest.split_once(" cut …]").unwrap();
+            assert!(
+                r.starts_with(head) && r.ends_with(tail),
+                "harness-ref's cut: {v}"
+            );
+            let omitted: usize = note["[… ".len()..]
+                .trim_end_matches(" chars")
+                .parse()
+                .unwrap();
+            assert_eq!(omitted, 4976 - head.chars().count() - tail.chars().count());
         }),
         Variant::NoRemedies => (string_for_integer(), |reference, variant| {
             let (r, v) = (first(reference).0, first(variant).0);
@@ -367,6 +425,24 @@ fn demo(variant: Variant) -> Demo {
                 assert_eq!(parsed, json!({"a": [1, {"b": null}]}));
                 assert_eq!(v[1], r[1], "a non-finite value is still refused");
                 assert_eq!(v[1].code.as_deref(), Some("invalid_tool_output"));
+            },
+        ),
+        Variant::PythonJson => (
+            one_tool(
+                json!({}),
+                json!({}),
+                json!({"return": {"json": {"city": "Zürich", "temps": [1, 2.5]}}}),
+                json!([call("a", json!({}))]),
+            ),
+            |reference, variant| {
+                assert_eq!(
+                    first(reference).0,
+                    "{\"city\":\"Zürich\",\"temps\":[1,2.5]}"
+                );
+                assert_eq!(
+                    first(variant).0,
+                    "{\"city\": \"Z\\u00fcrich\", \"temps\": [1, 2.5]}"
+                );
             },
         ),
         other => panic!("no demonstration for {other:?}"),
