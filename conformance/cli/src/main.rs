@@ -55,8 +55,8 @@ enum Cmd {
         /// Where to write them; created if missing.
         dir: PathBuf,
     },
-    /// Run the suite against every deliberately broken variant of the reference harness;
-    /// every variant must be caught by at least one case.
+    /// Run the suite against the reference harness's deliberately broken variants (each must
+    /// be caught by at least one case) and its legitimate ones (each must pass every MUST).
     Selftest(SelftestArgs),
     /// Run the suite against several harnesses and write a Markdown and an HTML grid.
     Matrix(MatrixArgs),
@@ -155,6 +155,16 @@ struct SelftestArgs {
     /// Parallel workers per variant.
     #[arg(long, short = 'j', default_value_t = 2)]
     jobs: usize,
+    /// Run only the broken variants (each must be caught) or only the legitimate ones (each
+    /// must pass every MUST).
+    #[arg(long, value_enum)]
+    only: Option<SelftestSide>,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+enum SelftestSide {
+    Broken,
+    Legitimate,
 }
 
 #[derive(Args, Debug)]
@@ -470,9 +480,13 @@ fn cmd_selftest(args: SelftestArgs) -> Result<ExitCode, String> {
         baseline: Baseline::new(),
         requirements: suite.requirements.clone(),
     };
-    let report = harness_conformance_driver::selftest::selftest(&cases, &cfg, &|line: &str| {
-        eprintln!("{line}")
-    });
+    use harness_conformance_driver::selftest::{self, Sides};
+    let sides = match args.only {
+        None => Sides::Both,
+        Some(SelftestSide::Broken) => Sides::Broken,
+        Some(SelftestSide::Legitimate) => Sides::Legitimate,
+    };
+    let report = selftest::selftest(&cases, &cfg, sides, &|line: &str| eprintln!("{line}"));
     print!("{}", report.render());
     Ok(if report.ok() {
         ExitCode::SUCCESS

@@ -25,9 +25,33 @@ use harness_ref_adapter::{Fault, Variant};
 use crate::client::InProcess;
 use crate::runner::{self, RunConfig};
 
+/// Which variants a selftest runs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Sides {
+    /// The broken and the legitimate ones.
+    #[default]
+    Both,
+    /// The broken ones only: does the suite have teeth?
+    Broken,
+    /// The legitimate ones only: is the suite fair?
+    Legitimate,
+}
+
+impl Sides {
+    fn broken(self) -> bool {
+        self != Sides::Legitimate
+    }
+
+    fn legitimate(self) -> bool {
+        self != Sides::Broken
+    }
+}
+
 /// The selftest's findings.
 #[derive(Debug)]
 pub struct SelftestReport {
+    /// Which variants were run.
+    pub sides: Sides,
     /// The reference itself (must have no unexpected results).
     pub reference: RunResult,
     /// Each broken variant's run.
@@ -95,28 +119,32 @@ impl SelftestReport {
     pub fn render(&self) -> String {
         let mut out = String::new();
         self.render_reference(&mut out);
-        for (fault, result) in &self.broken {
-            render_broken(&mut out, *fault, &self.caught_by(result));
+        if self.sides.broken() {
+            for (fault, result) in &self.broken {
+                render_broken(&mut out, *fault, &self.caught_by(result));
+            }
+            let gaps = self.gaps().len();
+            let _ = writeln!(
+                out,
+                "broken variants caught {}/{}",
+                self.broken.len() - gaps,
+                self.broken.len()
+            );
         }
-        let gaps = self.gaps().len();
-        let _ = writeln!(
-            out,
-            "broken variants caught {}/{}",
-            self.broken.len() - gaps,
-            self.broken.len()
-        );
-        let mut failing = 0;
-        for (variant, result) in &self.legitimate {
-            let alarms = false_alarms(*variant, result);
-            failing += usize::from(!alarms.is_empty());
-            render_legitimate(&mut out, *variant, result, &alarms);
+        if self.sides.legitimate() {
+            let mut failing = 0;
+            for (variant, result) in &self.legitimate {
+                let alarms = false_alarms(*variant, result);
+                failing += usize::from(!alarms.is_empty());
+                render_legitimate(&mut out, *variant, result, &alarms);
+            }
+            let _ = writeln!(
+                out,
+                "legitimate variants passing {}/{}",
+                self.legitimate.len() - failing,
+                self.legitimate.len()
+            );
         }
-        let _ = writeln!(
-            out,
-            "legitimate variants passing {}/{}",
-            self.legitimate.len() - failing,
-            self.legitimate.len()
-        );
         let _ = writeln!(
             out,
             "{}",
@@ -400,9 +428,14 @@ fn run_job(cases: &[&Case], job: Job, cfg: &RunConfig) -> RunResult {
     )
 }
 
-/// Runs `cases` against the reference, each of its broken variants and each of its legitimate
-/// ones. `log` gets one line per finished variant.
-pub fn selftest(cases: &[&Case], cfg: &RunConfig, log: &(dyn Fn(&str) + Sync)) -> SelftestReport {
+/// Runs `cases` against the reference and each of its broken variants, its legitimate ones, or
+/// both (`sides`). `log` gets one line per finished variant.
+pub fn selftest(
+    cases: &[&Case],
+    cfg: &RunConfig,
+    sides: Sides,
+    log: &(dyn Fn(&str) + Sync),
+) -> SelftestReport {
     let reference = runner::run(
         cases,
         &|| -> Box<dyn Harness + Send> { Box::new(InProcess::new(None)) },
@@ -415,10 +448,11 @@ pub fn selftest(cases: &[&Case], cfg: &RunConfig, log: &(dyn Fn(&str) + Sync)) -
     ));
     // The variants run side by side (`VARIANTS_AT_ONCE` at a time): the suite's wall time is
     // mostly handlers sleeping past deadlines, so overlapping variants costs little CPU.
-    let jobs: Vec<Job> = Fault::ALL
-        .iter()
+    let broken = Fault::ALL.iter().filter(|_| sides.broken());
+    let legitimate = Variant::ALL.iter().filter(|_| sides.legitimate());
+    let jobs: Vec<Job> = broken
         .map(|f| Job::Broken(*f))
-        .chain(Variant::ALL.iter().map(|v| Job::Legitimate(*v)))
+        .chain(legitimate.map(|v| Job::Legitimate(*v)))
         .collect();
     // Popped from the end: reversed, so they start in documentation order.
     let queue = std::sync::Mutex::new(jobs.into_iter().enumerate().rev().collect::<Vec<_>>());
@@ -451,6 +485,7 @@ pub fn selftest(cases: &[&Case], cfg: &RunConfig, log: &(dyn Fn(&str) + Sync)) -
     let mut done = done.into_inner().unwrap_or_default();
     done.sort_by_key(|(i, _, _)| *i);
     let mut report = SelftestReport {
+        sides,
         reference,
         broken: Vec::new(),
         legitimate: Vec::new(),
@@ -567,6 +602,7 @@ mod tests {
             "{alarms:?}"
         );
         let report = SelftestReport {
+            sides: Sides::Legitimate,
             reference: runner::run(
                 &cases,
                 &|| -> Box<dyn Harness + Send> { Box::new(InProcess::new(None)) },
@@ -580,6 +616,7 @@ mod tests {
         assert!(text.contains("FALSE ALARM pretty-json"), "{text}");
         assert!(text.contains("reproduce: harness-conformance run --harness 'harness-ref-adapter --variant pretty-json' --run validation/string-for-integer-is-not-coerced"), "{text}");
         assert!(text.contains("legitimate variants passing 0/1"), "{text}");
+        assert!(!text.contains("broken variants caught"), "{text}");
         assert!(text.ends_with("selftest FAILED\n"), "{text}");
         assert!(!report.ok());
     }
