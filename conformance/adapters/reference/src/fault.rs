@@ -248,14 +248,7 @@ pub struct UnknownFault(pub String);
 
 impl fmt::Display for UnknownFault {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "unknown fault {:?}; the faults are: ", self.0)?;
-        for (i, fault) in Fault::ALL.iter().enumerate() {
-            if i > 0 {
-                f.write_str(", ")?;
-            }
-            f.write_str(fault.name())?;
-        }
-        Ok(())
+        crate::names::write_unknown(f, "fault", &self.0, &Fault::ALL, Fault::name)
     }
 }
 
@@ -265,10 +258,7 @@ impl FromStr for Fault {
     type Err = UnknownFault;
 
     fn from_str(s: &str) -> Result<Self, Self::Err> {
-        Fault::ALL
-            .into_iter()
-            .find(|f| f.name() == s)
-            .ok_or_else(|| UnknownFault(s.to_owned()))
+        crate::names::find(&Fault::ALL, Fault::name, s).ok_or_else(|| UnknownFault(s.to_owned()))
     }
 }
 
@@ -286,5 +276,13 @@ mod tests {
         }
         let err = "nope".parse::<Fault>().unwrap_err();
         assert!(err.to_string().contains("coerces-types"));
+        // A name from the command line is shown escaped and bounded.
+        let long = format!("\u{1b}{}", "x".repeat(500));
+        let err = long.parse::<Fault>().unwrap_err().to_string();
+        assert!(err.contains("\\u{1b}") && !err.contains('\u{1b}'), "{err}");
+        assert!(
+            err.contains(&"x".repeat(79)) && !err.contains(&"x".repeat(80)),
+            "{err}"
+        );
     }
 }

@@ -102,6 +102,7 @@
 
 pub mod fault;
 mod json_text;
+mod names;
 mod perturb;
 mod policy;
 mod renote;

@@ -231,16 +231,7 @@ pub struct UnknownVariant(pub String);
 
 impl fmt::Display for UnknownVariant {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        // The name came from the command line: bounded and escaped.
-        let shown: String = self.0.chars().take(80).collect();
-        write!(f, "unknown variant {shown:?}; the variants are: ")?;
-        for (i, variant) in Variant::ALL.iter().enumerate() {
-            if i > 0 {
-                f.write_str(", ")?;
-            }
-            f.write_str(variant.name())?;
-        }
-        Ok(())
+        crate::names::write_unknown(f, "variant", &self.0, &Variant::ALL, Variant::name)
     }
 }
 
@@ -250,9 +241,7 @@ impl FromStr for Variant {
     type Err = UnknownVariant;
 
     fn from_str(s: &str) -> Result<Self, Self::Err> {
-        Variant::ALL
-            .into_iter()
-            .find(|v| v.name() == s)
+        crate::names::find(&Variant::ALL, Variant::name, s)
             .ok_or_else(|| UnknownVariant(s.to_owned()))
     }
 }
