@@ -3,7 +3,9 @@
 # them when none is named).
 #
 #   conformance/adapters/install.sh [mcp-python|mcp-typescript|pydantic-ai|langgraph-default|
-#                                    langgraph-handle-errors|template-python|template-typescript ...]
+#                                    langgraph-handle-errors|template-python|template-typescript|
+#                                    fastmcp|fastmcp-default|langchain-mcp-adapters|inspect-ai|
+#                                    smolagents ...]
 #   conformance/adapters/install.sh [codex|claude-code|gemini-cli|opencode ...]   (coding agents: not in the default list)
 #   conformance/adapters/install.sh uv        # only the pinned uv (ci/kits.sh uses it too)
 #
@@ -17,7 +19,8 @@
 # (a link to conformance/kits/typescript), built here first with its own lock file. All of these
 # are ignored by git. Idempotent and fast when already installed: a stamp file records the hash of
 # the pin files and of the kit's sources, and nothing is done while it matches.
-# langgraph-handle-errors runs the same harness as langgraph-default and shares its venv.
+# langgraph-handle-errors runs the same harness as langgraph-default and shares its venv;
+# fastmcp-default shares fastmcp's.
 # The coding agents (conformance/adapters/<agent>, driven over their wire) are npm packages of
 # 100-400 MB each with a prebuilt binary inside; they install only when named, from the same
 # package-lock.json stamp (npm's cache makes a reinstall fast).
@@ -28,7 +31,8 @@ kits=$(cd "$here/../kits" && pwd)
 python=${PYTHON:-python3.11}
 uv_version=0.13.8
 tools=$here/.tools
-all=(mcp-python mcp-typescript pydantic-ai langgraph-default template-python template-typescript)
+all=(mcp-python mcp-typescript pydantic-ai langgraph-default template-python template-typescript
+  fastmcp langchain-mcp-adapters inspect-ai smolagents)
 
 # The hash of a set of files (sorted by path), for stamps.
 tree_hash() {
@@ -112,6 +116,8 @@ for name in "${names[@]}"; do
   case $name in
     mcp-python | pydantic-ai | langgraph-default | template-python) install_python "$name" ;;
     langgraph-handle-errors) install_python langgraph-default ;;
+    fastmcp | langchain-mcp-adapters | inspect-ai | smolagents) install_python "$name" ;;
+    fastmcp-default) install_python fastmcp ;;
     mcp-typescript | template-typescript | codex | claude-code | gemini-cli | opencode) install_node "$name" ;;
     uv) ensure_uv ;;
     *) echo "install.sh: unknown adapter $name" >&2; exit 2 ;;
