@@ -23,9 +23,10 @@ see: text blocks concatenated, `isError`.
 
 The host (one rule, what mainstream MCP hosts do): a JSON-RPC error answering `tools/call` (an
 `MCPError`) is shown to the model as an error result whose text is the error's message, so the
-column judges the server's answer, not the host's. Anything else the client raises (its own
-request model refusing arguments that are not an object, say) means the call never reached the
-server: no result, and the kit writes the exception to stderr.
+column judges the server's answer, not the host's. A call that cannot be put on the wire at all
+(a name that is not a string, arguments that are not an object: MCP's request model refuses them
+in the client) never reaches the server, so its case SKIPs; anything else the client raises means
+no result, and the kit writes the exception to stderr.
 
 MCP has no tool-use id: the host copies the model's id onto each result. Cases whose calls have
 ids that are missing, not strings, empty or repeated test id correlation, which the server cannot
@@ -71,7 +72,7 @@ from fastmcp.exceptions import ToolError  # noqa: E402
 from fastmcp.server.middleware.response_limiting import ResponseLimitingMiddleware  # noqa: E402
 from fastmcp.tools import Tool as FastMCPTool  # noqa: E402
 from harness_conformance_adapter import (  # noqa: E402
-    Adapter, Call, Cap, Capabilities, Deadline, Errors, Implementation, Skip, Tool, Turn,
+    MISSING, Adapter, Call, Cap, Capabilities, Deadline, Errors, Implementation, Skip, Tool, Turn,
 )
 from harness_conformance_adapter.pydantic_schema import (  # noqa: E402
     KEYWORDS, Untranslatable, parameters, present_arguments, safe_name, skip_for,
@@ -127,11 +128,22 @@ def ids_testable(calls: list[Call]) -> bool:
     return all(isinstance(i, str) and i for i in ids) and len(set(ids)) == len(ids)
 
 
+def sendable(call: Call) -> bool:
+    """Whether the client can put this call on the wire: `tools/call` has a string name and object
+    (or absent) arguments, and the client's request model (`CallToolRequestParams`) refuses the rest
+    before sending."""
+    return isinstance(call.get("name"), str) and (call.input is MISSING or call.input is None
+                                                  or isinstance(call.input, dict))
+
+
 def build(turn: Turn) -> FastMCP:
     config = turn.case.config
     for call in turn.case.calls:
         if call.form != "structured":
             raise Skip("MCP tool calls carry arguments as a JSON object; raw and text forms are not expressible")
+        if not sendable(call):
+            raise Skip("an MCP tools/call request has a string name and object arguments; the client refuses "
+                       "this call before sending, so the server cannot be judged on it")
     if not ids_testable(list(turn.case.calls)):
         raise Skip("MCP tools/call carries no tool-use id: correlating results with missing, empty, "
                    "non-string or repeated ids is the host's job, not the server's")
