@@ -25,8 +25,9 @@ The host (one rule, what mainstream MCP hosts do): a JSON-RPC error answering `t
 `MCPError`) is shown to the model as an error result whose text is the error's message, so the
 column judges the server's answer, not the host's. A call that cannot be put on the wire at all
 (a name that is not a string, arguments that are not an object: MCP's request model refuses them
-in the client) never reaches the server, so its case SKIPs; anything else the client raises means
-no result, and the kit writes the exception to stderr.
+in the client, and sends `null` arguments as absent) never reaches the server as the model made
+it, so its case SKIPs; anything else the client raises means no result, and the kit writes the
+exception to stderr.
 
 MCP has no tool-use id: the host copies the model's id onto each result. Cases whose calls have
 ids that are missing, not strings, empty or repeated test id correlation, which the server cannot
@@ -129,11 +130,11 @@ def ids_testable(calls: list[Call]) -> bool:
 
 
 def sendable(call: Call) -> bool:
-    """Whether the client can put this call on the wire: `tools/call` has a string name and object
-    (or absent) arguments, and the client's request model (`CallToolRequestParams`) refuses the rest
-    before sending."""
-    return isinstance(call.get("name"), str) and (call.input is MISSING or call.input is None
-                                                  or isinstance(call.input, dict))
+    """Whether the client can put this call on the wire as the model made it: `tools/call` has a
+    string name and object (or absent) arguments. The client's request model
+    (`CallToolRequestParams`) refuses other names and arguments before sending, and it sends `null`
+    arguments as absent ones, which a server rightly reads as `{}`: the server never sees the null."""
+    return isinstance(call.get("name"), str) and (call.input is MISSING or isinstance(call.input, dict))
 
 
 def build(turn: Turn) -> FastMCP:
