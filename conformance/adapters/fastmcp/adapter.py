@@ -105,7 +105,10 @@ def signature_schema(schema: Any) -> Any:
 
 
 def tool_function(tool: Tool, turn: Turn) -> Any:
-    """The function a user would write for this tool: keyword parameters from the schema."""
+    """The function a user would write for this tool: keyword parameters from the schema.
+
+    The same body as mcp-python's `tool_function`: it belongs in the kit's `pydantic_schema`
+    (reported to the kit's owners; adapters do not change the kit)."""
     try:
         params = parameters(signature_schema(tool.input_schema), tool.name)
     except Untranslatable as exc:

@@ -117,6 +117,10 @@ def server_for(turn: Turn) -> Server[Any]:
 
 
 def ai_message(calls: list[Call]) -> AIMessage:
+    """The assistant message holding the turn's calls, as a LangChain chat model produces it.
+
+    The same as langgraph-default's `ai_message` (this adapter has its own venv, so it cannot
+    import that one); it belongs in a LangChain helper of the kit (reported to the kit's owners)."""
     structured, provider = [], []
     for call in calls:
         if call.form == "raw":
