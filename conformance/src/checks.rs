@@ -965,7 +965,7 @@ fn check_cap(
     if exp.keeps_head {
         let failure = (!keeps_head(o, c, cap)).then(|| {
             format!(
-                "{label}: expected the content to start with the output's head {}, the harness returned {}",
+                "{label}: expected the content to start with the output's head {} (a note may come first, on its own line), the harness returned {}",
                 quote(head_wanted(o, cap)),
                 quote(c)
             )
@@ -1074,8 +1074,9 @@ fn head_wanted<'a>(o: &'a str, cap: &EffectiveCap) -> &'a str {
     prefix_units(o, budget, cap.unit)
 }
 
+/// Whether `c` starts with the head `o`'s cap must keep, after a note placed before it if any.
 fn keeps_head(o: &str, c: &str, cap: &EffectiveCap) -> bool {
-    c.starts_with(head_wanted(o, cap))
+    c[note::leading_note(o, c)..].starts_with(head_wanted(o, cap))
 }
 
 fn last_line(o: &str) -> &str {
@@ -1323,6 +1324,17 @@ mod tests {
         let c = cap(200, Unit::Bytes);
         assert!(keeps_head(&o, &o[..30], &c));
         assert!(!keeps_head(&o, "[cut]", &c));
+        // A note on its own line before the head keeps the head (Inspect AI prints it so).
+        assert!(keeps_head(
+            &o,
+            &format!("[output truncated]\n{}", &o[..30]),
+            &c
+        ));
+        assert!(!keeps_head(
+            &o,
+            &format!("[output truncated]\n{}", &o[5..30]),
+            &c
+        ));
         assert_eq!(last_line(&o), "Traceback end");
         let long_first = "a".repeat(1000);
         assert_eq!(head_wanted(&long_first, &c), &long_first[..20]);

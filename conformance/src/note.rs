@@ -7,6 +7,10 @@
 //! cut — omitted, kept or total — so that a correct byte count cannot hide a wrong line count
 //! or the reverse. HT-3 asks for the omitted line count.
 //!
+//! The note may also come first (N + H + T: `[output truncated …]` on its own line, within
+//! [`LEADING_NOTE_MAX`] bytes, then the head), as some harnesses print it; its numbers are read
+//! against the split of what follows it.
+//!
 //! Where the head ends and the tail starts is read off the content: the head is as long as C and
 //! O agree before the number, the tail the longest suffix of O found in C on either side of it,
 //! less at most [`NOTE_SLACK`] units for note text that equals output text at the seams.
@@ -54,6 +58,54 @@ struct Reading {
 /// The numbers of C that can belong to the note (not well inside the kept head or tail), each
 /// with the split it implies.
 fn readings(o: &str, c: &str) -> Vec<Reading> {
+    let k = leading_note(o, c);
+    let mut out = readings_after(o, &c[k..]);
+    if k > 0 {
+        // A note before the kept head: its numbers describe the split of what follows it.
+        let split = fallback(o, c);
+        out.extend(numbers(&c[..k]).into_iter().map(|(_, j, value)| Reading {
+            value,
+            label: label_after(&c[j..k]),
+            ..split
+        }));
+    }
+    out
+}
+
+/// The most a note placed before the kept head may take, in bytes: a line or two of text.
+pub const LEADING_NOTE_MAX: usize = 512;
+
+/// The output's start that must follow a note placed before the kept head (bytes, at most).
+const LEADING_PROBE: usize = 32;
+
+/// The byte length of a note the harness put before the kept head (`[output truncated: …]\n`
+/// then the head), or 0. Such a note is accepted where the content does not start with the
+/// output but the output's start follows a line break within [`LEADING_NOTE_MAX`] bytes.
+pub(crate) fn leading_note(o: &str, c: &str) -> usize {
+    let mut end = o.len().min(LEADING_PROBE);
+    while !o.is_char_boundary(end) {
+        end -= 1;
+    }
+    let probe = o
+        .split('\n')
+        .next()
+        .map_or("", |first| &o[..end.min(first.len())]);
+    if probe.is_empty() || c.starts_with(probe) {
+        return 0;
+    }
+    let mut window = c.len().min(LEADING_NOTE_MAX + 1);
+    while !c.is_char_boundary(window) {
+        window -= 1;
+    }
+    c[..window]
+        .match_indices('\n')
+        .map(|(at, _)| at + 1)
+        .find(|&at| c[at..].starts_with(probe))
+        .unwrap_or(0)
+}
+
+/// [`readings`] of content that starts with the kept head (or has no head at all).
+fn readings_after(o: &str, c: &str) -> Vec<Reading> {
     let p = common_prefix(c, o);
     // Numbers inside the kept head or the kept tail are output text, not the note (a log's own
     // line numbers, which must not pass for a line count); skipping them also keeps this linear
@@ -266,6 +318,7 @@ pub fn check_lines(o: &str, c: &str) -> Result<(), String> {
 
 /// The split when the note holds no number at all.
 fn fallback(o: &str, c: &str) -> Reading {
+    let c = &c[leading_note(o, c)..];
     let p = common_prefix(c, o);
     let t = longest_suffix_in(o, &c[p..]).min(o.len() - p);
     Reading {
@@ -412,6 +465,33 @@ mod tests {
             o.len()
         );
         assert_eq!(check_counts(&o, &more, &c), Ok(()));
+    }
+
+    #[test]
+    fn a_note_may_come_before_the_head() {
+        let o = lines(100, "end");
+        let c = cap(400, Unit::Bytes);
+        let head = &o[..34];
+        let tail = &o[o.len() - 20..];
+        let gone = o.len() - 54;
+        let lines_gone = o[34..o.len() - 20].matches('\n').count();
+        let first =
+            format!("[output truncated: {gone} bytes, {lines_gone} lines omitted]\n{head}\n{tail}");
+        assert_eq!(leading_note(&o, &first), first.find(head).unwrap());
+        assert_eq!(check_counts(&o, &first, &c), Ok(()));
+        assert_eq!(check_lines(&o, &first), Ok(()));
+        // The numbers of a leading note are judged like any other note's.
+        let lie = format!(
+            "[output truncated: {} bytes omitted]\n{head}\n{tail}",
+            gone / 2
+        );
+        assert!(check_counts(&o, &lie, &c).is_err());
+        // Content that starts with the output has no leading note, and text before the head
+        // longer than a note's bound (or not ending a line) is not one.
+        assert_eq!(leading_note(&o, &o[..34]), 0);
+        let long = format!("{}\n{head}", "x".repeat(LEADING_NOTE_MAX + 1));
+        assert_eq!(leading_note(&o, &long), 0);
+        assert_eq!(leading_note(&o, &format!("[cut] {head}")), 0);
     }
 
     #[test]

@@ -1154,9 +1154,13 @@ fn reshape_result(
                 o.content = capped(&text);
             }
         }
-        Variant::NoteAfterTail | Variant::GroupedNote | Variant::InlineNote => {
+        Variant::NoteAfterTail
+        | Variant::NoteBeforeHead
+        | Variant::GroupedNote
+        | Variant::InlineNote => {
             let style = match variant {
                 Variant::NoteAfterTail => renote::NoteStyle::AfterTail,
+                Variant::NoteBeforeHead => renote::NoteStyle::BeforeHead,
                 Variant::GroupedNote => renote::NoteStyle::Grouped,
                 _ => renote::NoteStyle::Inline,
             };

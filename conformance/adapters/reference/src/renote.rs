@@ -2,7 +2,7 @@
 //! another way.
 //!
 //! `note-after-tail` moves harness-ref's note after the kept tail (`head \n tail \n note`, the
-//! same length); `grouped-note` writes another honest note between head and tail
+//! same length); `note-before-head` moves it first (`note \n head \n tail`); `grouped-note` writes another honest note between head and tail
 //! (`... 41 lines, 12,345 bytes omitted from the middle ...`); `inline-note` puts a short one
 //! inside the text, with no line breaks and no line count (`head[… 3000 chars cut …]tail`).
 //! The notes are never longer than harness-ref's for the same cut, so the content still fits. The cut itself — how much head and tail are
@@ -18,6 +18,8 @@ use crate::perturb::{head_units, tail_units};
 pub(crate) enum NoteStyle {
     /// harness-ref's note, after the tail.
     AfterTail,
+    /// harness-ref's note, first: before the head.
+    BeforeHead,
     /// Lines first, digit groups, no brackets; between head and tail.
     Grouped,
     /// The omitted amount only, in brackets, inside the text: no separators.
@@ -39,7 +41,7 @@ fn grouped(n: u64) -> String {
 
 fn note(style: NoteStyle, t: &Truncation) -> String {
     match style {
-        NoteStyle::AfterTail => t.note(),
+        NoteStyle::AfterTail | NoteStyle::BeforeHead => t.note(),
         NoteStyle::Grouped => {
             let place = match t.strategy {
                 Strategy::HeadTail => "from the middle",
@@ -84,6 +86,8 @@ pub(crate) fn renote(content: &str, truncation: Option<&Truncation>, style: Note
     let tail = tail_units(content, t.tail_size, t.unit);
     match (t.strategy, style) {
         (Strategy::HeadOnly, NoteStyle::AfterTail) => content.to_owned(),
+        (Strategy::HeadOnly, NoteStyle::BeforeHead) => format!("{note}\n{head}"),
+        (Strategy::HeadTail, NoteStyle::BeforeHead) => format!("{note}\n{head}\n{tail}"),
         (Strategy::HeadOnly, NoteStyle::Grouped) => format!("{head}\n{note}"),
         (Strategy::HeadTail, NoteStyle::AfterTail) => format!("{head}\n{tail}\n{note}"),
         (Strategy::HeadTail, NoteStyle::Grouped) => format!("{head}\n{note}\n{tail}"),

@@ -61,6 +61,9 @@ pub enum Variant {
     TailHeavySplit,
     /// The truncation note comes after the kept tail, not between head and tail.
     NoteAfterTail,
+    /// The truncation note comes first, on its own line, before the kept head (as Inspect AI
+    /// prints its notice).
+    NoteBeforeHead,
     /// Another honest note: lines first, digit groups separated by commas, "omitted", no
     /// brackets (`... 41 lines, 12,345 bytes omitted from the middle of 20,000 ...`).
     GroupedNote,
@@ -98,7 +101,7 @@ pub enum Variant {
 
 impl Variant {
     /// Every variant, in documentation order.
-    pub const ALL: [Variant; 23] = [
+    pub const ALL: [Variant; 24] = [
         Variant::FoldsMalformedCall,
         Variant::NonObjectAsInvalidArguments,
         Variant::EmptyNameAsUnknownTool,
@@ -111,6 +114,7 @@ impl Variant {
         Variant::HeadHeavySplit,
         Variant::TailHeavySplit,
         Variant::NoteAfterTail,
+        Variant::NoteBeforeHead,
         Variant::GroupedNote,
         Variant::InlineNote,
         Variant::NoRemedies,
@@ -139,6 +143,7 @@ impl Variant {
             Variant::HeadHeavySplit => "head-heavy-split",
             Variant::TailHeavySplit => "tail-heavy-split",
             Variant::NoteAfterTail => "note-after-tail",
+            Variant::NoteBeforeHead => "note-before-head",
             Variant::GroupedNote => "grouped-note",
             Variant::InlineNote => "inline-note",
             Variant::NoRemedies => "no-remedies",
@@ -184,6 +189,7 @@ impl Variant {
             Variant::HeadHeavySplit => "keeps 80% of the cut's budget at the head, 20% at the tail",
             Variant::TailHeavySplit => "keeps 20% of the cut's budget at the head, 80% at the tail",
             Variant::NoteAfterTail => "puts the truncation note after the kept tail",
+            Variant::NoteBeforeHead => "puts the truncation note first, before the kept head",
             Variant::GroupedNote => {
                 "writes another honest note: lines first, digit groups, no brackets"
             }

@@ -309,6 +309,16 @@ fn demo(variant: Variant) -> Demo {
             assert!(v.ends_with(&format!("ValueError: boom\n{note}")), "{v}");
             assert_eq!(v.chars().count(), r.chars().count());
         }),
+        Variant::NoteBeforeHead => (log_case(1000, "head_tail"), |reference, variant| {
+            let (r, v) = (first(reference).0, first(variant).0);
+            let note = r
+                .lines()
+                .find(|l| l.starts_with("[truncated: "))
+                .expect("a note");
+            assert!(v.starts_with(&format!("{note}\n")), "{v}");
+            assert!(v.ends_with("ValueError: boom"), "{v}");
+            assert_eq!(v.chars().count(), r.chars().count());
+        }),
         Variant::GroupedNote => (log_case(4000, "head_tail"), |reference, variant| {
             let (r, v) = (first(reference).0, first(variant).0);
             assert!(r.contains("[truncated: 1"));
@@ -497,6 +507,7 @@ fn the_handshake_declares_what_the_variant_has() {
         Variant::NonObjectAsInvalidArguments,
         Variant::RewordedMessages,
         Variant::NoteAfterTail,
+        Variant::NoteBeforeHead,
         Variant::PrettyJson,
     ] {
         assert_eq!(hello(variant).capabilities, reference, "{}", variant.name());
