@@ -10,7 +10,7 @@ use std::fmt::Write as _;
 use std::time::{Duration, Instant};
 
 use harness_conformance_protocol::{
-    resolve_case_with, vocabulary, Capabilities, Hello, ReplyOutcome,
+    resolve_case_with, vocabulary, Capabilities, GenError, Hello, ReplyOutcome,
 };
 
 use crate::baseline::Baseline;
@@ -263,6 +263,10 @@ pub fn run_case(
     (outcome, hello)
 }
 
+/// The deadline a case's sleeps are judged against when deciding whether the case itself is
+/// broken (not only too large for one harness's deadline): one second.
+const NOMINAL_DEADLINE_MS: u64 = 1000;
+
 fn run_case_inner(
     harness: &mut dyn Harness,
     case: &Case,
@@ -285,6 +289,24 @@ fn run_case_inner(
         wire.config.deadline_ms = None;
     }
     if let Err(e) = resolve_case_with(&mut wire, cap.limit, deadline) {
+        // A size or sleep relative to the harness's own cap or deadline can outgrow the
+        // runner's bounds only because that cap or deadline is large: the case cannot be run
+        // on this harness (a SKIP that says why), but it is not broken. Sizes that fail at the
+        // suite's nominal values are the case's own fault.
+        let nominal_deadline = case.config.deadline_ms.or(Some(NOMINAL_DEADLINE_MS));
+        let fits_nominal =
+            resolve_case_with(&mut case.wire(), checks::NOMINAL_CAP, nominal_deadline).is_ok();
+        if matches!(e, GenError::TooLarge(_)) && fits_nominal {
+            return (
+                new(Verdict::Skip).with(format!(
+                    "at this harness's cap of {} {} (deadline: {}) the case cannot be generated within the runner's bounds: {e}",
+                    cap.limit,
+                    cap.unit.as_str(),
+                    deadline.map_or_else(|| "none".to_owned(), |d| format!("{d} ms")),
+                )),
+                Some(hello),
+            );
+        }
         return (
             new(Verdict::BugInCase).with(format!("cannot resolve the case's sizes: {e}")),
             Some(hello),

@@ -114,3 +114,39 @@ fn baseline_entries_for_no_case_are_listed() {
         vec!["correlation/no-such-case".to_owned()]
     );
 }
+
+/// The reference with a large fixed cap (1 MiB), as some real harnesses have.
+struct LargeFixedCap(Reference);
+
+impl InProcessHarness for LargeFixedCap {
+    fn hello(&mut self) -> Hello {
+        let mut hello = self.0.hello();
+        let cap = hello.capabilities.cap.as_mut().expect("the reference caps");
+        cap.limit = 1 << 20;
+        cap.configurable = false;
+        hello
+    }
+
+    fn run(&mut self, case: &WireCase) -> ReplyOutcome {
+        self.0.run(case)
+    }
+}
+
+#[test]
+fn a_case_too_large_for_a_harness_cap_skips_and_says_why() {
+    let result = gate::run(
+        &mut LargeFixedCap(Reference(ReferenceAdapter::new(None))),
+        &Gate {
+            baseline: Baseline::new(),
+            run: vec!["cap/output-a-thousand-times-the-cap-is-cut-to-fit".to_owned()],
+            skip: Vec::new(),
+        },
+    );
+    let [outcome] = result.outcomes.as_slice() else {
+        panic!("one case: {}", result.summary());
+    };
+    assert_eq!(outcome.verdict, Verdict::Skip, "{}", result.summary());
+    let reason = outcome.messages.join("\n");
+    assert!(reason.contains("1048576 bytes"), "{reason}");
+    assert!(reason.contains("cannot be generated"), "{reason}");
+}
