@@ -12,6 +12,8 @@ pub mod json;
 pub mod junit;
 pub mod markdown;
 pub mod matrix;
+pub mod saved;
+pub mod site;
 pub mod snapshot;
 pub mod teaching;
 pub mod terminal;
