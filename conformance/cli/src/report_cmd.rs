@@ -54,7 +54,7 @@ pub fn run(args: &ReportArgs) -> Result<ExitCode, String> {
         // The renderers describe the suite they are built with (its requirement titles and
         // version); rendering another version's run with them would misstate it.
         return Err(format!(
-            "{}: the report was made by suite {}, this is harness-conformance {}: render it with              the version that made it (`matrix --from` combines versions with --allow-mixed-versions)",
+            "{}: the report was made by suite {}, this is harness-conformance {}: render it with the version that made it (`matrix --from` combines versions with --allow-mixed-versions)",
             args.file.display(),
             site::bounded(&saved.suite, 40),
             harness_conformance_suite::SUITE_VERSION
