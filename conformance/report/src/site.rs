@@ -441,7 +441,7 @@ fn index(
                         @for case in &row.cases {
                             @let outcomes: Vec<Option<&CaseOutcome>> = columns.iter().map(|c| c.result.outcomes.iter().find(|o| o.id == *case)).collect();
                             @let bad = outcomes.iter().any(|o| o.is_some_and(|o| o.verdict != Verdict::Pass));
-                            tr.case.hidden data-req=(row.id) data-level=(row.level.as_str()) data-bad=(if bad { "1" } else { "0" }) data-key={ (row.id) " " (case) } {
+                            tr.case data-req=(row.id) data-level=(row.level.as_str()) data-bad=(if bad { "1" } else { "0" }) data-key={ (row.id) " " (case) } {
                                 td.case { (case) }
                                 td {}
                                 @for (o, slug) in outcomes.iter().zip(slugs) {

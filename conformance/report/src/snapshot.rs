@@ -37,7 +37,7 @@
 //!
 //! A content longer than [`MAX_CONTENT_BYTES`] (after filtering) is stored as its first
 //! [`HEAD_BYTES`] and last [`TAIL_BYTES`] with one line between them that gives the size of the
-//! whole and its SHA-256 — an uncapped harness's 2 MB tool output becomes a 6 KiB snapshot, and
+//! whole and its SHA-256 — an uncapped harness's 2 MB tool output becomes a 12 KiB snapshot, and
 //! a change anywhere in the middle still changes the digest, so it is still caught. Diffs
 //! ([`diff`]) show a long line only around its first change ([`DIFF_LINE_CHARS`]).
 
@@ -245,13 +245,15 @@ fn escaped(c: char) -> bool {
 }
 
 /// A content longer than this many UTF-8 bytes is stored as head + tail + a digest of the whole.
-pub const MAX_CONTENT_BYTES: usize = 8 * 1024;
+/// Twice the reference's default cap (16 KiB), so a capped result — whose exact cut is what a
+/// cap snapshot is about — is always stored whole; only uncapped output is cut.
+pub const MAX_CONTENT_BYTES: usize = 32 * 1024;
 
 /// How much of a long content's start a snapshot keeps.
-pub const HEAD_BYTES: usize = 4 * 1024;
+pub const HEAD_BYTES: usize = 8 * 1024;
 
 /// How much of a long content's end a snapshot keeps.
-pub const TAIL_BYTES: usize = 2 * 1024;
+pub const TAIL_BYTES: usize = 4 * 1024;
 
 /// How many chars of a changed line a diff shows (around the first change).
 pub const DIFF_LINE_CHARS: usize = 240;
