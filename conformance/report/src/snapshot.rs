@@ -245,9 +245,10 @@ fn escaped(c: char) -> bool {
 }
 
 /// A content longer than this many UTF-8 bytes is stored as head + tail + a digest of the whole.
-/// Twice the reference's default cap (16 KiB), so a capped result — whose exact cut is what a
-/// cap snapshot is about — is always stored whole; only uncapped output is cut.
-pub const MAX_CONTENT_BYTES: usize = 32 * 1024;
+/// The most a result capped at the reference's default cap can take: 16 Ki units, each up to 4
+/// UTF-8 bytes under a chars cap. So a capped result — whose exact cut is what a cap snapshot
+/// is about — is always stored whole; only output a harness did not cap is cut.
+pub const MAX_CONTENT_BYTES: usize = 64 * 1024;
 
 /// How much of a long content's start a snapshot keeps.
 pub const HEAD_BYTES: usize = 8 * 1024;
