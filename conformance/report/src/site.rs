@@ -166,7 +166,8 @@ tr.hidden{display:none}
 code,pre{font-family:ui-monospace,monospace;font-size:12px}
 pre{background:#f6f8fa;padding:.5em;white-space:pre-wrap;word-break:break-all}
 .failure{border-left:4px solid #cf222e;padding-left:.8em;margin:1em 0}
-.meta td:first-child{font-weight:600}
+.meta td:first-child{font-weight:600;white-space:nowrap}
+.meta code{white-space:pre-wrap;word-break:break-all}
 "#;
 
 /// Filters and expansion: case rows start collapsed under their requirement; the controls hide
@@ -240,8 +241,8 @@ fn area(id: &str) -> &str {
     id.rsplit_once('-').map_or(id, |(a, _)| a)
 }
 
-/// A requirement row: its id, level and title, and the case ids filed under it (a case sits
-/// under its first requirement), in the order the runs list them.
+/// A requirement row: its id, level and title, and the cases that test it (a case with several
+/// requirements is under each), in the order the runs list them.
 struct Row<'a> {
     id: &'a str,
     level: Level,
@@ -257,10 +258,11 @@ fn rows<'a>(columns: &'a [Column], requirements: &'a [Requirement]) -> Vec<Row<'
             levels.entry(r.id.as_str()).or_insert(r.level);
         }
         for o in &col.result.outcomes {
-            let req = o.requirements.first().map_or("", String::as_str);
-            let list = cases.entry(req).or_default();
-            if !list.contains(&o.id.as_str()) {
-                list.push(&o.id);
+            for req in &o.requirements {
+                let list = cases.entry(req.as_str()).or_default();
+                if !list.contains(&o.id.as_str()) {
+                    list.push(&o.id);
+                }
             }
         }
     }
@@ -394,6 +396,9 @@ fn index(
                         @for r in &reports {
                             @let card = teaching::rows(r);
                             @match card.get(i) {
+                                Some(row) if row.passed + row.failed.len() + row.not_judged == 0 => {
+                                    td.s-na { "no case of it ran" }
+                                }
                                 Some(row) => {
                                     td class=(match row.status { teaching::Status::Pass => "s-pass", teaching::Status::Fail => "s-fail", teaching::Status::NotJudged => "s-na" }) {
                                         (row.status.as_str()) " "
@@ -503,7 +508,7 @@ fn harness_page(report: &Report, name: &str, suite: &str, in_site: bool) -> Mark
                     tr { td { "implementation" } td #impl-name { (bounded(&h.implementation.name, 200)) } }
                     tr { td { "version" } td #impl-version { (bounded(&h.implementation.version, 200)) } }
                     tr { td { "language" } td { (bounded(&h.implementation.language, 200)) } }
-                    @if let Some(home) = &h.implementation.homepage {
+                    @if let Some(home) = h.implementation.homepage.as_ref().filter(|h| !h.is_empty()) {
                         tr { td { "homepage" } td { (bounded(home, 200)) } }
                     }
                     tr { td { "capabilities" } td { code { (bounded(&serde_json::to_string(&h.capabilities).unwrap_or_default(), PAGE_CHARS)) } } }
