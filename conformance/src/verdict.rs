@@ -194,3 +194,31 @@ impl CaseOutcome {
         self.checks.iter().map(|c| c.requirement.as_str()).collect()
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn durations_survive_the_report_in_milliseconds_to_the_nanosecond() {
+        for nanos in [0u64, 1, 999, 1_000_000, 1_234_567_891, 3_600_000_000_017] {
+            let d = Duration::from_nanos(nanos);
+            assert_eq!(from_ms(ms(d)), Some(d), "{nanos} ns");
+        }
+        assert_eq!(from_ms(-1.0), None);
+        assert_eq!(from_ms(f64::NAN), None);
+    }
+
+    #[test]
+    fn outcomes_are_read_back_strictly() {
+        let mut o = CaseOutcome::new("a/b", &["VAL-1".to_owned()], Verdict::NewSkip).with("why");
+        o.duration = Duration::from_micros(1500);
+        let text = serde_json::to_string(&o).unwrap();
+        let back: CaseOutcome = serde_json::from_str(&text).unwrap();
+        assert_eq!(back, o);
+        let extra = text.replacen('{', r#"{"surprise":1,"#, 1);
+        assert!(serde_json::from_str::<CaseOutcome>(&extra).is_err());
+        let bad = text.replace("NEW SKIP", "MAYBE");
+        assert!(serde_json::from_str::<CaseOutcome>(&bad).is_err());
+    }
+}

@@ -96,15 +96,13 @@ fn report_prints_what_the_run_printed_and_matrix_combines_saved_reports() {
 
     let site = dir.join("site");
     let md = dir.join("m.md");
-    let m = run(&[
-        "matrix",
-        "--from",
-        p(&reports),
-        "--site",
-        p(&site),
-        "--markdown",
-        p(&md),
-    ]);
+    let matrix = |extra: &[&str]| {
+        let mut args = vec!["matrix", "--from", p(&reports), "--site", p(&site)];
+        args.extend(["--markdown", p(&md)]);
+        args.extend(extra);
+        run(&args)
+    };
+    let m = matrix(&[]);
     assert_eq!(m.status.code(), Some(1), "toy fails: {}", text(&m.stderr));
     let index = std::fs::read_to_string(site.join("index.html")).unwrap();
     assert!(index.contains("harness/reference.html") && index.contains("harness/toy.html"));
@@ -121,15 +119,7 @@ fn report_prints_what_the_run_printed_and_matrix_combines_saved_reports() {
     let version = format!("\"suite\":\"{}\"", env!("CARGO_PKG_VERSION"));
     assert!(saved.contains(&version));
     std::fs::write(&other, saved.replace(&version, "\"suite\":\"1.99.0\"")).unwrap();
-    let mixed = run(&[
-        "matrix",
-        "--from",
-        p(&reports),
-        "--site",
-        p(&site),
-        "--markdown",
-        p(&md),
-    ]);
+    let mixed = matrix(&[]);
     assert_eq!(mixed.status.code(), Some(2));
     assert!(
         text(&mixed.stderr).contains("different suite versions"),
@@ -141,16 +131,7 @@ fn report_prints_what_the_run_printed_and_matrix_combines_saved_reports() {
         "{}",
         text(&mixed.stderr)
     );
-    let allowed = run(&[
-        "matrix",
-        "--from",
-        p(&reports),
-        "--allow-mixed-versions",
-        "--site",
-        p(&site),
-        "--markdown",
-        p(&md),
-    ]);
+    let allowed = matrix(&["--allow-mixed-versions"]);
     assert_eq!(allowed.status.code(), Some(1), "{}", text(&allowed.stderr));
     assert!(std::fs::read_to_string(&md).unwrap().contains("1.99.0"));
     // `report` renders only its own version's reports.
