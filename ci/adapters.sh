@@ -62,7 +62,7 @@ if "$runner" matrix --help >/dev/null 2>&1; then
     args+=(--harness "$name=$(command_for "$name")" --baseline "$name=conformance/adapters/$name/baseline.json")
   done
   mkdir -p target/matrix
-  exec "$runner" matrix "${args[@]}" --jobs 2 "${timeout[@]}" --markdown target/matrix/matrix.md --html target/matrix/matrix.html
+  exec "$runner" matrix "${args[@]}" --jobs 2 "${timeout[@]}" --markdown target/matrix/matrix.md --site target/matrix/site
 fi
 
 status=0

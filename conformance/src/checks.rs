@@ -23,7 +23,7 @@ use harness_conformance_protocol::{
     materialize, measure, resolve_size_value, Behavior, Call, Capabilities, Invocation,
     ObservedResult, Output, Strategy, ToolDef, Unit, WireCase,
 };
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use crate::blame::{self, CheckKind};
@@ -97,18 +97,19 @@ pub struct Observed<'a> {
 }
 
 /// One evaluated check.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct Check {
     /// What it looked at.
-    #[serde(serialize_with = "ser_kind")]
+    #[serde(serialize_with = "ser_kind", deserialize_with = "de_kind")]
     pub kind: CheckKind,
     /// The result it looked at (0-based), for per-result checks.
-    #[serde(skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub result: Option<usize>,
     /// The requirement it is evidence about.
     pub requirement: String,
     /// Why it failed; `None` when it passed.
-    #[serde(skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub failure: Option<String>,
 }
 
@@ -120,13 +121,14 @@ impl Check {
 }
 
 /// A check the case asks for that could not be run on this harness.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct NotRun {
     /// What it would have looked at.
-    #[serde(serialize_with = "ser_kind")]
+    #[serde(serialize_with = "ser_kind", deserialize_with = "de_kind")]
     pub kind: CheckKind,
     /// The result, for per-result checks.
-    #[serde(skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub result: Option<usize>,
     /// The requirement it would have been evidence about.
     pub requirement: String,
@@ -136,6 +138,13 @@ pub struct NotRun {
 
 fn ser_kind<S: serde::Serializer>(k: &CheckKind, s: S) -> Result<S::Ok, S::Error> {
     s.serialize_str(k.as_str())
+}
+
+/// Reads a check kind back from a saved report: only the stable names [`CheckKind::as_str`] prints.
+fn de_kind<'de, D: serde::Deserializer<'de>>(d: D) -> Result<CheckKind, D::Error> {
+    let name = String::deserialize(d)?;
+    CheckKind::parse(&name)
+        .ok_or_else(|| serde::de::Error::custom(format!("unknown check kind {name:?}")))
 }
 
 /// A second run the `idempotent` check needs.

@@ -14,7 +14,7 @@
 use std::collections::{BTreeMap, BTreeSet};
 
 use harness_conformance_protocol::Capabilities;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use crate::baseline::Baseline;
 use crate::needs;
@@ -22,7 +22,7 @@ use crate::spec::{Level, Requirement};
 use crate::verdict::{CaseOutcome, Verdict};
 
 /// What a run says about one requirement.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
 pub enum Status {
     /// Some of its checks ran; none failed.
     #[serde(rename = "PASS")]
@@ -55,12 +55,13 @@ impl Status {
 }
 
 /// One requirement's standing after a run.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct RequirementResult {
     /// `VAL-1`.
     pub id: String,
     /// MUST / SHOULD / MAY.
-    #[serde(serialize_with = "ser_level")]
+    #[serde(serialize_with = "ser_level", deserialize_with = "de_level")]
     pub level: Level,
     /// The standing.
     pub status: Status,
@@ -73,15 +74,24 @@ pub struct RequirementResult {
     /// Cases where its checks ran.
     pub tested_cases: usize,
     /// For NOT TESTABLE / NOT APPLICABLE: why.
-    #[serde(skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub reason: Option<String>,
     /// For NOT TESTABLE: the baseline lists it, with this reason.
-    #[serde(skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub baselined: Option<String>,
 }
 
 fn ser_level<S: serde::Serializer>(l: &Level, s: S) -> Result<S::Ok, S::Error> {
     s.serialize_str(l.as_str())
+}
+
+/// Reads a level back from a saved report: exactly `MUST`, `SHOULD` or `MAY`.
+fn de_level<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Level, D::Error> {
+    let name = String::deserialize(d)?;
+    [Level::Must, Level::Should, Level::May]
+        .into_iter()
+        .find(|l| l.as_str() == name)
+        .ok_or_else(|| serde::de::Error::custom(format!("unknown level {name:?}")))
 }
 
 impl RequirementResult {
@@ -96,7 +106,8 @@ impl RequirementResult {
 }
 
 /// Every requirement the run had cases for, in SPEC.md order, plus what the baseline got wrong.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct Coverage {
     /// One entry per requirement with a selected case.
     pub requirements: Vec<RequirementResult>,

@@ -9,12 +9,12 @@ use std::collections::BTreeSet;
 use std::fmt;
 use std::time::Duration;
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use crate::checks::{Check, NotRun};
 
 /// The outcome of one case against one harness.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
 pub enum Verdict {
     /// Every check held.
     #[serde(rename = "PASS")]
@@ -93,7 +93,11 @@ impl fmt::Display for Verdict {
 }
 
 /// One case's outcome, with everything a report needs.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+///
+/// Read back from a saved JSON report strictly (unknown fields are refused): what the report
+/// adds around an outcome (`type`, `level`, `reproduce`) is removed by the reader first.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct CaseOutcome {
     /// The case id.
     pub id: String,
@@ -105,19 +109,23 @@ pub struct CaseOutcome {
     pub messages: Vec<String>,
     /// Every check evaluated on the harness's answer, passed or failed, each with the
     /// requirement it belongs to. Empty when the case did not run.
-    #[serde(skip_serializing_if = "Vec::is_empty")]
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub checks: Vec<Check>,
     /// The checks the case asks for that could not be judged on this harness, with why.
-    #[serde(skip_serializing_if = "Vec::is_empty")]
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub not_run: Vec<NotRun>,
     /// A short account of what the harness returned (for matrix cells), if it returned.
-    #[serde(skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub returned: Option<String>,
     /// The baseline's reason, for XFAIL and STALE.
-    #[serde(skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub baseline: Option<String>,
     /// How long the case took, adapter round trips included.
-    #[serde(serialize_with = "ser_ms", rename = "duration_ms")]
+    #[serde(
+        serialize_with = "ser_ms",
+        deserialize_with = "de_ms",
+        rename = "duration_ms"
+    )]
     pub duration: Duration,
     /// The results exactly as the harness returned them (None when it returned none), for
     /// snapshots of the wording (`run --snapshots`).
@@ -126,7 +134,27 @@ pub struct CaseOutcome {
 }
 
 fn ser_ms<S: serde::Serializer>(d: &Duration, s: S) -> Result<S::Ok, S::Error> {
-    s.serialize_f64(d.as_secs_f64() * 1000.0)
+    s.serialize_f64(ms(*d))
+}
+
+fn de_ms<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Duration, D::Error> {
+    let ms = f64::deserialize(d)?;
+    from_ms(ms).ok_or_else(|| serde::de::Error::custom(format!("not a duration in ms: {ms}")))
+}
+
+/// A duration in milliseconds, as reports write it.
+pub fn ms(d: Duration) -> f64 {
+    d.as_secs_f64() * 1000.0
+}
+
+/// The duration a report's milliseconds stand for, to the nanosecond [`ms`] wrote (`None` when
+/// negative or not finite), so that a saved report renders exactly as the run did.
+pub fn from_ms(ms: f64) -> Option<Duration> {
+    if !ms.is_finite() || ms < 0.0 {
+        return None;
+    }
+    let nanos = (ms * 1e6).round();
+    (nanos < u64::MAX as f64).then(|| Duration::from_nanos(nanos as u64))
 }
 
 impl CaseOutcome {
@@ -164,5 +192,33 @@ impl CaseOutcome {
     /// The requirements with at least one check evaluated here.
     pub fn tested_requirements(&self) -> BTreeSet<&str> {
         self.checks.iter().map(|c| c.requirement.as_str()).collect()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn durations_survive_the_report_in_milliseconds_to_the_nanosecond() {
+        for nanos in [0u64, 1, 999, 1_000_000, 1_234_567_891, 3_600_000_000_017] {
+            let d = Duration::from_nanos(nanos);
+            assert_eq!(from_ms(ms(d)), Some(d), "{nanos} ns");
+        }
+        assert_eq!(from_ms(-1.0), None);
+        assert_eq!(from_ms(f64::NAN), None);
+    }
+
+    #[test]
+    fn outcomes_are_read_back_strictly() {
+        let mut o = CaseOutcome::new("a/b", &["VAL-1".to_owned()], Verdict::NewSkip).with("why");
+        o.duration = Duration::from_micros(1500);
+        let text = serde_json::to_string(&o).unwrap();
+        let back: CaseOutcome = serde_json::from_str(&text).unwrap();
+        assert_eq!(back, o);
+        let extra = text.replacen('{', r#"{"surprise":1,"#, 1);
+        assert!(serde_json::from_str::<CaseOutcome>(&extra).is_err());
+        let bad = text.replace("NEW SKIP", "MAYBE");
+        assert!(serde_json::from_str::<CaseOutcome>(&bad).is_err());
     }
 }

@@ -52,32 +52,48 @@ pub struct FuzzArgs {
     /// Handshake timeout in seconds.
     #[arg(long, default_value_t = 60.0)]
     start_timeout: f64,
+    /// A baseline (`run --write-baseline`): findings in requirements it already lists (a case
+    /// entry's `fails`, or the requirements of a case it expects to fail) are counted, not
+    /// shrunk or reported, so only new findings fail the run.
+    #[arg(long, value_name = "FILE")]
+    baseline: Option<PathBuf>,
     /// No progress lines.
     #[arg(long, short = 'q')]
     quiet: bool,
 }
 
+/// The requirements a baseline says the harness fails: each case entry's `fails`, or, for an
+/// entry that expects the whole case to fail (format 1), the case's requirements.
+fn known_requirements(
+    baseline: &harness_conformance_suite::baseline::Baseline,
+    suite: &harness_conformance_suite::loader::Suite,
+) -> std::collections::BTreeSet<String> {
+    let mut known = std::collections::BTreeSet::new();
+    for (id, entry) in &baseline.cases {
+        match &entry.fails {
+            Some(fails) => known.extend(fails.iter().cloned()),
+            None => {
+                if let Some(case) = suite.cases.iter().find(|c| &c.id == id) {
+                    known.extend(case.requirements.iter().cloned());
+                }
+            }
+        }
+    }
+    known
+}
+
+/// `--time`: humantime's syntax (`90s`, `1m30s`, `500ms`, `2h`), or a bare number of seconds.
 fn parse_duration(s: &str) -> Result<Duration, String> {
     let s = s.trim();
-    let (num, scale) = if let Some(n) = s.strip_suffix("ms") {
-        (n, 0.001)
-    } else if let Some(n) = s.strip_suffix('s') {
-        (n, 1.0)
-    } else if let Some(n) = s.strip_suffix('m') {
-        (n, 60.0)
-    } else if let Some(n) = s.strip_suffix('h') {
-        (n, 3600.0)
-    } else {
-        (s, 1.0)
-    };
-    let v: f64 = num
-        .trim()
-        .parse()
-        .map_err(|_| format!("--time {s:?}: expected a duration such as 60s, 2m or 500ms"))?;
-    if !v.is_finite() || v < 0.0 {
+    if let Ok(v) = s.parse::<f64>() {
+        if v.is_finite() && v >= 0.0 {
+            return Ok(Duration::from_secs_f64(v));
+        }
         return Err(format!("--time {s:?}: expected a non-negative duration"));
     }
-    Ok(Duration::from_secs_f64(v * scale))
+    humantime::parse_duration(s).map_err(|e| {
+        format!("--time {s:?}: {e}; expected a duration such as 60s, 1m30s, 2m or 500ms")
+    })
 }
 
 /// The reference adapter's binary: the one built next to this binary when there is one.
@@ -112,7 +128,23 @@ pub fn run(args: FuzzArgs) -> Result<ExitCode, String> {
         shrink_runs: args.shrink_runs,
         shrink_time: Duration::from_secs_f64(args.shrink_time.max(0.0)),
         max_findings: args.max_findings.max(1),
+        known: match &args.baseline {
+            Some(path) => {
+                let suite = crate::load_suite()?;
+                known_requirements(&crate::read_baseline(path)?, &suite)
+            }
+            None => Default::default(),
+        },
     };
+    if args.baseline.is_some() {
+        let known: Vec<&str> = cfg.known.iter().map(String::as_str).collect();
+        eprintln!(
+            "fuzz: the baseline lists {} known requirement(s){}{}",
+            known.len(),
+            if known.is_empty() { "" } else { ": " },
+            known.join(", ")
+        );
+    }
     let (mut harness, target, reproduce_with): (Box<dyn Harness>, String, String) =
         match (&args.harness, &args.fault) {
             (Some(cmd), _) => (
@@ -160,6 +192,7 @@ pub fn run(args: FuzzArgs) -> Result<ExitCode, String> {
     let report = generate::fuzz(harness.as_mut(), &cfg, &mut progress);
     harness.close();
     let report = report?;
+    let mut written = Vec::new();
     for f in &report.findings {
         std::fs::create_dir_all(&args.out).map_err(|e| format!("{}: {e}", args.out.display()))?;
         let file = args
@@ -183,12 +216,32 @@ pub fn run(args: FuzzArgs) -> Result<ExitCode, String> {
             println!("  {}", harness_conformance_suite::quote::quote_n(m, 400));
         }
         println!("  wrote {}", file.display());
-        println!(
-            "  reproduce: harness-conformance run{reproduce_with} --case-file {}",
+        let reproduce = format!(
+            "harness-conformance run{reproduce_with} --case-file {}",
             shell_quote(&file.display().to_string())
         );
+        println!("  reproduce: {reproduce}");
+        written.push((f, reproduce));
     }
     eprintln!("{}", report.stats.render());
+    if !written.is_empty() {
+        println!(
+            "\nfindings ({}{}), each a case file to keep as a regression test:",
+            written.len(),
+            if args.baseline.is_some() {
+                " new; the baseline lists none of them"
+            } else {
+                ""
+            }
+        );
+        for (f, reproduce) in &written {
+            println!("  [{}] {reproduce}", f.requirements.join(", "));
+        }
+        println!(
+            "  all of them: harness-conformance run{reproduce_with} --cases {}",
+            shell_quote(&args.out.display().to_string())
+        );
+    }
     match report.findings.first() {
         Some(f) => println!(
             "result: found [{}] after {} case(s) in {:.1}s",
@@ -197,7 +250,8 @@ pub fn run(args: FuzzArgs) -> Result<ExitCode, String> {
             report.elapsed.as_secs_f64()
         ),
         None => println!(
-            "result: nothing found in {} case(s) in {:.1}s",
+            "result: nothing {}found in {} case(s) in {:.1}s",
+            if args.baseline.is_some() { "new " } else { "" },
             report.stats.cases,
             report.elapsed.as_secs_f64()
         ),

@@ -13,16 +13,18 @@ use clap::{Args, Parser, Subcommand, ValueEnum};
 
 use harness_conformance_driver::client::{InProcess, ProcessHarness, ProcessOptions};
 use harness_conformance_driver::runner::{self, RunConfig};
-use harness_conformance_report::matrix;
 use harness_conformance_report::{self as report, shell_quote, terminal, Report};
 use harness_conformance_suite::baseline::{self, Baseline};
 use harness_conformance_suite::case::Case;
 use harness_conformance_suite::harness::Harness;
 use harness_conformance_suite::loader::{self, Suite};
+use harness_conformance_suite::needs;
 use harness_conformance_suite::run::RunResult;
-use harness_conformance_suite::{needs, select};
 
+mod case_files;
 mod fuzz;
+mod matrix_cmd;
+mod report_cmd;
 mod review;
 
 #[derive(Parser, Debug)]
@@ -58,8 +60,11 @@ enum Cmd {
     /// Run the suite against the reference harness's deliberately broken variants (each must
     /// be caught by at least one case) and its legitimate ones (each must pass every MUST).
     Selftest(SelftestArgs),
-    /// Run the suite against several harnesses and write a Markdown and an HTML grid.
-    Matrix(MatrixArgs),
+    /// Run the suite against several harnesses (or combine saved reports, `--from DIR`) and
+    /// write a static site and a Markdown grid.
+    Matrix(matrix_cmd::MatrixArgs),
+    /// Render a saved JSON report (`run --format json`) in any format, as the run would have.
+    Report(report_cmd::ReportArgs),
     /// Generate cases, check the universal requirements, and shrink any failure to a case file.
     Fuzz(fuzz::FuzzArgs),
     /// Review the wording snapshots a `run --snapshots <DIR>` left as `.snap.new` files:
@@ -117,9 +122,14 @@ struct RunArgs {
     /// The adapter command, run with `sh -c` in its own process group.
     #[arg(long, value_name = "COMMAND")]
     harness: Option<String>,
-    /// Run one case file from disk instead of the embedded suite.
-    #[arg(long, value_name = "FILE")]
+    /// Run a case file from disk instead of the embedded suite; a directory runs every
+    /// `*.json` case file under it (as --cases does).
+    #[arg(long, value_name = "FILE", conflicts_with = "cases")]
     case_file: Option<PathBuf>,
+    /// Run every `*.json` case file under DIR (e.g. the findings `fuzz` wrote, kept as a
+    /// regression folder); --run/--skip select among them.
+    #[arg(long, value_name = "DIR")]
+    cases: Option<PathBuf>,
     #[command(flatten)]
     filter: FilterArgs,
     #[command(flatten)]
@@ -165,26 +175,6 @@ struct SelftestArgs {
 enum SelftestSide {
     Broken,
     Legitimate,
-}
-
-#[derive(Args, Debug)]
-struct MatrixArgs {
-    /// `name=command` (repeatable); `name=reference` or `name=` runs the built-in reference.
-    #[arg(long = "harness", value_name = "NAME=COMMAND", required = true)]
-    harnesses: Vec<String>,
-    #[command(flatten)]
-    filter: FilterArgs,
-    #[command(flatten)]
-    exec: ExecArgs,
-    /// Per-harness baselines: `name=FILE` (repeatable).
-    #[arg(long = "baseline", value_name = "NAME=FILE")]
-    baselines: Vec<String>,
-    /// Where to write the Markdown grid.
-    #[arg(long, value_name = "FILE", default_value = "matrix.md")]
-    markdown: PathBuf,
-    /// Where to write the self-contained HTML grid.
-    #[arg(long, value_name = "FILE", default_value = "matrix.html")]
-    html: PathBuf,
 }
 
 /// Most of the suite's wall time is handlers sleeping past deadlines, so a few workers pay off
@@ -279,7 +269,8 @@ fn real_main(cli: Cli) -> Result<ExitCode, String> {
             Ok(ExitCode::SUCCESS)
         }
         Cmd::Selftest(args) => cmd_selftest(args),
-        Cmd::Matrix(args) => cmd_matrix(args),
+        Cmd::Matrix(args) => matrix_cmd::run(args),
+        Cmd::Report(args) => report_cmd::run(&args),
         Cmd::Fuzz(args) => fuzz::run(args),
         Cmd::Review(args) => review::review(&args),
         Cmd::Accept { dir } => review::review(&review::ReviewArgs::all(dir, true)),
@@ -301,13 +292,7 @@ fn load_suite() -> Result<Suite, String> {
 }
 
 fn selected<'a>(suite: &'a Suite, f: &FilterArgs) -> Vec<&'a Case> {
-    let run = select::patterns(&f.run);
-    let skip = select::patterns(&f.skip);
-    suite
-        .cases
-        .iter()
-        .filter(|c| select::selected(&c.id, &run, &skip))
-        .collect()
+    case_files::selected(&suite.cases, f)
 }
 
 fn read_baseline(path: &Path) -> Result<Baseline, String> {
@@ -326,21 +311,13 @@ fn process_options(exec: &ExecArgs) -> ProcessOptions {
 
 fn cmd_run(args: RunArgs) -> Result<ExitCode, String> {
     let suite = load_suite()?;
-    let file_case;
-    let cases: Vec<&Case> = match &args.case_file {
-        Some(path) => {
-            let text =
-                std::fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))?;
-            let case =
-                loader::decode_case(&text).map_err(|e| format!("{}: {e}", path.display()))?;
-            let known = suite.requirements.iter().map(|r| r.id.as_str()).collect();
-            let problems = loader::consistency(&case, &known);
-            if !problems.is_empty() {
-                return Err(format!("{}: {}", path.display(), problems.join("; ")));
-            }
-            file_case = case;
-            vec![&file_case]
-        }
+    let from_disk = args.cases.as_ref().or(args.case_file.as_ref());
+    let file_cases = match from_disk {
+        Some(path) => case_files::load(path, &suite)?,
+        None => Vec::new(),
+    };
+    let cases: Vec<&Case> = match from_disk {
+        Some(_) => case_files::selected(&file_cases, &args.filter),
         None => selected(&suite, &args.filter),
     };
     if cases.is_empty() {
@@ -383,7 +360,11 @@ fn cmd_run(args: RunArgs) -> Result<ExitCode, String> {
             shell_quote(&p.display().to_string())
         ));
     }
-    let reproduce = match &args.case_file {
+    let reproduce = match from_disk {
+        Some(p) if p.is_dir() => format!(
+            "{reproduce} --cases {} --run",
+            shell_quote(&p.display().to_string())
+        ),
         Some(p) => format!(
             "{reproduce} --case-file {} #",
             shell_quote(&p.display().to_string())
@@ -400,15 +381,39 @@ fn cmd_run(args: RunArgs) -> Result<ExitCode, String> {
         target: &target,
         reproduce: &reproduce,
     };
+    // The snapshot verdict comes first and decides the result: its account (ending in
+    // `snapshots: ok|FAILED`) prints before the report's `result:` line, which counts it.
+    let snapshots_ok = match &args.snapshots {
+        Some(dir) => {
+            let whole_suite =
+                from_disk.is_none() && args.filter.run.is_empty() && args.filter.skip.is_empty();
+            Some(review::record(
+                dir,
+                &cases,
+                &result,
+                &suite,
+                from_disk.map(PathBuf::as_path),
+                whole_suite,
+            )?)
+        }
+        None => None,
+    };
+    let terminal_text = || {
+        let text = terminal::render(&report);
+        match snapshots_ok {
+            Some(ok) => report::snapshot::decide_result(&text, ok),
+            None => text,
+        }
+    };
     let text = match args.format {
-        Format::Terminal => terminal::render(&report),
+        Format::Terminal => terminal_text(),
         Format::Json => report::json::render(&report),
         Format::Junit => report::junit::render(&report),
         Format::Markdown => report::markdown::render(&report),
     };
     emit(&args.output, &text)?;
     if args.format != Format::Terminal && args.output.is_some() {
-        eprint!("{}", terminal::render(&report));
+        eprint!("{}", terminal_text());
     }
     if let Some(path) = &args.write_baseline {
         let untestable = result
@@ -429,26 +434,15 @@ fn cmd_run(args: RunArgs) -> Result<ExitCode, String> {
             path.display()
         );
     }
-    if args.case_file.is_none() {
+    if from_disk.is_none() {
         let ids: std::collections::BTreeSet<&str> =
             suite.cases.iter().map(|c| c.id.as_str()).collect();
         for stale in old.unknown_cases(&ids) {
             eprintln!("warning: the baseline lists {stale:?}, which is not a case of this suite");
         }
     }
-    if let Some(dir) = &args.snapshots {
-        let whole_suite =
-            args.case_file.is_none() && args.filter.run.is_empty() && args.filter.skip.is_empty();
-        if !review::record(
-            dir,
-            &cases,
-            &result,
-            &suite,
-            args.case_file.as_deref(),
-            whole_suite,
-        )? {
-            return Ok(ExitCode::FAILURE);
-        }
+    if snapshots_ok == Some(false) {
+        return Ok(ExitCode::FAILURE);
     }
     Ok(exit_for(&result))
 }
@@ -493,95 +487,4 @@ fn cmd_selftest(args: SelftestArgs) -> Result<ExitCode, String> {
     } else {
         ExitCode::FAILURE
     })
-}
-
-fn cmd_matrix(args: MatrixArgs) -> Result<ExitCode, String> {
-    let suite = load_suite()?;
-    let cases = selected(&suite, &args.filter);
-    let mut columns = Vec::new();
-    for spec in &args.harnesses {
-        let (name, command) = spec
-            .split_once('=')
-            .ok_or_else(|| format!("--harness {spec:?}: expected NAME=COMMAND"))?;
-        let baseline = match args
-            .baselines
-            .iter()
-            .find_map(|b| b.strip_prefix(&format!("{name}=")))
-        {
-            Some(p) => read_baseline(Path::new(p))?,
-            None => Baseline::new(),
-        };
-        let cfg = RunConfig {
-            jobs: args.exec.jobs,
-            timeout: Duration::from_secs_f64(args.exec.timeout.max(0.01)),
-            baseline,
-            requirements: suite.requirements.clone(),
-        };
-        let opts = process_options(&args.exec);
-        let command = command.trim().to_owned();
-        let factory = move || -> Box<dyn Harness + Send> {
-            if command.is_empty() || command == "reference" {
-                Box::new(InProcess::new(None))
-            } else {
-                Box::new(ProcessHarness::new(&command, opts))
-            }
-        };
-        eprintln!("matrix: running {name} …");
-        let result = runner::run(&cases, &factory, &cfg, &|_, _, _| {});
-        eprintln!(
-            "matrix: {name}: {} in {:.1}s{}",
-            result.totals(),
-            result.elapsed.as_secs_f64(),
-            if result.failed() { " — FAILED" } else { "" }
-        );
-        if let Some(e) = &result.handshake_error {
-            eprintln!("matrix: {name}: the handshake failed: {e}");
-        }
-        for line in [
-            result
-                .coverage
-                .summary(harness_conformance_suite::spec::Level::Must),
-            result
-                .coverage
-                .summary(harness_conformance_suite::spec::Level::Should),
-        ] {
-            eprintln!("matrix: {name}: {line}");
-        }
-        columns.push(matrix::Column {
-            name: name.to_owned(),
-            command: spec.split_once('=').map(|x| x.1).unwrap_or("").to_owned(),
-            result,
-        });
-    }
-    let grid = matrix::Grid {
-        cases: &cases,
-        requirements: &suite.requirements,
-        columns: &columns,
-    };
-    std::fs::write(&args.markdown, matrix::markdown(&grid))
-        .map_err(|e| format!("{}: {e}", args.markdown.display()))?;
-    std::fs::write(&args.html, matrix::html(&grid))
-        .map_err(|e| format!("{}: {e}", args.html.display()))?;
-    eprintln!(
-        "wrote {} and {}",
-        args.markdown.display(),
-        args.html.display()
-    );
-    // The matrix is a gate too: a harness that regressed against its baseline (an unexpected
-    // result, an untestable MUST not baselined) fails it.
-    let failed: Vec<&str> = columns
-        .iter()
-        .filter(|c| c.result.failed())
-        .map(|c| c.name.as_str())
-        .collect();
-    if failed.is_empty() {
-        Ok(ExitCode::SUCCESS)
-    } else {
-        eprintln!(
-            "matrix: {} failed against their baselines: {}",
-            failed.len(),
-            failed.join(", ")
-        );
-        Ok(ExitCode::FAILURE)
-    }
 }

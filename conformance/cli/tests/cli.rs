@@ -219,10 +219,10 @@ fn a_case_file_from_disk_runs_alone() {
 }
 
 #[test]
-fn the_matrix_writes_markdown_and_html() {
+fn the_matrix_writes_markdown_and_a_site() {
     let dir = tmp("matrix");
     let md = dir.join("m.md");
-    let html = dir.join("m.html");
+    let site = dir.join("site");
     let toy = format!("toy={}", toy());
     let o = run(&[
         "matrix",
@@ -234,8 +234,8 @@ fn the_matrix_writes_markdown_and_html() {
         "calls",
         "--markdown",
         md.to_str().unwrap(),
-        "--html",
-        html.to_str().unwrap(),
+        "--site",
+        site.to_str().unwrap(),
     ]);
     // The toy harness has no baseline and fails: the matrix is a gate, so it exits 1, and says
     // which harness failed.
@@ -251,21 +251,27 @@ fn the_matrix_writes_markdown_and_html() {
     assert!(md.contains("### By requirement"), "{md}");
     assert!(md.contains("| CALL-1 | MUST | ✅ | ❌ "), "{md}");
     assert!(md.contains(&format!("`{FAILING}` | ✅ | ❌ |")), "{md}");
-    let html = std::fs::read_to_string(html).unwrap();
-    assert!(html.starts_with("<!DOCTYPE html>"));
+    let index = std::fs::read_to_string(site.join("index.html")).unwrap();
+    assert!(index.starts_with("<!DOCTYPE html>"));
     assert!(
-        !html.contains("<script") && !html.contains("http://") && !html.contains("src="),
-        "self-contained"
-    );
-    assert!(html.contains("class=\"v fail\""));
-    assert!(
-        html.contains("returned: is_error=false"),
-        "failing cells show what the harness returned"
+        !index.contains("http://") && !index.contains("https://") && !index.contains("src="),
+        "self-contained: no external resources"
     );
     assert!(
-        html.contains("reproduce: harness-conformance run --harness &#39;python3 "),
-        "failing cells carry a reproducer"
+        index.contains("href=\"harness/toy.html\""),
+        "a page per harness"
     );
+    let page = std::fs::read_to_string(site.join("harness/toy.html")).unwrap();
+    assert!(page.contains("class=\"failure\""), "failures are listed");
+    assert!(
+        page.contains("harness-conformance run --harness 'python3 "),
+        "failures carry a reproducer"
+    );
+    let badge: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(site.join("badges/toy.json")).unwrap())
+            .unwrap();
+    assert_eq!(badge["schemaVersion"], 1);
+    assert_eq!(badge["label"], "MUST");
 }
 
 #[test]

@@ -52,6 +52,10 @@ pub struct FuzzConfig {
     pub shrink_time: Duration,
     /// Stop after this many findings.
     pub max_findings: usize,
+    /// Requirements already known to fail (from a baseline, `fuzz --baseline`): a case that
+    /// breaks only these is counted in [`Stats::known`], not shrunk or reported, so every
+    /// finding is news.
+    pub known: BTreeSet<String>,
 }
 
 impl Default for FuzzConfig {
@@ -63,6 +67,7 @@ impl Default for FuzzConfig {
             timeout: Duration::from_secs(10),
             shrink_runs: 400,
             shrink_time: Duration::from_secs(120),
+            known: BTreeSet::new(),
             max_findings: 1,
         }
     }
@@ -211,6 +216,9 @@ pub struct Stats {
     pub disagreements: u64,
     /// Failures of a requirement already found (not shrunk again), by requirement.
     pub repeats: BTreeMap<String, u64>,
+    /// Failures of requirements the baseline already lists ([`FuzzConfig::known`]), by
+    /// requirement.
+    pub known: BTreeMap<String, u64>,
 }
 
 impl Stats {
@@ -293,7 +301,14 @@ impl Stats {
                     join(&self.repeats)
                 )
             },
-        )
+        ) + &if self.known.is_empty() {
+            String::new()
+        } else {
+            format!(
+                "\nfailures the baseline already lists (not reported): {}",
+                join(&self.known)
+            )
+        }
     }
 }
 
@@ -779,10 +794,14 @@ pub fn fuzz(
             .flat_map(|f: &Finding| f.requirements.iter().chain([&f.target]))
             .map(String::as_str)
             .collect();
-        let Some(target) = judged
-            .targets()
+        let targets = judged.targets();
+        if targets.iter().all(|t| cfg.known.contains(t)) {
+            *stats.known.entry(first).or_default() += 1;
+            continue;
+        }
+        let Some(target) = targets
             .into_iter()
-            .find(|t| !found.contains(t.as_str()))
+            .find(|t| !found.contains(t.as_str()) && !cfg.known.contains(t))
         else {
             *stats.repeats.entry(first).or_default() += 1;
             continue;

@@ -24,6 +24,7 @@ fn config(seed: u64, cases: u64) -> FuzzConfig {
         shrink_runs: 300,
         shrink_time: Duration::from_secs(120),
         max_findings: 1,
+        known: Default::default(),
     }
 }
 

@@ -3,7 +3,10 @@
 //! requirement's standing).
 //!
 //! Stable field names, one object per line, so `jq` and CI scripts can consume a run without
-//! parsing prose.
+//! parsing prose. The `start` line carries the versions (`suite`, `protocol`, `report_format`)
+//! and the reproducer prefix, so [`crate::saved`] can read the report back and render any other
+//! format from it exactly as the run would have; `conformance/schema/report.schema.json`
+//! describes every line.
 
 use serde_json::{json, Value};
 
@@ -16,7 +19,9 @@ pub fn render(r: &Report) -> String {
         "type": "start",
         "suite": harness_conformance_suite::SUITE_VERSION,
         "protocol": harness_conformance_protocol::PROTOCOL_VERSION,
+        "report_format": crate::saved::REPORT_FORMAT,
         "target": r.target,
+        "reproduce": r.reproduce,
         "implementation": r.run.hello.as_ref().map(|h| &h.implementation),
         "capabilities": r.run.hello.as_ref().map(|h| &h.capabilities),
     }));
@@ -44,7 +49,7 @@ pub fn render(r: &Report) -> String {
             "stale_not_testable": r.run.coverage.stale_not_testable,
             "unmapped_classes": r.run.coverage.unmapped_classes,
         },
-        "elapsed_ms": r.run.elapsed.as_secs_f64() * 1000.0,
+        "elapsed_ms": harness_conformance_suite::verdict::ms(r.run.elapsed),
         "totals": r.totals().iter().map(|(v, n)| (v.as_str().to_owned(), json!(n))).collect::<serde_json::Map<_, _>>(),
         "requirements": requirements,
         "teaching": crate::teaching::json(r),

@@ -1,5 +1,6 @@
 //! Reports: the same run rendered for a terminal, for machines (JSON lines), for CI test
-//! views (JUnit XML) and for a CI step summary (Markdown).
+//! views (JUnit XML), for a CI step summary (Markdown) and as a static site ([`site`]); a saved
+//! JSON report is read back by [`saved`], so every other view can be rendered from it later.
 //!
 //! Each reporter is a pure function from a [`Report`] to text; the binary decides where the
 //! text goes. All of them group by requirement and level, because "which MUSTs does this
@@ -12,6 +13,8 @@ pub mod json;
 pub mod junit;
 pub mod markdown;
 pub mod matrix;
+pub mod saved;
+pub mod site;
 pub mod snapshot;
 pub mod teaching;
 pub mod terminal;

@@ -1,36 +1,51 @@
-//! `matrix`: several harnesses side by side, rendered as Markdown and HTML grids.
+//! `matrix`: several harnesses side by side, rendered as a Markdown grid (the HTML site is
+//! [`crate::site`]).
 //!
 //! Like JSONTestSuite's grid, it shows how real harnesses differ: a cases × harnesses table
-//! grouped by level and requirement, colour-coded, each failing cell carrying what the harness
-//! returned. The runs are made elsewhere (the command line, through the driver); rendering is
-//! pure: text out.
+//! grouped by level and requirement. The runs are made elsewhere (the command line, through the
+//! driver, or read back from saved reports); rendering is pure: text out.
 
 use std::fmt::Write as _;
 
-use harness_conformance_suite::case::Case;
 use harness_conformance_suite::run::RunResult;
 use harness_conformance_suite::spec::{Level, Requirement};
 use harness_conformance_suite::verdict::{CaseOutcome, Verdict};
 
+use crate::Report;
+
 /// One harness's column.
-#[derive(Debug)]
+#[derive(Debug, Clone)]
 pub struct Column {
-    /// The name given on the command line.
+    /// The name given on the command line (or the saved report's file name).
     pub name: String,
-    /// The adapter command.
-    pub command: String,
+    /// What was run, as its report says (`adapter `…``).
+    pub target: String,
+    /// The reproducer prefix of its run (the case id is appended).
+    pub reproduce: String,
+    /// The suite version that made the run.
+    pub suite: String,
     /// Its run.
     pub result: RunResult,
+}
+
+impl Column {
+    /// The column's run as a [`Report`], for the renderers.
+    pub fn report<'a>(&'a self, requirements: &'a [Requirement]) -> Report<'a> {
+        Report {
+            run: &self.result,
+            requirements,
+            target: &self.target,
+            reproduce: &self.reproduce,
+        }
+    }
 }
 
 /// The grid to render.
 #[derive(Debug, Clone, Copy)]
 pub struct Grid<'a> {
-    /// The rows.
-    pub cases: &'a [&'a Case],
     /// SPEC.md's requirements (for grouping and levels).
     pub requirements: &'a [Requirement],
-    /// The columns.
+    /// The columns; the rows are the cases their runs have, in the order they list them.
     pub columns: &'a [Column],
 }
 
@@ -38,24 +53,26 @@ pub struct Grid<'a> {
 struct Group<'a> {
     level: Option<Level>,
     id: String,
-    title: String,
-    cases: Vec<&'a Case>,
+    cases: Vec<&'a str>,
 }
 
 impl<'a> Grid<'a> {
     fn groups(&self) -> Vec<Group<'a>> {
         let mut groups: Vec<Group<'a>> = Vec::new();
-        for case in self.cases {
-            let req = case.requirements.first().cloned().unwrap_or_default();
+        for o in self.columns.iter().flat_map(|c| &c.result.outcomes) {
+            let req = o.requirements.first().cloned().unwrap_or_default();
             match groups.iter_mut().find(|g| g.id == req) {
-                Some(g) => g.cases.push(case),
+                Some(g) => {
+                    if !g.cases.contains(&o.id.as_str()) {
+                        g.cases.push(&o.id);
+                    }
+                }
                 None => {
                     let spec = self.requirements.iter().find(|r| r.id == req);
                     groups.push(Group {
                         level: spec.map(|r| r.level),
-                        title: spec.map(|r| r.title.clone()).unwrap_or_default(),
                         id: req,
-                        cases: vec![case],
+                        cases: vec![&o.id],
                     });
                 }
             }
@@ -99,16 +116,26 @@ pub fn markdown(grid: &Grid) -> String {
     let mut out = String::new();
     let _ = writeln!(
         out,
-        "| harness | {} |",
+        "| harness | implementation | suite | {} |",
         Verdict::ALL.map(|v| v.as_str()).join(" | ")
     );
-    let _ = writeln!(out, "|---|{}", "---|".repeat(Verdict::ALL.len()));
+    let _ = writeln!(out, "|---|---|---|{}", "---|".repeat(Verdict::ALL.len()));
     for col in grid.columns {
         let counts: Vec<String> = Verdict::ALL
             .iter()
             .map(|v| col.result.count(*v).to_string())
             .collect();
-        let _ = writeln!(out, "| {} | {} |", md(&col.name), counts.join(" | "));
+        let implementation = col.result.hello.as_ref().map_or("—".to_owned(), |h| {
+            format!("{} {}", h.implementation.name, h.implementation.version)
+        });
+        let _ = writeln!(
+            out,
+            "| {} | {} | {} | {} |",
+            md(&crate::site::bounded(&col.name, 60)),
+            md(&crate::site::bounded(&implementation, 80)),
+            md(&col.suite),
+            counts.join(" | ")
+        );
     }
     let legend: Vec<String> = Verdict::ALL
         .iter()
@@ -161,12 +188,12 @@ pub fn markdown(grid: &Grid) -> String {
             let cells: Vec<String> = grid
                 .columns
                 .iter()
-                .map(|col| match grid.outcome(col, &case.id) {
+                .map(|col| match grid.outcome(col, case) {
                     Some(o) => symbol(o.verdict).to_owned(),
                     None => "·".to_owned(),
                 })
                 .collect();
-            let _ = writeln!(out, "| {} | `{}` | {} |", g.id, case.id, cells.join(" | "));
+            let _ = writeln!(out, "| {} | `{}` | {} |", g.id, case, cells.join(" | "));
         }
     }
     out
@@ -193,208 +220,4 @@ fn requirement_cell(col: &Column, id: &str) -> String {
 
 fn md(s: &str) -> String {
     s.replace('|', "\\|").replace('\n', " ")
-}
-
-/// Escapes text for HTML.
-pub fn esc(s: &str) -> String {
-    let mut out = String::with_capacity(s.len());
-    for c in s.chars() {
-        match c {
-            '&' => out.push_str("&amp;"),
-            '<' => out.push_str("&lt;"),
-            '>' => out.push_str("&gt;"),
-            '"' => out.push_str("&quot;"),
-            '\'' => out.push_str("&#39;"),
-            c => out.push(c),
-        }
-    }
-    out
-}
-
-fn css_class(v: Verdict) -> &'static str {
-    match v {
-        Verdict::Pass => "pass",
-        Verdict::Fail => "fail",
-        Verdict::Skip => "skip",
-        Verdict::Error => "error",
-        Verdict::BugInCase => "bug",
-        Verdict::Xfail => "xfail",
-        Verdict::Stale => "stale",
-        Verdict::NewSkip => "newskip",
-    }
-}
-
-const STYLE: &str = "body{font:14px/1.4 system-ui,sans-serif;margin:24px;color:#1b1f24;background:#fff}\
-h1{font-size:20px}h2{font-size:16px;margin-top:28px}table{border-collapse:collapse}\
-th,td{border:1px solid #d0d7de;padding:4px 8px;vertical-align:top}th{background:#f6f8fa;position:sticky;top:0}\
-td.case code{font-size:12px}td.req{font-weight:600;white-space:nowrap}\
-td.v{min-width:90px;max-width:360px;font-size:12px}\
-.pass{background:#dafbe1}.fail{background:#ffd8d3}.skip{background:#eaeef2;color:#57606a}\
-.error{background:#fbe4a6}.bug{background:#e8d7ff}.xfail{background:#fff1c2}.stale{background:#ffc6e0}.newskip{background:#ffc6e0}\
-details summary{cursor:pointer;font-weight:600}details pre{white-space:pre-wrap;word-break:break-word;margin:4px 0;font-size:11px}\
-.legend span{display:inline-block;padding:2px 8px;margin-right:6px;border:1px solid #d0d7de}\
-tr.group td{background:#f6f8fa;font-weight:600}";
-
-/// The grid as one self-contained HTML page (inline CSS, no scripts, no external resources).
-pub fn html(grid: &Grid) -> String {
-    let mut out = String::new();
-    out.push_str("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">");
-    out.push_str("<title>harness-conformance matrix</title>");
-    let _ = write!(out, "<style>{STYLE}</style></head><body>");
-    out.push_str("<h1>harness-conformance: cases × harnesses</h1>");
-    out.push_str("<p class=\"legend\">");
-    for v in Verdict::ALL {
-        let _ = write!(
-            out,
-            "<span class=\"{}\">{}</span>",
-            css_class(v),
-            v.as_str()
-        );
-    }
-    out.push_str("</p><table><tr><th>harness</th><th>command</th>");
-    for v in Verdict::ALL {
-        let _ = write!(out, "<th>{}</th>", v.as_str());
-    }
-    out.push_str("</tr>");
-    for col in grid.columns {
-        let _ = write!(
-            out,
-            "<tr><td>{}</td><td><code>{}</code></td>",
-            esc(&col.name),
-            esc(&col.command)
-        );
-        for v in Verdict::ALL {
-            let _ = write!(
-                out,
-                "<td class=\"{}\">{}</td>",
-                css_class(v),
-                col.result.count(v)
-            );
-        }
-        out.push_str("</tr>");
-    }
-    out.push_str("</table>");
-    let _ = write!(
-        out,
-        "<h2>By requirement</h2><p>{}</p><table><tr><th>requirement</th><th>level</th><th>title</th>",
-        esc(REQUIREMENT_LEGEND)
-    );
-    for col in grid.columns {
-        let _ = write!(out, "<th>{}</th>", esc(&col.name));
-    }
-    out.push_str("</tr>");
-    for req in grid.requirements {
-        let cells: Vec<String> = grid
-            .columns
-            .iter()
-            .map(|col| requirement_cell(col, &req.id))
-            .collect();
-        if cells.iter().all(|c| c == "·") {
-            continue;
-        }
-        let _ = write!(
-            out,
-            "<tr><td class=\"req\">{}</td><td>{}</td><td>{}</td>",
-            esc(&req.id),
-            req.level.as_str(),
-            esc(&req.title)
-        );
-        for c in cells {
-            let class = match c.chars().next() {
-                Some('✅') => "pass",
-                Some('❌') => "fail",
-                Some('⚠') => "xfail",
-                Some('❔') => "error",
-                _ => "skip",
-            };
-            let _ = write!(out, "<td class=\"v {class}\">{}</td>", esc(&c));
-        }
-        out.push_str("</tr>");
-    }
-    out.push_str("</table>");
-    let mut current: Option<Option<Level>> = None;
-    let mut open = false;
-    for g in grid.groups() {
-        if current != Some(g.level) {
-            if open {
-                out.push_str("</table>");
-            }
-            current = Some(g.level);
-            open = true;
-            let _ = write!(
-                out,
-                "<h2>{}</h2><table><tr><th>requirement</th><th>case</th>",
-                g.level.map_or("(not in SPEC.md)", |l| l.as_str())
-            );
-            for col in grid.columns {
-                let _ = write!(out, "<th>{}</th>", esc(&col.name));
-            }
-            out.push_str("</tr>");
-        }
-        let _ = write!(
-            out,
-            "<tr class=\"group\"><td colspan=\"{}\">{} — {}</td></tr>",
-            grid.columns.len() + 2,
-            esc(&g.id),
-            esc(&g.title)
-        );
-        for case in &g.cases {
-            let _ = write!(
-                out,
-                "<tr><td class=\"req\">{}</td><td class=\"case\" title=\"{}\"><code>{}</code></td>",
-                esc(&case.requirements.join(", ")),
-                esc(&case.description),
-                esc(&case.id)
-            );
-            for col in grid.columns {
-                match grid.outcome(col, &case.id) {
-                    None => out.push_str("<td class=\"v\">·</td>"),
-                    Some(o) => cell(&mut out, o, &col.command),
-                }
-            }
-            out.push_str("</tr>");
-        }
-    }
-    if open {
-        out.push_str("</table>");
-    }
-    out.push_str("</body></html>\n");
-    out
-}
-
-fn cell(out: &mut String, o: &CaseOutcome, command: &str) {
-    let class = css_class(o.verdict);
-    if o.verdict == Verdict::Pass {
-        let _ = write!(out, "<td class=\"v {class}\">PASS</td>");
-        return;
-    }
-    let _ = write!(
-        out,
-        "<td class=\"v {class}\"><details><summary>{}</summary>",
-        o.verdict.as_str()
-    );
-    for m in &o.messages {
-        let _ = write!(out, "<pre>{}</pre>", esc(m));
-    }
-    if let Some(reason) = &o.baseline {
-        let _ = write!(out, "<pre>baseline: {}</pre>", esc(reason));
-    }
-    if let Some(r) = &o.returned {
-        if o.verdict != Verdict::Skip {
-            let _ = write!(out, "<pre>returned: {}</pre>", esc(r));
-        }
-    }
-    if o.verdict.is_unexpected() {
-        let target = match command.trim() {
-            "" | "reference" => String::new(),
-            c => format!(" --harness {}", crate::shell_quote(c)),
-        };
-        let _ = write!(
-            out,
-            "<pre>reproduce: harness-conformance run{} --run {}</pre>",
-            esc(&target),
-            esc(&crate::shell_quote(&o.id))
-        );
-    }
-    out.push_str("</details></td>");
 }

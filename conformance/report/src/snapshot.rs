@@ -32,6 +32,14 @@
 //! are written as `\u{…}`. A harness that returns a different number of results than there were
 //! calls gets a first line saying so. Values that legitimately vary between runs are replaced by
 //! [`FILTERS`] before anything is compared.
+//!
+//! ## Snapshots stay small
+//!
+//! A content longer than [`MAX_CONTENT_BYTES`] (after filtering) is stored as its first
+//! [`HEAD_BYTES`] and last [`TAIL_BYTES`] with one line between them that gives the size of the
+//! whole and its SHA-256 — an uncapped harness's 2 MB tool output becomes a 12 KiB snapshot, and
+//! a change anywhere in the middle still changes the digest, so it is still caught. Diffs
+//! ([`diff`]) show a long line only around its first change ([`DIFF_LINE_CHARS`]).
 
 pub mod store;
 
@@ -236,6 +244,51 @@ fn escaped(c: char) -> bool {
         )
 }
 
+/// A content longer than this many UTF-8 bytes is stored as head + tail + a digest of the whole.
+/// The most a result capped at the reference's default cap can take: 16 Ki units, each up to 4
+/// UTF-8 bytes under a chars cap. So a capped result — whose exact cut is what a cap snapshot
+/// is about — is always stored whole; only output a harness did not cap is cut.
+pub const MAX_CONTENT_BYTES: usize = 64 * 1024;
+
+/// How much of a long content's start a snapshot keeps.
+pub const HEAD_BYTES: usize = 8 * 1024;
+
+/// How much of a long content's end a snapshot keeps.
+pub const TAIL_BYTES: usize = 4 * 1024;
+
+/// How many chars of a changed line a diff shows (around the first change).
+pub const DIFF_LINE_CHARS: usize = 240;
+
+/// `content` as a snapshot stores it: whole up to [`MAX_CONTENT_BYTES`], else its head and tail
+/// (cut at char boundaries) around a line giving the whole's size and SHA-256.
+pub fn stored_content(content: &str) -> std::borrow::Cow<'_, str> {
+    use sha2::{Digest, Sha256};
+    if content.len() <= MAX_CONTENT_BYTES {
+        return std::borrow::Cow::Borrowed(content);
+    }
+    let mut head = HEAD_BYTES;
+    while !content.is_char_boundary(head) {
+        head -= 1;
+    }
+    let mut tail = content.len() - TAIL_BYTES;
+    while !content.is_char_boundary(tail) {
+        tail += 1;
+    }
+    let digest: String = Sha256::digest(content.as_bytes())
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect();
+    std::borrow::Cow::Owned(format!(
+        "{}\n┄ snapshot cut: {} bytes, {} chars, {} lines in all; {} bytes in the middle left out; sha256 of the whole: {digest} ┄\n{}",
+        &content[..head],
+        content.len(),
+        content.chars().count(),
+        content.split('\n').count(),
+        tail - head,
+        &content[tail..]
+    ))
+}
+
 /// Appends `content` as `│ `-prefixed lines.
 fn push_content(out: &mut String, content: &str) {
     if content.is_empty() {
@@ -292,7 +345,7 @@ pub fn render_body(call_ids: &[Option<&str>], results: &[ObservedResult]) -> Str
         }
         out.push_str(&head);
         out.push('\n');
-        push_content(&mut out, &apply_filters(&r.content));
+        push_content(&mut out, &stored_content(&apply_filters(&r.content)));
         out.push_str(if r.content.is_empty() {
             "└─ (empty)\n"
         } else {
@@ -437,27 +490,48 @@ pub fn same(stored: &str, new: &str) -> bool {
 }
 
 /// A line diff of two snapshot files (`-` stored, `+` new), with `context` lines around each
-/// change, at most `max_lines` lines (then a count of what was left out).
+/// change, at most `max_lines` lines (then a count of what was left out). A line longer than
+/// [`DIFF_LINE_CHARS`] is shown around its first difference from the line it replaces (or by
+/// its head and tail when it has no counterpart), with how much was left out on each side.
 pub fn diff(old: &str, new: &str, context: usize, max_lines: usize) -> String {
     let d = similar::TextDiff::from_lines(old, new);
+    let (olds, news) = (d.old_slices(), d.new_slices());
     let mut out = String::new();
     let mut lines = 0usize;
     let mut left_out = 0usize;
     for group in d.grouped_ops(context) {
         for op in group {
-            for change in d.iter_changes(&op) {
-                let sign = match change.tag() {
-                    similar::ChangeTag::Delete => '-',
-                    similar::ChangeTag::Insert => '+',
-                    similar::ChangeTag::Equal => ' ',
-                };
+            let (tag, o, n) = op.as_tag_tuple();
+            let mut rows: Vec<(char, String)> = Vec::new();
+            match tag {
+                similar::DiffTag::Equal => {
+                    rows.extend(o.map(|i| (' ', elide(olds[i], None))));
+                }
+                similar::DiffTag::Delete => {
+                    rows.extend(o.map(|i| ('-', elide(olds[i], None))));
+                }
+                similar::DiffTag::Insert => {
+                    rows.extend(n.map(|j| ('+', elide(news[j], None))));
+                }
+                similar::DiffTag::Replace => {
+                    let pair = |i: usize, j: usize| olds.get(i).zip(news.get(j));
+                    for (k, i) in o.clone().enumerate() {
+                        let other = pair(i, n.start + k).map(|(_, b)| *b);
+                        rows.push(('-', elide(olds[i], other)));
+                    }
+                    for (k, j) in n.clone().enumerate() {
+                        let other = pair(o.start + k, j).map(|(a, _)| *a);
+                        rows.push(('+', elide(news[j], other)));
+                    }
+                }
+            }
+            for (sign, text) in rows {
                 if lines >= max_lines {
                     left_out += 1;
                     continue;
                 }
-                let text = change.value();
                 out.push(sign);
-                out.push_str(text.strip_suffix('\n').unwrap_or(text));
+                out.push_str(&text);
                 out.push('\n');
                 lines += 1;
             }
@@ -472,10 +546,139 @@ pub fn diff(old: &str, new: &str, context: usize, max_lines: usize) -> String {
     out
 }
 
+/// The reason a failed snapshot comparison adds to the run's `result:` line.
+pub const RESULT_REASON: &str = "the wording snapshots differ (see `snapshots:` above)";
+
+/// The terminal report with the snapshot verdict deciding its `result:` line: a report whose
+/// run was ok says `result: FAILED (…)` when the snapshots differ, and a failed one gains the
+/// reason. The account itself (ending in `snapshots: ok` or `snapshots: FAILED`) is printed
+/// before the report, so the two verdicts read in order.
+pub fn decide_result(report: &str, snapshots_ok: bool) -> String {
+    if snapshots_ok {
+        return report.to_owned();
+    }
+    let mut out: Vec<String> = Vec::new();
+    for line in report.lines() {
+        if line == "result: ok" {
+            out.push(format!("result: FAILED ({RESULT_REASON})"));
+        } else if let Some(reasons) = line
+            .strip_prefix("result: FAILED (")
+            .and_then(|r| r.strip_suffix(')'))
+        {
+            out.push(format!("result: FAILED ({reasons}; {RESULT_REASON})"));
+        } else {
+            out.push(line.to_owned());
+        }
+    }
+    let mut text = out.join("\n");
+    if report.ends_with('\n') {
+        text.push('\n');
+    }
+    text
+}
+
+/// One diff line, without its newline, cut to [`DIFF_LINE_CHARS`] around its first difference
+/// from `other` (the line it replaces or is replaced by).
+fn elide(line: &str, other: Option<&str>) -> String {
+    let line = line.strip_suffix('\n').unwrap_or(line);
+    let chars: Vec<char> = line.chars().collect();
+    if chars.len() <= DIFF_LINE_CHARS {
+        return line.to_owned();
+    }
+    let first_change = other.map_or(0, |o| {
+        o.chars()
+            .zip(chars.iter())
+            .take_while(|(a, b)| a == *b)
+            .count()
+    });
+    let before = DIFF_LINE_CHARS / 3;
+    let start = first_change
+        .saturating_sub(before)
+        .min(chars.len() - DIFF_LINE_CHARS);
+    let (start, end) = if other.is_none() {
+        (0, DIFF_LINE_CHARS)
+    } else {
+        (start, start + DIFF_LINE_CHARS)
+    };
+    let mut out = String::new();
+    if start > 0 {
+        out.push_str(&format!("…[{start} chars]… "));
+    }
+    out.extend(&chars[start..end]);
+    if end < chars.len() {
+        out.push_str(&format!(" …[{} chars]…", chars.len() - end));
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
     use serde_json::json;
+
+    #[test]
+    fn differing_snapshots_decide_the_result_line() {
+        let ok = "x — 1 case(s): 1 PASS\nresult: ok\n";
+        assert_eq!(decide_result(ok, true), ok);
+        assert_eq!(
+            decide_result(ok, false),
+            format!("x — 1 case(s): 1 PASS\nresult: FAILED ({RESULT_REASON})\n")
+        );
+        let failed = "result: FAILED (1 unexpected case result(s))\n";
+        assert_eq!(
+            decide_result(failed, false),
+            format!("result: FAILED (1 unexpected case result(s); {RESULT_REASON})\n")
+        );
+    }
+
+    #[test]
+    fn long_content_is_stored_as_head_tail_and_digest() {
+        let small = "x".repeat(MAX_CONTENT_BYTES);
+        assert_eq!(stored_content(&small), small);
+        let big = format!(
+            "{}é{}",
+            "a".repeat(HEAD_BYTES - 1),
+            "b".repeat(3 * MAX_CONTENT_BYTES)
+        );
+        let stored = stored_content(&big);
+        assert!(
+            stored.len() < HEAD_BYTES + TAIL_BYTES + 300,
+            "{}",
+            stored.len()
+        );
+        assert!(
+            stored.starts_with(&"a".repeat(HEAD_BYTES - 1)),
+            "the head is kept"
+        );
+        assert!(
+            stored.ends_with(&"b".repeat(TAIL_BYTES - 1)),
+            "the tail is kept"
+        );
+        assert!(
+            stored.contains(&format!("{} bytes", big.len())),
+            "{stored:.200}"
+        );
+        // A change in the middle, which neither head nor tail shows, changes the digest.
+        let mut changed = big.clone();
+        changed.replace_range(HEAD_BYTES + 100..HEAD_BYTES + 101, "c");
+        assert_ne!(stored_content(&changed), stored);
+    }
+
+    #[test]
+    fn diffs_show_a_long_line_around_its_change() {
+        let old = format!("header\n{}X{}\n", "a".repeat(10_000), "b".repeat(10_000));
+        let new = format!("header\n{}Y{}\n", "a".repeat(10_000), "b".repeat(10_000));
+        let d = diff(&old, &new, 1, 100);
+        assert!(d.len() < 4 * DIFF_LINE_CHARS, "{d}");
+        let minus = d.lines().find(|l| l.starts_with('-')).unwrap();
+        let plus = d.lines().find(|l| l.starts_with('+')).unwrap();
+        assert!(minus.contains("aX") && plus.contains("aY"), "{d}");
+        assert!(
+            minus.starts_with("-…[") && minus.ends_with("chars]…"),
+            "{minus}"
+        );
+        assert!(d.contains(" header"), "{d}");
+    }
 
     fn result(id: &str, is_error: bool, code: Option<&str>, content: &str) -> ObservedResult {
         ObservedResult {

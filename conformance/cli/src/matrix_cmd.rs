@@ -1,0 +1,213 @@
+//! `matrix`: several harnesses side by side, as a static site and a Markdown grid.
+//!
+//! The columns are runs made here (`--harness NAME=COMMAND`) and saved JSON reports made
+//! elsewhere (`--from DIR`: each harness's own CI runs the gate and publishes its report; one
+//! job combines them). Reports of different suite versions are not comparable, so mixing them
+//! is refused unless `--allow-mixed-versions` says otherwise. The matrix is a gate too: it
+//! exits 1 when any harness failed against its baseline.
+
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+use std::time::Duration;
+
+use clap::Args;
+
+use harness_conformance_driver::client::{InProcess, ProcessHarness};
+use harness_conformance_driver::runner::{self, RunConfig};
+use harness_conformance_report::{matrix, shell_quote, site};
+use harness_conformance_suite::baseline::Baseline;
+use harness_conformance_suite::harness::Harness;
+use harness_conformance_suite::spec::Level;
+
+use crate::{ExecArgs, FilterArgs};
+
+#[derive(Args, Debug)]
+pub struct MatrixArgs {
+    /// `name=command` (repeatable); `name=reference` or `name=` runs the built-in reference.
+    #[arg(
+        long = "harness",
+        value_name = "NAME=COMMAND",
+        required_unless_present = "from"
+    )]
+    harnesses: Vec<String>,
+    /// Add every saved JSON report (`*.json`, from `run --format json`) in DIR as a column,
+    /// named after its file.
+    #[arg(long, value_name = "DIR")]
+    from: Option<PathBuf>,
+    /// Combine reports made by different suite versions (refused by default: their cases and
+    /// rules may differ, so the columns would not be comparable).
+    #[arg(long)]
+    allow_mixed_versions: bool,
+    #[command(flatten)]
+    filter: FilterArgs,
+    #[command(flatten)]
+    exec: ExecArgs,
+    /// Per-harness baselines: `name=FILE` (repeatable).
+    #[arg(long = "baseline", value_name = "NAME=FILE")]
+    baselines: Vec<String>,
+    /// Where to write the Markdown grid.
+    #[arg(long, value_name = "FILE", default_value = "matrix.md")]
+    markdown: PathBuf,
+    /// The directory to write the site to (index.html, harness/*.html, badges/*.json).
+    #[arg(long, value_name = "DIR", default_value = "matrix-site")]
+    site: PathBuf,
+}
+
+pub fn run(args: MatrixArgs) -> Result<ExitCode, String> {
+    let suite = crate::load_suite()?;
+    let cases = crate::selected(&suite, &args.filter);
+    let mut columns = Vec::new();
+    if let Some(dir) = &args.from {
+        columns.extend(saved_columns(dir)?);
+    }
+    for spec in &args.harnesses {
+        let (name, command) = spec
+            .split_once('=')
+            .ok_or_else(|| format!("--harness {spec:?}: expected NAME=COMMAND"))?;
+        let baseline = match args
+            .baselines
+            .iter()
+            .find_map(|b| b.strip_prefix(&format!("{name}=")))
+        {
+            Some(p) => crate::read_baseline(Path::new(p))?,
+            None => Baseline::new(),
+        };
+        let cfg = RunConfig {
+            jobs: args.exec.jobs,
+            timeout: Duration::from_secs_f64(args.exec.timeout.max(0.01)),
+            baseline,
+            requirements: suite.requirements.clone(),
+        };
+        let opts = crate::process_options(&args.exec);
+        let command = command.trim().to_owned();
+        let in_process = command.is_empty() || command == "reference";
+        let reproduce = if in_process {
+            "harness-conformance run --run".to_owned()
+        } else {
+            format!(
+                "harness-conformance run --harness {} --run",
+                shell_quote(&command)
+            )
+        };
+        let target = if in_process {
+            "the built-in reference harness".to_owned()
+        } else {
+            format!("adapter `{command}`")
+        };
+        let factory = move || -> Box<dyn Harness + Send> {
+            if in_process {
+                Box::new(InProcess::new(None))
+            } else {
+                Box::new(ProcessHarness::new(&command, opts))
+            }
+        };
+        eprintln!("matrix: running {name} …");
+        let result = runner::run(&cases, &factory, &cfg, &|_, _, _| {});
+        columns.push(matrix::Column {
+            name: name.to_owned(),
+            target,
+            reproduce,
+            suite: harness_conformance_suite::SUITE_VERSION.to_owned(),
+            result,
+        });
+    }
+    for col in &columns {
+        let r = &col.result;
+        eprintln!(
+            "matrix: {}: {} in {:.1}s{}",
+            col.name,
+            r.totals(),
+            r.elapsed.as_secs_f64(),
+            if r.failed() { " — FAILED" } else { "" }
+        );
+        if let Some(e) = &r.handshake_error {
+            eprintln!("matrix: {}: the handshake failed: {e}", col.name);
+        }
+        for level in [Level::Must, Level::Should] {
+            eprintln!("matrix: {}: {}", col.name, r.coverage.summary(level));
+        }
+    }
+    let mut versions: Vec<&str> = columns.iter().map(|c| c.suite.as_str()).collect();
+    versions.sort_unstable();
+    versions.dedup();
+    if versions.len() > 1 && !args.allow_mixed_versions {
+        let which: Vec<String> = columns
+            .iter()
+            .map(|c| format!("{} ({})", c.name, c.suite))
+            .collect();
+        return Err(format!(
+            "the reports come from different suite versions: {}; their cases and rules may differ, \
+             so the columns are not comparable. Re-run them with one version, or pass \
+             --allow-mixed-versions to combine them anyway (each column shows its version)",
+            which.join(", ")
+        ));
+    }
+    let grid = matrix::Grid {
+        requirements: &suite.requirements,
+        columns: &columns,
+    };
+    std::fs::write(&args.markdown, matrix::markdown(&grid))
+        .map_err(|e| format!("{}: {e}", args.markdown.display()))?;
+    let files = site::render(&columns, &suite.requirements, &versions.join(", "));
+    for (path, text) in &files {
+        let dest = args.site.join(path);
+        if let Some(parent) = dest.parent() {
+            std::fs::create_dir_all(parent).map_err(|e| format!("{}: {e}", parent.display()))?;
+        }
+        std::fs::write(&dest, text).map_err(|e| format!("{}: {e}", dest.display()))?;
+    }
+    eprintln!(
+        "wrote {} and the site {} ({} files; open {})",
+        args.markdown.display(),
+        args.site.display(),
+        files.len(),
+        args.site.join("index.html").display()
+    );
+    let failed: Vec<&str> = columns
+        .iter()
+        .filter(|c| c.result.failed())
+        .map(|c| c.name.as_str())
+        .collect();
+    if failed.is_empty() {
+        Ok(ExitCode::SUCCESS)
+    } else {
+        eprintln!(
+            "matrix: {} failed against their baselines: {}",
+            failed.len(),
+            failed.join(", ")
+        );
+        Ok(ExitCode::FAILURE)
+    }
+}
+
+/// A column per `*.json` report in `dir`, in file-name order.
+fn saved_columns(dir: &Path) -> Result<Vec<matrix::Column>, String> {
+    let mut paths: Vec<PathBuf> = std::fs::read_dir(dir)
+        .map_err(|e| format!("{}: {e}", dir.display()))?
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p.extension().is_some_and(|x| x == "json") && p.is_file())
+        .collect();
+    paths.sort();
+    if paths.is_empty() {
+        return Err(format!(
+            "{}: no saved reports (*.json from `run --format json`) in this directory",
+            dir.display()
+        ));
+    }
+    let mut out = Vec::new();
+    for path in paths {
+        let saved = crate::report_cmd::read(&path)?;
+        let name = path
+            .file_stem()
+            .map(|s| s.to_string_lossy().into_owned())
+            .unwrap_or_default();
+        out.push(matrix::Column {
+            name,
+            target: saved.target,
+            reproduce: saved.reproduce,
+            suite: saved.suite,
+            result: saved.run,
+        });
+    }
+    Ok(out)
+}
