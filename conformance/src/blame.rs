@@ -61,6 +61,8 @@ pub enum CheckKind {
     CapIdempotent,
     /// `same_as`.
     SameAs,
+    /// `represents_output`.
+    RepresentsOutput,
     /// Universal: one result per call.
     ResultsCount,
     /// Universal: content is valid text.
@@ -79,7 +81,7 @@ pub enum CheckKind {
 
 impl CheckKind {
     /// Every kind, in report order.
-    pub const ALL: [CheckKind; 26] = [
+    pub const ALL: [CheckKind; 27] = [
         CheckKind::ResultsCount,
         CheckKind::ToolUseId,
         CheckKind::IsError,
@@ -100,6 +102,7 @@ impl CheckKind {
         CheckKind::CapNoteLines,
         CheckKind::CapIdempotent,
         CheckKind::SameAs,
+        CheckKind::RepresentsOutput,
         CheckKind::TextValid,
         CheckKind::CapWithin,
         CheckKind::Secret,
@@ -130,6 +133,7 @@ impl CheckKind {
             CheckKind::CapNoteLines => "cap.note_lines",
             CheckKind::CapIdempotent => "cap.idempotent",
             CheckKind::SameAs => "same_as",
+            CheckKind::RepresentsOutput => "represents_output",
             CheckKind::ResultsCount => "results.count",
             CheckKind::TextValid => "text.valid",
             CheckKind::CapWithin => "cap.within",
@@ -181,6 +185,7 @@ impl CheckKind {
             CheckKind::CapNoteLines => "HT-3",
             CheckKind::CapIdempotent => "CAP-7",
             CheckKind::HistoryUnchanged => "ISO-1",
+            CheckKind::RepresentsOutput => "VOCAB-5",
             _ => return None,
         })
     }
@@ -315,6 +320,9 @@ fn result_kinds(case: &Case, i: usize, exp: &ResultExpect) -> Vec<CheckKind> {
     }
     if exp.same_as.is_some() {
         kinds.push(CheckKind::SameAs);
+    }
+    if exp.represents_output {
+        kinds.push(CheckKind::RepresentsOutput);
     }
     kinds
 }

@@ -117,6 +117,10 @@ pub struct ResultExpect {
     /// Checks on how the output was capped.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub cap: Option<CapExpect>,
+    /// A success's content is strict JSON holding the handler's structured output faithfully
+    /// (any correct conversion of a value JSON has no form for); an error result passes.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub represents_output: bool,
     /// This result repeats result N's (0-based, an earlier call): same `is_error`, code and
     /// content — an idempotent replay.
     #[serde(default, skip_serializing_if = "Option::is_none")]

@@ -30,6 +30,7 @@ use crate::blame::{self, CheckKind};
 use crate::case::{final_output, CapExpect, Case, ContentExpect, IdExpect, ResultExpect};
 use crate::note;
 use crate::quote::{quote, quote_json};
+use crate::represent;
 
 /// The cap the harness should apply on this case.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -513,7 +514,9 @@ fn expected_output(wire: &WireCase, call: &Call, index: usize, invs: &[Invocatio
                 None => Expected::Json(call.input().cloned().unwrap_or(Value::Null)),
             }
         }
-        Some(Output::NonFinite(_)) | Some(Output::NonFiniteIn(_)) | None => Expected::None,
+        Some(Output::NonFinite(_) | Output::NonFiniteIn(_) | Output::NonJson(_)) | None => {
+            Expected::None
+        }
     }
 }
 
@@ -701,6 +704,44 @@ fn check_result(
     if let Some(cap_exp) = &exp.cap {
         check_cap(label, index, call, cap_exp, cap, res, &expected, wire, r);
     }
+    if exp.represents_output {
+        check_represents(label, index, tool, res, &expected, r);
+    }
+}
+
+/// `represents_output`: a success's content holds the structured output faithfully.
+fn check_represents(
+    label: &str,
+    index: usize,
+    tool: Option<&ToolDef>,
+    res: &ObservedResult,
+    expected: &Expected,
+    r: &mut Recorder,
+) {
+    let want = match expected {
+        // `echo_args`: the arguments as the handler held them.
+        Expected::Json(v) => Some(represent::Represented::Json(v.clone())),
+        _ => tool
+            .and_then(|t| final_output(&t.behavior))
+            .and_then(represent::Represented::of),
+    };
+    let Some(want) = want else {
+        r.bug(format!(
+            "{label}: `represents_output` needs a tool returning a structured output (`json`, `echo_args`, `non_finite`, `non_finite_in`, `non_json`)"
+        ));
+        return;
+    };
+    let failure = if res.is_error {
+        None
+    } else {
+        represent::check(&want, &res.content).err().map(|wanted| {
+            format!(
+                "{label}: expected an error result, or a success whose content is {wanted}; the harness returned a success with content {}",
+                quote(&res.content)
+            )
+        })
+    };
+    r.outcome(CheckKind::RepresentsOutput, Some(index), failure);
 }
 
 fn code_of(r: &ObservedResult) -> String {
@@ -1219,7 +1260,7 @@ fn same_invocations(want: &[(String, Value)], got: &[(String, Value)]) -> bool {
 }
 
 /// JSON equality as JSON Schema defines it: numbers equal when their values are (1 == 1.0).
-fn json_equal(a: &Value, b: &Value) -> bool {
+pub(crate) fn json_equal(a: &Value, b: &Value) -> bool {
     match (a, b) {
         (Value::Number(x), Value::Number(y)) => {
             match (x.as_i64(), y.as_i64(), x.as_u64(), y.as_u64()) {

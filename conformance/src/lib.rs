@@ -53,6 +53,7 @@
 //!                 Outcome::Json(value) => Ok(value.to_string()),
 //!                 Outcome::NonFinite(f) => Err(format!("not JSON: {f}")),
 //!                 Outcome::NonFiniteIn(value, at) => Err(format!("not JSON: {value} {at:?}")),
+//!                 Outcome::NonJsonIn(value, at) => Err(format!("not JSON: {value} {at:?}")),
 //!                 Outcome::Raised(kind, message) => Err(format!("{kind:?}: {message}")),
 //!             };
 //!             // … register `tool.name`, `tool.input_schema` and `_handler` with the harness …
@@ -118,6 +119,7 @@ pub mod loader;
 pub mod needs;
 pub mod note;
 pub mod quote;
+pub mod represent;
 pub mod run;
 pub mod select;
 pub mod spec;

@@ -83,6 +83,10 @@ impl InProcessHarness for Mini {
                                     Some("invalid_tool_output"),
                                     "the tool returned a number JSON cannot hold".to_owned(),
                                 ),
+                                Outcome::NonJsonIn(..) => (
+                                    Some("invalid_tool_output"),
+                                    "the tool returned a value JSON cannot hold".to_owned(),
+                                ),
                                 Outcome::Raised(RaiseKind::Domain, message) => {
                                     (Some("tool_refused"), message)
                                 }

@@ -21,7 +21,7 @@ What it checks besides the schema:
 - the case: id matches path, ids unique, one expectation per call, an internal error's secret
   is inside its message, `equals_output` only where the output is text, `same_as` names an
   earlier result, `invocations` names defined tools, a relative `sleep_ms` comes with the need
-  `deadline`, `non_finite_in` pointers have parents, fair classes (SPEC.md "Fair classes": a
+  `deadline`, `non_finite_in` and `non_json` pointers have parents (a `cycle` never at the root), fair classes (SPEC.md "Fair classes": a
   call whose arguments are not an object accepts `malformed_call` and `invalid_arguments`; a
   blank tool name accepts `malformed_call` and `unknown_tool`);
 - blame (the loader rules of docs/DESIGN.md): every `blame` key is a check kind or group that
@@ -61,7 +61,7 @@ FEATURES = {"authorization", "budget", "idempotency", "prepare-commit", "path-co
 
 # The check kinds (docs/DESIGN.md "Blame"): made on each result, or once per case.
 RESULT_KINDS = {
-    "tool_use_id", "is_error", "class", "retryable", "same_as",
+    "tool_use_id", "is_error", "class", "retryable", "same_as", "represents_output",
     "content.equals", "content.contains", "content.contains_any", "content.not_contains",
     "content.matches", "content.max_chars", "content.max_size", "content.equals_output",
     "cap.truncated", "cap.keeps_head", "cap.keeps_last_line", "cap.note_counts", "cap.note_lines",
@@ -76,7 +76,7 @@ DEFAULT_OWNER = {
     "cap.keeps_head": "CAP-10", "cap.keeps_last_line": "HT-2", "cap.note_counts": "CAP-6",
     "cap.note_lines": "HT-3", "cap.idempotent": "CAP-7",
     "results.count": "CORR-1", "text.valid": "ENC-1", "cap.within": "CAP-1", "secret": "OUT-5",
-    "history_unchanged": "ISO-1",
+    "history_unchanged": "ISO-1", "represents_output": "VOCAB-5",
 }
 # `cap.truncated` defaults by its value: false (output unchanged) CAP-2, true (cut, noted) CAP-5.
 TRUNCATED_OWNER = {False: "CAP-2", True: "CAP-5"}
@@ -245,6 +245,8 @@ def fair_class_problems(cid, case):
 
 def pointer_parent_exists(value, pointer):
     tokens = [t.replace("~1", "/").replace("~0", "~") for t in pointer.split("/")[1:]]
+    if not tokens:
+        return True  # the root itself
     cur = value
     for t in tokens[:-1]:
         if isinstance(cur, dict) and t in cur:
@@ -277,11 +279,14 @@ def check_case(cid, case):
             if isinstance(b.get("sleep_ms"), dict):
                 relative_sleep = True
             out = b.get("return")
-            if isinstance(out, dict) and isinstance(out.get("non_finite_in"), dict):
-                nf = out["non_finite_in"]
-                for ptr in nf.get("at", {}):
-                    if not pointer_parent_exists(nf.get("value"), ptr):
-                        problems.append(f"{cid}: tool {t.get('name')}: non_finite_in pointer {ptr!r} has no parent in the value")
+            for behaviour in ("non_finite_in", "non_json"):
+                if isinstance(out, dict) and isinstance(out.get(behaviour), dict):
+                    nf = out[behaviour]
+                    for ptr, kind in nf.get("at", {}).items():
+                        if not pointer_parent_exists(nf.get("value"), ptr):
+                            problems.append(f"{cid}: tool {t.get('name')}: {behaviour} pointer {ptr!r} has no parent in the value")
+                        if kind == "cycle" and (ptr == "" or not isinstance(nf.get("value"), (dict, list))):
+                            problems.append(f"{cid}: tool {t.get('name')}: a `cycle` goes inside an object or array value, never at its root")
     if relative_sleep and "deadline" not in case.get("needs", []):
         problems.append(f"{cid}: a sleep relative to the deadline needs `deadline` in `needs`")
     for call, res in zip(calls, results):
@@ -321,6 +326,9 @@ def live_checks(case):
             out.append((i, "tool_use_id"))
         for kind in ("is_error", "class", "retryable", "same_as"):
             if kind in res:
+                out.append((i, kind))
+        for kind in ("represents_output",):
+            if res.get(kind):
                 out.append((i, kind))
         for key, value in res.get("content", {}).items():
             if isinstance(value, list) and not value:

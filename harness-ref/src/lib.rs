@@ -112,6 +112,6 @@ pub use harness::{
 pub use output::{OutputLimits, OutputProblem};
 pub use schema::{InputSchema, SchemaError, UnknownFields, Violation};
 pub use tool::{
-    CallContext, Execution, Handler, SemanticCheck, Tool, ToolError, ToolErrorKind, ToolOutput,
-    ToolValue,
+    CallContext, Execution, Handler, NotJson, SemanticCheck, Tool, ToolError, ToolErrorKind,
+    ToolOutput, ToolValue,
 };

@@ -67,6 +67,13 @@ pub enum OutputProblem {
     },
     /// Streamed output that is not valid UTF-8.
     NotUtf8,
+    /// A value JSON has no form for (a cycle, a set, bytes, a date, an opaque object).
+    NotJson {
+        /// Where (RFC 6901 pointer into the output).
+        pointer: String,
+        /// What it is, in words ([`crate::NotJson::what`]).
+        what: &'static str,
+    },
 }
 
 impl fmt::Display for OutputProblem {
@@ -96,6 +103,9 @@ impl fmt::Display for OutputProblem {
                 )
             }
             OutputProblem::NotUtf8 => write!(f, "the output is not valid UTF-8 text"),
+            OutputProblem::NotJson { pointer, what } => {
+                write!(f, "{}: {what} cannot be represented in JSON", at(pointer))
+            }
         }
     }
 }
@@ -171,6 +181,12 @@ fn convert(
             }
             Value::Array(out)
         }
+        ToolValue::NotJson(v) => {
+            return Err(OutputProblem::NotJson {
+                pointer: pointer.clone(),
+                what: v.what(),
+            })
+        }
         ToolValue::Object(fields) => {
             let mut seen = HashSet::with_capacity(fields.len());
             let mut out = Map::new();
@@ -206,6 +222,24 @@ mod tests {
         )]);
         let e = to_json(v, &OutputLimits::default()).unwrap_err();
         assert_eq!(e.to_string(), "/a/1: NaN cannot be represented in JSON");
+    }
+
+    #[test]
+    fn values_json_has_no_form_for_are_located() {
+        use crate::tool::NotJson;
+        for (v, want) in [
+            (NotJson::Cycle { to: String::new() }, "/k/0: a reference back to an enclosing value (a cycle) cannot be represented in JSON"),
+            (NotJson::Set(vec![ToolValue::Int(1)]), "/k/0: a set cannot be represented in JSON"),
+            (NotJson::Bytes(vec![0, 255]), "/k/0: raw bytes cannot be represented in JSON"),
+            (NotJson::Date("2024-01-02T03:04:05Z".into()), "/k/0: a date cannot be represented in JSON"),
+            (NotJson::Opaque("Handle".into()), "/k/0: an opaque object cannot be represented in JSON"),
+        ] {
+            let tree = ToolValue::Object(vec![(
+                "k".into(),
+                ToolValue::Array(vec![ToolValue::NotJson(v)]),
+            )]);
+            assert_eq!(to_json(tree, &OutputLimits::default()).unwrap_err().to_string(), want);
+        }
     }
 
     #[test]

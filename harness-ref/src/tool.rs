@@ -101,9 +101,12 @@ where
     }
 }
 
-/// A value a handler returns. Unlike `serde_json::Value` it can hold non-finite floats and
-/// duplicate keys, which the harness refuses as `invalid_tool_output`.
+/// A value a handler returns. Unlike `serde_json::Value` it can hold non-finite floats,
+/// duplicate keys and values JSON has no form for ([`NotJson`]: a cycle, a set, bytes, a date,
+/// an opaque object), which the harness refuses as `invalid_tool_output`. Non-exhaustive, so
+/// that what handlers in other languages can return can be added without breaking matches.
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub enum ToolValue {
     /// `null`.
     Null,
@@ -121,6 +124,44 @@ pub enum ToolValue {
     Array(Vec<ToolValue>),
     /// An object as ordered key/value pairs (duplicate keys are representable here but refused).
     Object(Vec<(String, ToolValue)>),
+    /// A value JSON has no form for, as a handler's language holds it.
+    NotJson(NotJson),
+}
+
+/// A value a JSON encoder cannot take as it is: what a Python or TypeScript handler returns
+/// when it hands back its own objects instead of JSON values. The harness has no rule that
+/// would turn any of them into JSON without guessing (a set's order, bytes' encoding, a date's
+/// format) or losing something (a cycle, private state), so it refuses them all.
+#[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
+pub enum NotJson {
+    /// A reference back to an enclosing value: the output contains itself. In a tree the
+    /// back edge is written as the RFC 6901 pointer of the value it refers to (`""`, the root).
+    Cycle {
+        /// The pointer of the enclosing value.
+        to: String,
+    },
+    /// A set of values.
+    Set(Vec<ToolValue>),
+    /// Raw bytes.
+    Bytes(Vec<u8>),
+    /// A date-time, as RFC 3339 text.
+    Date(String),
+    /// An object of a type with no JSON form, by its type name.
+    Opaque(String),
+}
+
+impl NotJson {
+    /// What it is, in words (`a set`), for the message the model sees.
+    pub fn what(&self) -> &'static str {
+        match self {
+            NotJson::Cycle { .. } => "a reference back to an enclosing value (a cycle)",
+            NotJson::Set(_) => "a set",
+            NotJson::Bytes(_) => "raw bytes",
+            NotJson::Date(_) => "a date",
+            NotJson::Opaque(_) => "an opaque object",
+        }
+    }
 }
 
 impl From<Value> for ToolValue {

@@ -567,6 +567,13 @@ fn valid_items(
                 out.push(item(&["VOCAB-1"], result(i, |r| r.is_error = Some(true))));
                 push_class(out, "invalid_tool_output");
             }
+            // Refused or converted faithfully: both are correct (SPEC.md VOCAB-5).
+            Output::NonJson(_) => {
+                out.push(item(
+                    &["VOCAB-5"],
+                    result(i, |r| r.represents_output = true),
+                ));
+            }
             Output::Json(_) | Output::EchoArgs(_) => {
                 out.push(item(&["OUT-1"], result(i, |r| r.is_error = Some(false))));
             }

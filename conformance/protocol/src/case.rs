@@ -226,6 +226,72 @@ pub enum Output {
     /// A structured value with non-finite floats placed inside it (behaviour
     /// `non_finite_in`, which an adapter declares in `behaviors`).
     NonFiniteIn(NonFiniteIn),
+    /// A structured value with values JSON has no form for placed inside it: a reference back
+    /// to the whole value (a cycle), a set, bytes, a date, an opaque object (behaviour
+    /// `non_json`, which an adapter declares in `behaviors`).
+    NonJson(NonJsonIn),
+}
+
+/// A structured value a handler returns with values JSON cannot encode at some places inside
+/// it, each built in the handler's language's own terms (a Python `set`, a JS `Set`, …).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct NonJsonIn {
+    /// The value around them.
+    pub value: Value,
+    /// RFC 6901 pointer into `value` → what is placed there (added or replacing; the parent
+    /// must exist; a `cycle` needs an object or array `value` and a non-empty pointer). Never
+    /// empty.
+    pub at: BTreeMap<String, NonJson>,
+}
+
+/// A value a JSON encoder cannot take as it is. Each has fixed contents, so that every
+/// language builds the same one and the runner knows what a faithful conversion would hold.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+#[non_exhaustive]
+pub enum NonJson {
+    /// A reference back to the whole returned value (a dict or array that contains itself).
+    Cycle,
+    /// A set holding the integers 1, 2 and 3.
+    Set,
+    /// The three bytes 0x00 0xFF 0x41 (not UTF-8 text).
+    Bytes,
+    /// The instant 2024-01-02T03:04:05Z as the language's date-time type.
+    Date,
+    /// An instance of a class whose only state is private, with no JSON form of its own.
+    Opaque,
+}
+
+impl NonJson {
+    /// Every kind, in documentation order.
+    pub const ALL: [NonJson; 5] = [
+        NonJson::Cycle,
+        NonJson::Set,
+        NonJson::Bytes,
+        NonJson::Date,
+        NonJson::Opaque,
+    ];
+
+    /// The kind's name as it appears on the wire.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            NonJson::Cycle => "cycle",
+            NonJson::Set => "set",
+            NonJson::Bytes => "bytes",
+            NonJson::Date => "date",
+            NonJson::Opaque => "opaque",
+        }
+    }
+
+    /// What a `set` holds.
+    pub const SET_MEMBERS: [i64; 3] = [1, 2, 3];
+    /// What `bytes` holds.
+    pub const BYTES: [u8; 3] = [0x00, 0xFF, 0x41];
+    /// The instant a `date` is, as RFC 3339 text.
+    pub const DATE_RFC3339: &'static str = "2024-01-02T03:04:05Z";
+    /// The same instant in seconds since the Unix epoch.
+    pub const DATE_UNIX_SECONDS: i64 = 1_704_164_645;
 }
 
 /// A structured value a handler returns with non-finite floats at some places inside it.
@@ -245,6 +311,7 @@ impl Output {
     pub fn behavior_need(&self) -> Option<&'static str> {
         match self {
             Output::NonFiniteIn(_) => Some("non_finite_in"),
+            Output::NonJson(_) => Some("non_json"),
             _ => None,
         }
     }
@@ -546,6 +613,15 @@ mod tests {
         assert_eq!(n.behavior_need(), Some("non_finite_in"));
         assert!(serde_json::from_value::<Output>(
             json!({"non_finite_in": {"value": {}, "at": {"/a": "zero"}}})
+        )
+        .is_err());
+        let j: Output = serde_json::from_value(
+            json!({"non_json": {"value": {"a": [1]}, "at": {"/a/0": "set", "/self": "cycle"}}}),
+        )
+        .unwrap();
+        assert_eq!(j.behavior_need(), Some("non_json"));
+        assert!(serde_json::from_value::<Output>(
+            json!({"non_json": {"value": {}, "at": {"/a": "frozenset"}}})
         )
         .is_err());
     }

@@ -15,7 +15,7 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use crate::{materialize, Behavior, NonFinite, Output, RaiseKind, Unit};
+use crate::{materialize, Behavior, NonFinite, NonJson, Output, RaiseKind, Unit};
 use serde_json::Value;
 
 /// A behaviour ready to run.
@@ -44,6 +44,8 @@ pub enum Ret {
     EchoArgs,
     /// A structured value with non-finite floats at pointers inside it.
     NonFiniteIn(Value, Vec<(String, NonFinite)>),
+    /// A structured value with values JSON has no form for at pointers inside it.
+    NonJsonIn(Value, Vec<(String, NonJson)>),
 }
 
 /// What performing a script produced.
@@ -57,6 +59,9 @@ pub enum Outcome {
     NonFinite(f64),
     /// A structured output with non-finite floats at pointers inside it.
     NonFiniteIn(Value, Vec<(String, f64)>),
+    /// A structured value with values JSON has no form for at pointers inside it, for the
+    /// harness to build in its own terms (a cycle refers back to the whole value).
+    NonJsonIn(Value, Vec<(String, NonJson)>),
     /// An error the handler raised.
     Raised(RaiseKind, String),
 }
@@ -78,6 +83,30 @@ impl Script {
                     n.value.clone(),
                     n.at.iter().map(|(p, f)| (p.clone(), *f)).collect(),
                 ),
+                Output::NonJson(n) => {
+                    if n.at.is_empty() {
+                        return Err("`non_json.at` must name at least one place".to_owned());
+                    }
+                    for (pointer, kind) in &n.at {
+                        if !pointer.is_empty() && !pointer.starts_with('/') {
+                            return Err(format!(
+                                "`non_json` key {pointer:?} is not a JSON pointer"
+                            ));
+                        }
+                        if *kind == NonJson::Cycle
+                            && (pointer.is_empty() || !(n.value.is_object() || n.value.is_array()))
+                        {
+                            return Err(
+                                "a `cycle` goes inside an object or array value, never at its root"
+                                    .to_owned(),
+                            );
+                        }
+                    }
+                    Ret::NonJsonIn(
+                        n.value.clone(),
+                        n.at.iter().map(|(p, k)| (p.clone(), *k)).collect(),
+                    )
+                }
                 Output::EchoArgs(true) => Ret::EchoArgs,
                 Output::EchoArgs(false) => {
                     return Err("`echo_args` must be true".to_owned());
@@ -128,6 +157,7 @@ impl Script {
                     value.clone(),
                     at.iter().map(|(p, f)| (p.clone(), f.value())).collect(),
                 ),
+                Ret::NonJsonIn(value, at) => Outcome::NonJsonIn(value.clone(), at.clone()),
                 Ret::EchoArgs => Outcome::Json(args.clone()),
             },
             Script::Raise(kind, message) => Outcome::Raised(*kind, message.clone()),
@@ -233,6 +263,33 @@ mod tests {
             s.perform(&mut json!({})),
             Outcome::Raised(RaiseKind::Internal, _)
         ));
+    }
+
+    #[test]
+    fn non_json_places_are_checked_at_compile_time() {
+        let s = script(
+            json!({"return": {"non_json": {"value": {"a": 1}, "at": {"/self": "cycle", "/a": "bytes"}}}}),
+        );
+        let Outcome::NonJsonIn(value, at) = s.perform(&mut json!({})) else {
+            panic!()
+        };
+        assert_eq!(value, json!({"a": 1}));
+        assert_eq!(
+            at,
+            vec![
+                ("/a".to_owned(), NonJson::Bytes),
+                ("/self".to_owned(), NonJson::Cycle)
+            ]
+        );
+        for bad in [
+            json!({"return": {"non_json": {"value": 1, "at": {"/x": "cycle"}}}}),
+            json!({"return": {"non_json": {"value": {}, "at": {"": "cycle"}}}}),
+            json!({"return": {"non_json": {"value": {}, "at": {}}}}),
+            json!({"return": {"non_json": {"value": {}, "at": {"x": "set"}}}}),
+        ] {
+            let b: Behavior = serde_json::from_value(bad.clone()).unwrap();
+            assert!(Script::compile(&b, Unit::Chars).is_err(), "{bad}");
+        }
     }
 
     #[test]

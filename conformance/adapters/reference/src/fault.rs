@@ -46,6 +46,15 @@ pub enum Fault {
     UnknownToolCrash,
     /// A NaN or infinite output is serialised as JSON `null` and reported as a success.
     NanAsNull,
+    /// Values JSON has no form for are written as their debug text (Python's
+    /// `json.dumps(default=str)`) and reported as a success.
+    StringifiesNonJson,
+    /// Values JSON has no form for are encoded as `JSON.stringify` does (a set or an opaque
+    /// object as `{}`) and a cycle as the marker `"[Circular]"`, reported as a success.
+    EncodesLikeJsonStringify,
+    /// An output that contains itself sends the encoder into unbounded recursion: the turn
+    /// ends with no results.
+    CrashesOnCycle,
     /// Handlers receive the transcript's own arguments, so their mutations change history.
     MutationLeaks,
     /// Only the first schema violation is reported.
@@ -87,7 +96,7 @@ pub enum Fault {
 
 impl Fault {
     /// Every fault, in documentation order.
-    pub const ALL: [Fault; 33] = [
+    pub const ALL: [Fault; 36] = [
         Fault::RunsHandlerBeforeValidating,
         Fault::CoercesTypes,
         Fault::DropsUnknownFields,
@@ -104,6 +113,9 @@ impl Fault {
         Fault::NoDeadline,
         Fault::UnknownToolCrash,
         Fault::NanAsNull,
+        Fault::StringifiesNonJson,
+        Fault::EncodesLikeJsonStringify,
+        Fault::CrashesOnCycle,
         Fault::MutationLeaks,
         Fault::FirstViolationOnly,
         Fault::InternalRetryable,
@@ -152,6 +164,9 @@ impl Fault {
             Fault::NoDeadline => "no-deadline",
             Fault::UnknownToolCrash => "unknown-tool-crash",
             Fault::NanAsNull => "nan-as-null",
+            Fault::StringifiesNonJson => "stringifies-non-json",
+            Fault::EncodesLikeJsonStringify => "encodes-like-json-stringify",
+            Fault::CrashesOnCycle => "crashes-on-cycle",
             Fault::MutationLeaks => "mutation-leaks",
             Fault::FirstViolationOnly => "first-violation-only",
             Fault::InternalRetryable => "internal-retryable",
@@ -199,6 +214,13 @@ impl Fault {
             Fault::NoDeadline => "waits for a handler forever instead of timing it out",
             Fault::UnknownToolCrash => "crashes on a call naming an unknown tool instead of answering it",
             Fault::NanAsNull => "serialises a NaN or infinite output as null and reports success",
+            Fault::StringifiesNonJson => {
+                "writes a set, bytes, a date or an opaque object as its debug text and reports success"
+            }
+            Fault::EncodesLikeJsonStringify => {
+                "encodes like JSON.stringify: a set or opaque object becomes {}, a cycle \"[Circular]\", reported as success"
+            }
+            Fault::CrashesOnCycle => "crashes on an output that contains itself: the turn gets no results",
             Fault::MutationLeaks => {
                 "hands handlers the transcript's own arguments, so their mutations rewrite history"
             }

@@ -120,11 +120,11 @@ use harness_conformance_protocol as protocol;
 use harness_conformance_protocol::vocabulary;
 use harness_conformance_protocol::{
     CallForm, CapCapability, Capabilities, DeadlineCapability, Hello, Implementation, Invocation,
-    ObservedResult, RaiseKind, Reply, WireCase, PROTOCOL_VERSION,
+    NonJson, ObservedResult, RaiseKind, Reply, WireCase, PROTOCOL_VERSION,
 };
 use harness_ref::cap::{self, CapConfig};
 use harness_ref::{
-    CallContext, ErrorCode, Harness, HarnessConfig, MemorySink, Registry, Tool, ToolError,
+    CallContext, ErrorCode, Harness, HarnessConfig, MemorySink, NotJson, Registry, Tool, ToolError,
     ToolOutput, ToolResult, ToolValue,
 };
 use serde_json::{Map, Value};
@@ -443,6 +443,12 @@ impl ReferenceAdapter {
             && results
                 .iter()
                 .any(|r| r.code() == Some(ErrorCode::UnknownTool));
+        // `crashes-on-cycle`: the encoder recursed into the cycle until the stack ran out.
+        let crashed = crashed
+            || (fault == Some(Fault::CrashesOnCycle)
+                && state
+                    .returned_cycle
+                    .load(std::sync::atomic::Ordering::SeqCst));
         let results = if crashed { Vec::new() } else { results };
         let diagnostics = sink.take();
         let aliases = lock(&state.aliases).clone();
@@ -543,6 +549,8 @@ struct RunState {
     eager: Mutex<HashMap<String, mpsc::Receiver<Outcome>>>,
     /// `accepts-duplicate-ids`: the id the harness was given → the id the model sent.
     aliases: Mutex<HashMap<String, String>>,
+    /// `crashes-on-cycle`: a handler returned a value that contains itself.
+    returned_cycle: std::sync::atomic::AtomicBool,
 }
 
 fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
@@ -597,6 +605,13 @@ fn scripted_handler(
         let entry = args.clone();
         state.record(&tool, id, &entry);
         let mut outcome = script.perform(&mut args);
+        if let Outcome::NonJsonIn(_, at) = &outcome {
+            if at.iter().any(|(_, kind)| *kind == NonJson::Cycle) {
+                state
+                    .returned_cycle
+                    .store(true, std::sync::atomic::Ordering::SeqCst);
+            }
+        }
         if fault == Some(Fault::RetriesAnyFailure) && matches!(outcome, Outcome::Raised(..)) {
             let mut again = entry.clone();
             state.record(&tool, id, &again);
@@ -662,7 +677,16 @@ fn into_tool_output(
         Outcome::NonFiniteIn(value, at) => {
             let mut tree = ToolValue::from(value);
             for (pointer, f) in at {
-                place_float(&mut tree, &pointer, f).map_err(ToolError::internal)?;
+                place(&mut tree, &pointer, ToolValue::Float(f))
+                    .map_err(|e| ToolError::internal(format!("`non_finite_in`: {e}")))?;
+            }
+            Ok(ToolOutput::Json(tree))
+        }
+        Outcome::NonJsonIn(value, at) => {
+            let mut tree = ToolValue::from(value);
+            for (pointer, kind) in at {
+                place(&mut tree, &pointer, not_json(kind, fault))
+                    .map_err(|e| ToolError::internal(format!("`non_json`: {e}")))?;
             }
             Ok(ToolOutput::Json(tree))
         }
@@ -672,10 +696,60 @@ fn into_tool_output(
     }
 }
 
-/// Puts `f` at the RFC 6901 `pointer` inside `tree` (adding or replacing; the parent must exist).
-fn place_float(tree: &mut ToolValue, pointer: &str, f: f64) -> Result<(), String> {
+/// A `non_json` value as a Rust handler holds it: harness-ref's [`NotJson`] (which it refuses
+/// as `invalid_tool_output`), or, for the variants that encode what JSON cannot hold, what
+/// their encoder turns it into.
+fn not_json(kind: NonJson, fault: Option<Fault>) -> ToolValue {
+    let set = || {
+        NonJson::SET_MEMBERS
+            .iter()
+            .map(|&n| ToolValue::Int(n))
+            .collect()
+    };
+    match (fault, kind) {
+        // `json.dumps(value, default=str)`: whatever the encoder cannot take becomes its
+        // `str()` (a cycle still raises "Circular reference detected").
+        (Some(Fault::StringifiesNonJson), NonJson::Set) => ToolValue::String("{1, 2, 3}".into()),
+        (Some(Fault::StringifiesNonJson), NonJson::Bytes) => {
+            ToolValue::String("b'\\x00\\xffA'".into())
+        }
+        (Some(Fault::StringifiesNonJson), NonJson::Date) => {
+            ToolValue::String("2024-01-02 03:04:05+00:00".into())
+        }
+        (Some(Fault::StringifiesNonJson), NonJson::Opaque) => {
+            ToolValue::String("<Handle object at 0x7f3a2c1e9d50>".into())
+        }
+        // `JSON.stringify` with a cycle-safe replacer: a Set and a class instance have no
+        // enumerable properties, a Uint8Array is an object of indices, a Date has `toJSON`, and
+        // the replacer writes a cycle as a marker.
+        (Some(Fault::EncodesLikeJsonStringify), NonJson::Set | NonJson::Opaque) => {
+            ToolValue::Object(Vec::new())
+        }
+        (Some(Fault::EncodesLikeJsonStringify), NonJson::Bytes) => ToolValue::Object(
+            NonJson::BYTES
+                .iter()
+                .enumerate()
+                .map(|(i, &b)| (i.to_string(), ToolValue::UInt(u64::from(b))))
+                .collect(),
+        ),
+        (Some(Fault::EncodesLikeJsonStringify), NonJson::Date) => {
+            ToolValue::String("2024-01-02T03:04:05.000Z".into())
+        }
+        (Some(Fault::EncodesLikeJsonStringify), NonJson::Cycle) => {
+            ToolValue::String("[Circular]".into())
+        }
+        (_, NonJson::Cycle) => ToolValue::NotJson(NotJson::Cycle { to: String::new() }),
+        (_, NonJson::Set) => ToolValue::NotJson(NotJson::Set(set())),
+        (_, NonJson::Bytes) => ToolValue::NotJson(NotJson::Bytes(NonJson::BYTES.to_vec())),
+        (_, NonJson::Date) => ToolValue::NotJson(NotJson::Date(NonJson::DATE_RFC3339.into())),
+        (_, _) => ToolValue::NotJson(NotJson::Opaque("Handle".into())),
+    }
+}
+
+/// Puts `v` at the RFC 6901 `pointer` inside `tree` (adding or replacing; the parent must exist).
+fn place(tree: &mut ToolValue, pointer: &str, v: ToolValue) -> Result<(), String> {
     let Some((parent, last)) = pointer.rsplit_once('/') else {
-        *tree = ToolValue::Float(f);
+        *tree = v;
         return Ok(());
     };
     let key = last.replace("~1", "/").replace("~0", "~");
@@ -687,34 +761,26 @@ fn place_float(tree: &mut ToolValue, pointer: &str, f: f64) -> Result<(), String
                 .iter_mut()
                 .find(|(k, _)| *k == part)
                 .map(|(_, v)| v)
-                .ok_or_else(|| format!("`non_finite_in`: no value at {parent:?}"))?,
+                .ok_or_else(|| format!("no value at {parent:?}"))?,
             ToolValue::Array(items) => part
                 .parse::<usize>()
                 .ok()
                 .and_then(|i| items.get_mut(i))
-                .ok_or_else(|| format!("`non_finite_in`: no value at {parent:?}"))?,
-            _ => return Err(format!("`non_finite_in`: no value at {parent:?}")),
+                .ok_or_else(|| format!("no value at {parent:?}"))?,
+            _ => return Err(format!("no value at {parent:?}")),
         };
     }
     match cur {
         ToolValue::Object(pairs) => match pairs.iter_mut().find(|(k, _)| *k == key) {
-            Some((_, v)) => *v = ToolValue::Float(f),
-            None => pairs.push((key, ToolValue::Float(f))),
+            Some((_, old)) => *old = v,
+            None => pairs.push((key, v)),
         },
         ToolValue::Array(items) => match key.parse::<usize>() {
-            Ok(i) if i < items.len() => items[i] = ToolValue::Float(f),
-            Ok(i) if i == items.len() => items.push(ToolValue::Float(f)),
-            _ => {
-                return Err(format!(
-                    "`non_finite_in`: no array index {key:?} at {parent:?}"
-                ))
-            }
+            Ok(i) if i < items.len() => items[i] = v,
+            Ok(i) if i == items.len() => items.push(v),
+            _ => return Err(format!("no array index {key:?} at {parent:?}")),
         },
-        _ => {
-            return Err(format!(
-                "`non_finite_in`: {parent:?} is neither an object nor an array"
-            ))
-        }
+        _ => return Err(format!("{parent:?} is neither an object nor an array")),
     }
     Ok(())
 }

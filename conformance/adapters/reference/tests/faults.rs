@@ -269,6 +269,50 @@ fn demo(fault: Fault) -> Demo {
                 assert_eq!(content(variant), "null");
             },
         ),
+        Fault::StringifiesNonJson => (
+            one_tool(
+                json!({}),
+                json!({}),
+                json!({"return": {"non_json": {"value": {"tags": 0}, "at": {"/tags": "set"}}}}),
+                json!([call("a", json!({}))]),
+            ),
+            |reference, variant| {
+                assert_eq!(
+                    results(reference)[0].code.as_deref(),
+                    Some("invalid_tool_output")
+                );
+                assert!(!results(variant)[0].is_error);
+                assert_eq!(content(variant), r#"{"tags":"{1, 2, 3}"}"#);
+            },
+        ),
+        Fault::EncodesLikeJsonStringify => (
+            one_tool(
+                json!({}),
+                json!({}),
+                json!({"return": {"non_json": {"value": {"a": 1}, "at": {"/s": "set", "/me": "cycle"}}}}),
+                json!([call("a", json!({}))]),
+            ),
+            |reference, variant| {
+                assert!(results(reference)[0].is_error);
+                assert!(!results(variant)[0].is_error);
+                assert_eq!(content(variant), r#"{"a":1,"me":"[Circular]","s":{}}"#);
+            },
+        ),
+        Fault::CrashesOnCycle => (
+            one_tool(
+                json!({}),
+                json!({}),
+                json!({"return": {"non_json": {"value": [1], "at": {"/1": "cycle"}}}}),
+                json!([call("a", json!({}))]),
+            ),
+            |reference, variant| {
+                assert_eq!(
+                    results(reference)[0].code.as_deref(),
+                    Some("invalid_tool_output")
+                );
+                assert!(results(variant).is_empty(), "the turn crashed");
+            },
+        ),
         Fault::MutationLeaks => (
             one_tool(
                 json!({}),

@@ -137,3 +137,18 @@ def test_what_the_kit_cannot_perform_is_a_kit_error_reported_to_the_adapter(beha
     with pytest.raises(KitError) as info:
         perform(behavior, on_kit_error=failures.append)
     assert info.value.code is code and failures == [info.value]
+
+
+def test_non_json_builds_pythons_own_values():
+    import datetime
+
+    from harness_conformance_adapter.behaviours import Handle
+    out = perform({"return": {"non_json": {"value": {"a": [0], "b": None},
+                                           "at": {"/a/0": "set", "/b": "bytes", "/d": "date",
+                                                  "/h": "opaque", "/me": "cycle"}}}})
+    assert out["a"][0] == {1, 2, 3}
+    assert out["b"] == b"\x00\xffA"
+    assert out["d"] == datetime.datetime(2024, 1, 2, 3, 4, 5, tzinfo=datetime.timezone.utc)
+    assert isinstance(out["h"], Handle) and not hasattr(out["h"], "__dict__")
+    assert out["me"] is out
+    assert perform({"return": {"non_json": {"value": {}, "at": {"": "set"}}}}) == {1, 2, 3}

@@ -46,3 +46,12 @@ def test_to_json_spells_out_non_finite_drops_unset_and_never_fails():
 
     assert to_json({"a": math.nan, "b": UNSET, "c": (Model(),), "d": {1, 2} and frozenset()}) == {
         "a": {"$non_finite": "nan"}, "c": [{"x": {"$non_finite": "inf"}}], "d": "frozenset()"}
+
+
+def test_to_json_survives_a_cyclic_value():
+    from harness_conformance_adapter.jsonio import to_json
+    value: dict = {"a": 1}
+    value["self"] = value
+    assert to_json(value) == {"a": 1, "self": "$cycle"}
+    shared = [1]
+    assert to_json({"x": shared, "y": shared}) == {"x": [1], "y": [1]}

@@ -95,6 +95,33 @@ const NON_FINITE: Record<string, number> = { nan: NaN, inf: Infinity, '-inf': -I
 
 type Output = (spec: JsonObject, args: unknown, unit: string) => unknown;
 
+/**
+ * An object whose only state is private and which has no JSON form (`non_json` kind `opaque`):
+ * `JSON.stringify` sees no enumerable properties on it.
+ */
+export class Handle {
+  #fd = 7;
+  get fd(): number {
+    return this.#fd;
+  }
+}
+
+/** JavaScript's own value for a `non_json` kind other than `cycle`. */
+function nonJsonValue(kind: string): unknown {
+  switch (kind) {
+    case 'set':
+      return new Set([1, 2, 3]);
+    case 'bytes':
+      return Uint8Array.of(0x00, 0xff, 0x41);
+    case 'date':
+      return new Date(Date.UTC(2024, 0, 2, 3, 4, 5));
+    case 'opaque':
+      return new Handle();
+    default:
+      throw new KitError(ErrorCode.UNKNOWN_BEHAVIOUR, { what: 'non_json kind', keys: quote(kind), known: 'cycle, set, bytes, date, opaque' });
+  }
+}
+
 export const OUTPUTS: Record<string, Output> = {
   text: (spec) => spec.text,
   json: (spec) => structuredClone(spec.json),
@@ -114,6 +141,25 @@ export const OUTPUTS: Record<string, Output> = {
       const number = (OUTPUTS.non_finite as Output)({ non_finite: name }, args, unit);
       if (pointer === '') out = number;
       else setPointer(out, pointer, number);
+    }
+    return out;
+  },
+  // The structured value with JavaScript's own non-JSON values inside it: a Set of 1, 2, 3, a
+  // Uint8Array 00 FF 41, a Date (2024-01-02T03:04:05Z), a Handle, or (`cycle`) the value itself.
+  non_json: (spec) => {
+    const { value, at } = spec.non_json as { value: Json; at: Record<string, string> };
+    let out: unknown = structuredClone(value);
+    const cycles: string[] = [];
+    for (const [pointer, kind] of Object.entries(at)) {
+      if (kind === 'cycle') cycles.push(pointer);
+      else if (pointer === '') out = nonJsonValue(kind);
+      else setPointer(out, pointer, nonJsonValue(kind));
+    }
+    for (const pointer of cycles) {
+      if (pointer === '' || out === null || typeof out !== 'object') {
+        throw new KitError(ErrorCode.BAD_POINTER, { pointer: quote(pointer), problem: 'a cycle goes inside an object or array value' });
+      }
+      setPointer(out, pointer, out);
     }
     return out;
   },

@@ -84,3 +84,14 @@ test('what the kit cannot perform is a KitError told to the adapter first', asyn
     await assert.rejects(script.run({}), (e) => e instanceof KitError && e.code === code && told[0] === e, JSON.stringify(behavior));
   }
 });
+
+test('non_json builds JavaScript\'s own values inside a structured value', async () => {
+  const out = await perform({ return: { non_json: { value: { a: [0], b: null }, at: { '/a/0': 'set', '/b': 'bytes', '/d': 'date', '/h': 'opaque', '/me': 'cycle' } } } });
+  assert.deepEqual([...out.a[0]], [1, 2, 3]);
+  assert.ok(out.a[0] instanceof Set);
+  assert.deepEqual([...out.b], [0, 255, 65]);
+  assert.equal(out.d.toISOString(), '2024-01-02T03:04:05.000Z');
+  assert.equal(JSON.stringify(out.h), '{}');
+  assert.equal(out.me, out);
+  assert.ok((await perform({ return: { non_json: { value: {}, at: { '': 'set' } } } })) instanceof Set);
+});

@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import asyncio
 import copy
+import datetime
 import math
 import time
 from collections.abc import Awaitable, Callable, Generator, Mapping
@@ -172,6 +173,56 @@ def _out_non_finite_in(spec: Mapping[str, Json], args: Any, unit: str) -> Any:
     return value
 
 
+class Handle:
+    """An object whose only state is private and which has no JSON form (`non_json` kind `opaque`).
+
+    `__slots__` leaves it no `__dict__`, so encoders that serialise an object's attributes find
+    nothing to write; its repr is Python's default, with a memory address in it.
+    """
+
+    __slots__ = ("_fd",)
+
+    def __init__(self) -> None:
+        self._fd = 7
+
+
+def _non_json_value(kind: str) -> Any:
+    if kind == "set":
+        return {1, 2, 3}
+    if kind == "bytes":
+        return b"\x00\xffA"
+    if kind == "date":
+        return datetime.datetime(2024, 1, 2, 3, 4, 5, tzinfo=datetime.timezone.utc)
+    if kind == "opaque":
+        return Handle()
+    raise KitError(ErrorCode.UNKNOWN_BEHAVIOUR, what="non_json kind", keys=quote(kind),
+                   known="cycle, set, bytes, date, opaque")
+
+
+def _out_non_json(spec: Mapping[str, Json], args: Any, unit: str) -> Any:
+    """The structured value with Python's own non-JSON values placed inside it (optional behaviour).
+
+    `set` is a set of 1, 2, 3; `bytes` the bytes 00 FF 41; `date` an aware datetime in UTC;
+    `opaque` a `Handle`; `cycle` the returned value itself, so the dict or list contains itself.
+    """
+    inner = spec["non_json"]
+    value = copy.deepcopy(inner["value"])
+    cycles = []
+    for pointer, kind in inner["at"].items():
+        if kind == "cycle":
+            cycles.append(pointer)
+        elif pointer == "":
+            value = _non_json_value(kind)
+        else:
+            set_pointer(value, pointer, _non_json_value(kind))
+    for pointer in cycles:
+        if pointer == "" or not isinstance(value, (dict, list)):
+            raise KitError(ErrorCode.BAD_POINTER, pointer=quote(pointer),
+                           problem="a cycle goes inside an object or array value")
+        set_pointer(value, pointer, value)
+    return value
+
+
 OUTPUTS: dict[str, Callable[[Mapping[str, Json], Any, str], Any]] = {
     "text": _out_text,
     "json": _out_json,
@@ -179,6 +230,7 @@ OUTPUTS: dict[str, Callable[[Mapping[str, Json], Any, str], Any]] = {
     "non_finite": _out_non_finite,
     "echo_args": _out_echo_args,
     "non_finite_in": _out_non_finite_in,
+    "non_json": _out_non_json,
 }
 """Output kind → the value a handler returns (run.schema.json#/$defs/output)."""
 

@@ -142,27 +142,34 @@ def non_finite_name(value: float) -> str:
     return "nan" if math.isnan(value) else ("inf" if value > 0 else "-inf")
 
 
-def to_json(value: Any) -> Json:
+def to_json(value: Any, _path: frozenset[int] = frozenset()) -> Json:
     """A JSON value for a report: models dumped, UNSET dropped, non-finite floats spelled out.
 
     Non-finite floats become {"$non_finite": "nan" | "inf" | "-inf"}; dataclasses become objects;
-    pydantic models (anything with `model_dump`) are dumped by alias; anything else becomes its
-    repr. Never raises.
+    pydantic models (anything with `model_dump`) are dumped by alias; a container met again inside
+    itself (a handler's cyclic output the harness kept) becomes "$cycle"; anything else becomes
+    its repr. Never raises.
     """
     if value is None or isinstance(value, (bool, int, str)):
         return value
     if isinstance(value, float):
         return value if math.isfinite(value) else {"$non_finite": non_finite_name(value)}
+    if id(value) in _path:
+        return "$cycle"
+    inner = _path | {id(value)}
     if isinstance(value, Mapping):
-        return {str(k): to_json(v) for k, v in value.items() if v is not UNSET}
+        return {str(k): to_json(v, inner) for k, v in value.items() if v is not UNSET}
     if isinstance(value, (list, tuple)):
-        return [to_json(v) for v in value]
+        return [to_json(v, inner) for v in value]
     dump = getattr(value, "model_dump", None)
     if callable(dump):  # a pydantic model, without importing pydantic
         try:
-            return to_json(dump(mode="python", by_alias=True, warnings=False))
+            return to_json(dump(mode="python", by_alias=True, warnings=False), inner)
         except Exception:  # noqa: BLE001 - a report must never fail; fall back to repr
             pass
     if dataclasses.is_dataclass(value) and not isinstance(value, type):
-        return to_json({f.name: getattr(value, f.name) for f in dataclasses.fields(value)})
-    return repr(value)
+        return to_json({f.name: getattr(value, f.name) for f in dataclasses.fields(value)}, inner)
+    try:
+        return repr(value)
+    except Exception:  # noqa: BLE001 - a report must never fail
+        return f"<{type(value).__name__}>"
