@@ -685,7 +685,7 @@ fn into_tool_output(
         Outcome::NonJsonIn(value, at) => {
             let mut tree = ToolValue::from(value);
             for (pointer, kind) in at {
-                place(&mut tree, &pointer, not_json(kind, fault))
+                place(&mut tree, &pointer, not_json(kind, fault, variant))
                     .map_err(|e| ToolError::internal(format!("`non_json`: {e}")))?;
             }
             Ok(ToolOutput::Json(tree))
@@ -698,14 +698,24 @@ fn into_tool_output(
 
 /// A `non_json` value as a Rust handler holds it: harness-ref's [`NotJson`] (which it refuses
 /// as `invalid_tool_output`), or, for the variants that encode what JSON cannot hold, what
-/// their encoder turns it into.
-fn not_json(kind: NonJson, fault: Option<Fault>) -> ToolValue {
+/// their encoder turns it into (`converts-non-json` correctly, the broken ones not).
+fn not_json(kind: NonJson, fault: Option<Fault>, variant: Option<Variant>) -> ToolValue {
     let set = || {
         NonJson::SET_MEMBERS
             .iter()
             .map(|&n| ToolValue::Int(n))
             .collect()
     };
+    if variant == Some(Variant::ConvertsNonJson) {
+        // A correct conversion: everything the value held can be read back.
+        match kind {
+            NonJson::Set => return ToolValue::Array(set()),
+            NonJson::Bytes => return ToolValue::String("AP9B".into()), // base64 of 00 FF 41
+            NonJson::Date => return ToolValue::String(NonJson::DATE_RFC3339.into()),
+            NonJson::Cycle => return ToolValue::String("[Circular]".into()),
+            _ => {}
+        }
+    }
     match (fault, kind) {
         // `json.dumps(value, default=str)`: whatever the encoder cannot take becomes its
         // `str()` (a cycle still raises "Circular reference detected").

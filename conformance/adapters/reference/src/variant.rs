@@ -97,6 +97,11 @@ pub enum Variant {
     /// Structured output as Python's `json.dumps` writes it by default: `", "` and `": "`
     /// between items, every non-ASCII character escaped (`\u00e9`).
     PythonJson,
+    /// Values JSON has no form for are converted so they can be recovered, as pydantic's
+    /// `to_jsonable_python` and JavaScript's `toJSON` conventions do: a set as an array of its
+    /// members, bytes as base64, a date as RFC 3339 text, a cycle's back reference as the
+    /// marker `"[Circular]"`. An opaque object, which has no such form, is still refused.
+    ConvertsNonJson,
 }
 
 impl Variant {
@@ -126,6 +131,7 @@ impl Variant {
         Variant::NoRetryability,
         Variant::PrettyJson,
         Variant::PythonJson,
+        Variant::ConvertsNonJson,
     ];
 
     /// The kebab-case name used on the command line and in reports.
@@ -155,6 +161,7 @@ impl Variant {
             Variant::NoRetryability => "no-retryability",
             Variant::PrettyJson => "pretty-json",
             Variant::PythonJson => "python-json",
+            Variant::ConvertsNonJson => "converts-non-json",
         }
     }
 
@@ -204,6 +211,9 @@ impl Variant {
             Variant::NoHistory => "does not report the transcript",
             Variant::NoRetryability => "does not report retryability",
             Variant::PrettyJson => "pretty-prints structured output",
+            Variant::ConvertsNonJson => {
+                "converts a set to an array, bytes to base64, a date to RFC 3339 text and a cycle to \"[Circular]\""
+            }
             Variant::PythonJson => {
                 "writes structured output as Python's json.dumps does: spaced, non-ASCII escaped"
             }

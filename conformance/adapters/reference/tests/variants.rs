@@ -455,6 +455,29 @@ fn demo(variant: Variant) -> Demo {
                 );
             },
         ),
+        Variant::ConvertsNonJson => (
+            one_tool(
+                json!({}),
+                json!({}),
+                json!({"return": {"non_json": {"value": {"id": 1},
+                        "at": {"/s": "set", "/b": "bytes", "/d": "date", "/me": "cycle"}}}}),
+                json!([call("a", json!({}))]),
+            ),
+            |reference, variant| {
+                assert_eq!(
+                    results(reference)[0].code.as_deref(),
+                    Some("invalid_tool_output")
+                );
+                let v = &results(variant)[0];
+                assert!(!v.is_error);
+                let parsed: Value = serde_json::from_str(&v.content).unwrap();
+                assert_eq!(
+                    parsed,
+                    json!({"id": 1, "s": [1, 2, 3], "b": "AP9B",
+                           "d": "2024-01-02T03:04:05Z", "me": "[Circular]"})
+                );
+            },
+        ),
         other => panic!("no demonstration for {other:?}"),
     }
 }
