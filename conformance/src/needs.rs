@@ -128,6 +128,9 @@ pub fn case_needs(case: &Case) -> Vec<String> {
         needs.insert("deadline.configurable".into());
     }
     for tool in &case.tools {
+        if tool.output_schema.is_some() {
+            needs.insert("behavior.output_schema".to_owned());
+        }
         if let Some(b) = crate::case::final_output(&tool.behavior).and_then(|o| o.behavior_need()) {
             needs.insert(format!("behavior.{b}"));
         }

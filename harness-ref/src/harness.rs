@@ -27,7 +27,7 @@ use crate::diagnostics::{Diagnostic, DiagnosticSink, NullSink};
 use crate::envelope::{ErrorInfo, ToolResult};
 use crate::messages;
 use crate::output::{self, OutputLimits, OutputProblem};
-use crate::schema::{InputSchema, SchemaError, Violation};
+use crate::schema::{InputSchema, SchemaError, UnknownFields, Violation};
 use crate::tool::{
     CallContext, Execution, Handler, SemanticCheck, Tool, ToolErrorKind, ToolOutput,
 };
@@ -245,6 +245,7 @@ pub struct RegisteredTool {
     deadline: Option<Duration>,
     semantic: Vec<SemanticCheck>,
     remedies: Vec<(String, String)>,
+    output_schema: Option<InputSchema>,
 }
 
 impl fmt::Debug for RegisteredTool {
@@ -277,6 +278,11 @@ impl RegisteredTool {
     /// Where the handler runs.
     pub fn execution(&self) -> Execution {
         self.execution
+    }
+
+    /// The compiled output schema, if the tool declares one ([`Tool::output_schema`]).
+    pub fn output_schema(&self) -> Option<&InputSchema> {
+        self.output_schema.as_ref()
     }
 
     /// Schema violations, then (only if there are none) semantic-check violations: exactly
@@ -339,7 +345,17 @@ impl Registry {
                     kind: RegistrationErrorKind::InvalidSchema(e),
                 }
             })?;
+        let output_schema = match &tool.output_schema {
+            None => None,
+            Some(schema) => Some(InputSchema::compile(schema, UnknownFields::Allow).map_err(
+                |e| RegistrationError {
+                    tool: tool.name.clone(),
+                    kind: RegistrationErrorKind::InvalidSchema(e),
+                },
+            )?),
+        };
         let registered = RegisteredTool {
+            output_schema,
             name: tool.name.clone(),
             description: tool.description,
             schema,
@@ -1042,6 +1058,15 @@ fn check_and_cap(
         ToolOutput::Text(text) => text,
         ToolOutput::Json(value) => {
             let json = output::to_json(value, limits).map_err(invalid)?;
+            // Every structured output, whatever its value: `0`, `""` and `null` included.
+            if let Some(schema) = &tool.output_schema {
+                let violations = schema.violations(&json);
+                if !violations.is_empty() {
+                    return Err(invalid(OutputProblem::OutputSchema {
+                        violations: violations.iter().map(ToString::to_string).collect(),
+                    }));
+                }
+            }
             json.to_string()
         }
         ToolOutput::Chunks(chunks) => {

@@ -67,6 +67,11 @@ pub enum OutputProblem {
     },
     /// Streamed output that is not valid UTF-8.
     NotUtf8,
+    /// A structured output that does not match the tool's output schema.
+    OutputSchema {
+        /// Each violation, as `<pointer>: expected …, got …`.
+        violations: Vec<String>,
+    },
     /// A value JSON has no form for (a cycle, a set, bytes, a date, an opaque object).
     NotJson {
         /// Where (RFC 6901 pointer into the output).
@@ -103,6 +108,13 @@ impl fmt::Display for OutputProblem {
                 )
             }
             OutputProblem::NotUtf8 => write!(f, "the output is not valid UTF-8 text"),
+            OutputProblem::OutputSchema { violations } => {
+                write!(
+                    f,
+                    "the output does not match the tool's output schema: {}",
+                    violations.join("; ")
+                )
+            }
             OutputProblem::NotJson { pointer, what } => {
                 write!(f, "{}: {what} cannot be represented in JSON", at(pointer))
             }

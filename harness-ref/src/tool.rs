@@ -344,6 +344,7 @@ pub struct Tool {
     pub(crate) deadline: Option<Duration>,
     pub(crate) semantic: Vec<SemanticCheck>,
     pub(crate) remedies: Vec<(String, String)>,
+    pub(crate) output_schema: Option<Value>,
 }
 
 impl fmt::Debug for Tool {
@@ -377,6 +378,7 @@ impl Tool {
             deadline: None,
             semantic: Vec::new(),
             remedies: Vec::new(),
+            output_schema: None,
         }
     }
 
@@ -427,6 +429,17 @@ impl Tool {
     /// carry `reason` (seed 002: the tool's message stays unchanged, the code is kept).
     pub fn remedy(mut self, reason: impl Into<String>, remedy: impl Into<String>) -> Tool {
         self.remedies.push((reason.into(), remedy.into()));
+        self
+    }
+
+    /// Declares the JSON Schema every structured output ([`ToolOutput::Json`]) must match
+    /// (MCP's `outputSchema`). It is used as written — objects stay open unless the schema
+    /// closes them — and checked on every successful structured output, falsy ones (`0`, `""`,
+    /// `null`, `false`) included; an error the handler returns is never checked against it.
+    /// An output that does not match is answered as `invalid_tool_output`, naming each
+    /// violation. Text outputs are not structured and are not checked.
+    pub fn output_schema(mut self, schema: Value) -> Tool {
+        self.output_schema = Some(schema);
         self
     }
 

@@ -715,3 +715,67 @@ fn a_late_panic_is_a_timeout_whose_diagnostic_keeps_the_panic() {
         d[0].detail
     );
 }
+
+#[test]
+fn structured_outputs_are_checked_against_the_output_schema_falsy_ones_too_errors_never() {
+    let schema =
+        json!({"type": "object", "properties": {"temp": {"type": "number"}}, "required": ["temp"]});
+    let returning = |name: &'static str, value: Value| {
+        Tool::new(
+            name,
+            "Returns.",
+            json!({"type": "object"}),
+            move |_: Value, _: &Ctx<'_>| Ok(ToolOutput::json(value.clone())),
+        )
+        .output_schema(schema.clone())
+    };
+    let refusing = Tool::new(
+        "refuses",
+        "Refuses.",
+        json!({"type": "object"}),
+        |_: Value, _: &Ctx<'_>| Err(ToolError::refused("no data for Atlantis")),
+    )
+    .output_schema(schema.clone());
+    let text = Tool::new(
+        "text",
+        "Text.",
+        json!({"type": "object"}),
+        |_: Value, _: &Ctx<'_>| Ok(ToolOutput::text("not structured")),
+    )
+    .output_schema(schema.clone());
+    let (h, _) = harness_with(vec![
+        returning("ok", json!({"temp": 1.5})),
+        returning("wrong", json!({"temp": "warm"})),
+        returning("zero", json!(0)),
+        returning("empty", json!("")),
+        returning("null", Value::Null),
+        refusing,
+        text,
+    ]);
+    let run = |name: &str| h.handle(json!({"id": "t", "name": name, "input": {}}));
+    assert_eq!(run("ok").code(), None);
+    for name in ["wrong", "zero", "empty", "null"] {
+        let r = run(name);
+        assert_eq!(r.code(), Some(ErrorCode::InvalidToolOutput), "{name}");
+        assert!(
+            r.content()
+                .contains("does not match the tool's output schema"),
+            "{name}: {}",
+            r.content()
+        );
+    }
+    assert!(run("wrong").content().contains("/temp"));
+    let refusal = run("refuses");
+    assert_eq!(refusal.code(), Some(ErrorCode::ToolRefused));
+    assert!(refusal.content().contains("no data for Atlantis"));
+    assert_eq!(run("text").code(), None, "text is not a structured result");
+    let mut registry = Registry::new();
+    let bad = Tool::new("bad", "", json!({}), |_: Value, _: &Ctx<'_>| {
+        Ok(ToolOutput::text(""))
+    })
+    .output_schema(json!({"type": 5}));
+    assert!(matches!(
+        registry.register(bad).unwrap_err().kind,
+        RegistrationErrorKind::InvalidSchema(_)
+    ));
+}

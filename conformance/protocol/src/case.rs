@@ -122,6 +122,11 @@ pub struct ToolDef {
     /// The tool's security policy (security features; see [`crate::security`]).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub policy: Option<PolicyDef>,
+    /// The JSON Schema (draft 2020-12) the tool declares its structured results match (MCP's
+    /// `outputSchema`), used as written. Behaviour `output_schema`, which an adapter declares
+    /// in `behaviors`: a case with one is skipped for an adapter that does not.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub output_schema: Option<Value>,
 }
 
 /// A scripted handler.

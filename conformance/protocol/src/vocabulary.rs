@@ -123,7 +123,7 @@ pub const FEATURES: [&str; 6] = [
 /// Scripted behaviours beyond protocol 1's base set, which an adapter declares it can run
 /// (`behaviors`). A case using one that is not declared is skipped, so adapters written before
 /// it existed keep working.
-pub const BEHAVIORS: [&str; 2] = ["non_finite_in", "non_json"];
+pub const BEHAVIORS: [&str; 3] = ["non_finite_in", "non_json", "output_schema"];
 
 /// One name in a hello that is not in the vocabulary.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -55,6 +55,14 @@ pub enum Fault {
     /// An output that contains itself sends the encoder into unbounded recursion: the turn
     /// ends with no results.
     CrashesOnCycle,
+    /// Tools are registered without their output schema: structured results are never checked.
+    IgnoresOutputSchema,
+    /// A structured result is checked against the output schema only when it is truthy, so
+    /// `0`, `""`, `false` and `null` pass whatever the schema says.
+    SkipsFalsyOutputValidation,
+    /// A tool's refusal is checked against its output schema as if it were a result, and
+    /// answered as `invalid_tool_output`: the tool's message is lost.
+    ValidatesErrorResults,
     /// Handlers receive the transcript's own arguments, so their mutations change history.
     MutationLeaks,
     /// Only the first schema violation is reported.
@@ -96,7 +104,7 @@ pub enum Fault {
 
 impl Fault {
     /// Every fault, in documentation order.
-    pub const ALL: [Fault; 36] = [
+    pub const ALL: [Fault; 39] = [
         Fault::RunsHandlerBeforeValidating,
         Fault::CoercesTypes,
         Fault::DropsUnknownFields,
@@ -116,6 +124,9 @@ impl Fault {
         Fault::StringifiesNonJson,
         Fault::EncodesLikeJsonStringify,
         Fault::CrashesOnCycle,
+        Fault::IgnoresOutputSchema,
+        Fault::SkipsFalsyOutputValidation,
+        Fault::ValidatesErrorResults,
         Fault::MutationLeaks,
         Fault::FirstViolationOnly,
         Fault::InternalRetryable,
@@ -145,6 +156,15 @@ impl Fault {
         Fault::EchoesSensitiveArguments,
     ];
 
+    /// Whether the fault is in how structured results meet a tool's output schema, and so
+    /// lives only in the handlers of tools that declare one.
+    pub fn needs_output_schema(self) -> bool {
+        matches!(
+            self,
+            Fault::SkipsFalsyOutputValidation | Fault::ValidatesErrorResults
+        )
+    }
+
     /// The kebab-case name used on the command line and in reports.
     pub fn name(self) -> &'static str {
         match self {
@@ -167,6 +187,9 @@ impl Fault {
             Fault::StringifiesNonJson => "stringifies-non-json",
             Fault::EncodesLikeJsonStringify => "encodes-like-json-stringify",
             Fault::CrashesOnCycle => "crashes-on-cycle",
+            Fault::IgnoresOutputSchema => "ignores-output-schema",
+            Fault::SkipsFalsyOutputValidation => "skips-falsy-output-validation",
+            Fault::ValidatesErrorResults => "validates-error-results",
             Fault::MutationLeaks => "mutation-leaks",
             Fault::FirstViolationOnly => "first-violation-only",
             Fault::InternalRetryable => "internal-retryable",
@@ -221,6 +244,13 @@ impl Fault {
                 "encodes like JSON.stringify: a set or opaque object becomes {}, a cycle \"[Circular]\", reported as success"
             }
             Fault::CrashesOnCycle => "crashes on an output that contains itself: the turn gets no results",
+            Fault::IgnoresOutputSchema => "never checks structured results against the tool's output schema",
+            Fault::SkipsFalsyOutputValidation => {
+                "checks a structured result against the output schema only when it is truthy (0, \"\", null pass)"
+            }
+            Fault::ValidatesErrorResults => {
+                "checks a tool's refusal against its output schema and answers invalid_tool_output"
+            }
             Fault::MutationLeaks => {
                 "hands handlers the transcript's own arguments, so their mutations rewrite history"
             }

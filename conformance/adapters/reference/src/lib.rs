@@ -374,20 +374,41 @@ impl ReferenceAdapter {
                     .map_err(|e| format!("tool {:?}: {e}", tool.name))?,
             );
             scripts.insert(tool.name.clone(), Arc::clone(&script));
+            // The output-schema faults live in the handlers of tools that declare one.
+            let handler_fault = match fault {
+                Some(f) if f.needs_output_schema() && tool.output_schema.is_none() => None,
+                f => f,
+            };
+            // `pretty-json` and `python-json` write the JSON text in the handler, past
+            // harness-ref's output-schema check; for a tool with an output schema they leave
+            // the value to harness-ref, which checks it (their text format is not the point there).
+            let handler_variant = match variant {
+                Some(Variant::PrettyJson | Variant::PythonJson) if tool.output_schema.is_some() => {
+                    None
+                }
+                v => v,
+            };
             let handler = scripted_handler(
                 tool.name.clone(),
                 script,
                 Arc::clone(&state),
-                fault,
-                variant,
+                handler_fault,
+                handler_variant,
             );
+            let mut registered = Tool::new(
+                tool.name.clone(),
+                tool.description.clone(),
+                tool.input_schema.clone(),
+                handler,
+            );
+            // `ignores-output-schema`: the declared output schema never reaches the harness.
+            if let Some(schema) = &tool.output_schema {
+                if fault != Some(Fault::IgnoresOutputSchema) {
+                    registered = registered.output_schema(schema.clone());
+                }
+            }
             registry
-                .register(Tool::new(
-                    tool.name.clone(),
-                    tool.description.clone(),
-                    tool.input_schema.clone(),
-                    handler,
-                ))
+                .register(registered)
                 .map_err(|e| format!("cannot register the case's tools: {e}"))?;
         }
         let sink = Arc::new(MemorySink::new());
@@ -645,6 +666,22 @@ fn into_tool_output(
     variant: Option<Variant>,
 ) -> Result<ToolOutput, ToolError> {
     match outcome {
+        // `skips-falsy-output-validation`: `if (result.structuredContent) validate(...)` — a
+        // falsy value is passed on as its text, unchecked.
+        Outcome::Json(value)
+            if fault == Some(Fault::SkipsFalsyOutputValidation) && is_falsy(&value) =>
+        {
+            Ok(ToolOutput::Text(value.to_string()))
+        }
+        // `validates-error-results`: the refusal's payload is checked against the output
+        // schema too, and fails it.
+        Outcome::Raised(RaiseKind::Domain, message)
+            if fault == Some(Fault::ValidatesErrorResults) =>
+        {
+            Ok(ToolOutput::json(
+                serde_json::json!({ "isError": true, "error": message }),
+            ))
+        }
         // `pretty-json`, `python-json`: harness-ref's own output check, then the variant's
         // JSON text; a value the check refuses goes to harness-ref as is, which answers
         // `invalid_tool_output`.
@@ -693,6 +730,17 @@ fn into_tool_output(
         Outcome::Raised(RaiseKind::Domain, message) => Err(ToolError::refused(message)),
         Outcome::Raised(RaiseKind::Transport, message) => Err(ToolError::unavailable(message)),
         Outcome::Raised(RaiseKind::Internal, message) => Err(ToolError::internal(message)),
+    }
+}
+
+/// What JavaScript's `if (value)` and Python's `if value:` treat as false.
+fn is_falsy(value: &Value) -> bool {
+    match value {
+        Value::Null => true,
+        Value::Bool(b) => !b,
+        Value::Number(n) => n.as_f64() == Some(0.0),
+        Value::String(s) => s.is_empty(),
+        Value::Array(_) | Value::Object(_) => false,
     }
 }
 

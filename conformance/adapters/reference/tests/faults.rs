@@ -313,6 +313,38 @@ fn demo(fault: Fault) -> Demo {
                 assert!(results(variant).is_empty(), "the turn crashed");
             },
         ),
+        Fault::IgnoresOutputSchema | Fault::SkipsFalsyOutputValidation => (
+            case(json!({
+                "id": "test/output-schema",
+                "tools": [{"name": "t", "input_schema": {}, "output_schema": {"type": "object"},
+                           "behavior": {"return": {"json": 0}}}],
+                "calls": [{"id": "a", "name": "t", "input": {}}]
+            })),
+            |reference, variant| {
+                assert_eq!(
+                    results(reference)[0].code.as_deref(),
+                    Some("invalid_tool_output")
+                );
+                assert!(!results(variant)[0].is_error);
+                assert_eq!(content(variant), "0");
+            },
+        ),
+        Fault::ValidatesErrorResults => (
+            case(json!({
+                "id": "test/output-schema-refusal",
+                "tools": [{"name": "t", "input_schema": {},
+                           "output_schema": {"type": "object", "required": ["temp"]},
+                           "behavior": {"raise": {"kind": "domain", "message": "no data for Atlantis"}}}],
+                "calls": [{"id": "a", "name": "t", "input": {}}]
+            })),
+            |reference, variant| {
+                assert_eq!(results(reference)[0].code.as_deref(), Some("tool_refused"));
+                assert_eq!(
+                    results(variant)[0].code.as_deref(),
+                    Some("invalid_tool_output")
+                );
+            },
+        ),
         Fault::MutationLeaks => (
             one_tool(
                 json!({}),
