@@ -106,7 +106,7 @@ pub enum Variant {
 
 impl Variant {
     /// Every variant, in documentation order.
-    pub const ALL: [Variant; 24] = [
+    pub const ALL: [Variant; 25] = [
         Variant::FoldsMalformedCall,
         Variant::NonObjectAsInvalidArguments,
         Variant::EmptyNameAsUnknownTool,

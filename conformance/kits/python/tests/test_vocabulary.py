@@ -50,5 +50,6 @@ def test_every_capability_and_implementation_field_is_modelled():
 
 
 def test_every_optional_behaviour_is_implemented():
-    implemented = set(behaviours.STEPS) | set(behaviours.OUTPUTS) | set(behaviours.GENERATORS)
+    implemented = (set(behaviours.STEPS) | set(behaviours.OUTPUTS) | set(behaviours.GENERATORS)
+                   | set(behaviours.TOOL_OPTIONS))
     assert set(vocabulary.OPTIONAL_BEHAVIOURS) <= implemented

@@ -165,6 +165,12 @@ export const OUTPUTS: Record<string, Output> = {
   },
 };
 
+/**
+ * Optional behaviours that are tool fields, not scripts: `Tool` carries each for the adapter to give
+ * its harness (`output_schema`: the tool's output schema, as MCP's `outputSchema`).
+ */
+export const TOOL_OPTIONS = ['output_schema'] as const;
+
 /** The non-finite names OUTPUTS.non_finite knows (compared with vocabulary.NON_FINITE). */
 export const NON_FINITE_NAMES = Object.keys(NON_FINITE);
 

@@ -30,6 +30,8 @@ export interface Tool {
   readonly behavior: JsonObject;
   readonly policy: JsonObject | null;
   readonly raw: JsonObject;
+  /** The JSON Schema its structured results must match (behaviour `output_schema`), or null. */
+  readonly output_schema: JsonObject | boolean | null;
 }
 
 /** One call of the turn, in the form the model sent it; `id`, `name`, `input` may be MISSING. */
@@ -79,6 +81,7 @@ export function parseTool(value: Json | undefined): Tool {
     behavior: object(raw.behavior, 'tool behavior'),
     policy: raw.policy === undefined || raw.policy === null ? null : object(raw.policy, 'tool policy'),
     raw,
+    output_schema: typeof raw.output_schema === 'boolean' ? raw.output_schema : raw.output_schema == null ? null : object(raw.output_schema, 'tool output_schema'),
   };
 }
 

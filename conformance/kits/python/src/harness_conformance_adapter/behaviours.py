@@ -207,7 +207,7 @@ def _out_non_json(spec: Mapping[str, Json], args: Any, unit: str) -> Any:
     """
     inner = spec["non_json"]
     value = copy.deepcopy(inner["value"])
-    cycles = []
+    cycles: list[str] = []
     for pointer, kind in inner["at"].items():
         if kind == "cycle":
             cycles.append(pointer)
@@ -233,6 +233,11 @@ OUTPUTS: dict[str, Callable[[Mapping[str, Json], Any, str], Any]] = {
     "non_json": _out_non_json,
 }
 """Output kind → the value a handler returns (run.schema.json#/$defs/output)."""
+
+
+TOOL_OPTIONS: tuple[str, ...] = ("output_schema",)
+"""Optional behaviours that are tool fields, not scripts: `case.Tool` carries each for the adapter
+to give its harness (`output_schema`: the tool's output schema, as MCP's `outputSchema`)."""
 
 
 def output_value(output: Mapping[str, Json], args: Any, unit: str) -> tuple[str, Any]:

@@ -43,6 +43,8 @@ class Tool:
     behavior: Mapping[str, Json]
     policy: Mapping[str, Json] | None
     raw: Mapping[str, Json]
+    output_schema: Mapping[str, Json] | bool | None = None
+    """The JSON Schema its structured results must match (behaviour `output_schema`), or None."""
 
     @staticmethod
     def parse(raw: Json) -> Tool:
@@ -56,7 +58,8 @@ class Tool:
         return Tool(name=raw["name"], description=raw.get("description", ""),
                     input_schema=_object(raw["input_schema"], "tool input_schema"),
                     behavior=_object(raw["behavior"], "tool behavior"),
-                    policy=None if policy is None else _object(policy, "tool policy"), raw=raw)
+                    policy=None if policy is None else _object(policy, "tool policy"), raw=raw,
+                    output_schema=raw.get("output_schema"))
 
 
 @dataclass(frozen=True)
