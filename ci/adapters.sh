@@ -22,9 +22,13 @@ if [[ ${1:-} == --rebaseline ]]; then
 fi
 adapters=(mcp-python mcp-typescript pydantic-ai langgraph-default langgraph-handle-errors template-python template-typescript
   codex claude-code fastmcp fastmcp-default langchain-mcp-adapters inspect-ai smolagents)
+adapters+=(google-adk google-adk-arg-validation crewai strands-agents llama-index)
 # A coding agent's case is one CLI run, seconds to a minute on a loaded machine: the runner's
 # per-case bound sits above the adapters' own (WIRE_CASE_TIMEOUT, 110 s), so the adapter ends a hung agent.
 timeout=(--timeout 150)
+# CrewAI and LlamaIndex take seconds of CPU to import (CrewAI loads a 7.8 MB catalog module): on a loaded
+# machine their handshake can pass the runner's default 60 s.
+timeout+=(--start-timeout 180)
 [[ $# -gt 0 ]] && adapters=("$@")
 
 conformance/adapters/install.sh "${adapters[@]}"

@@ -21,6 +21,7 @@
 # the pin files and of the kit's sources, and nothing is done while it matches.
 # langgraph-handle-errors runs the same harness as langgraph-default and shares its venv;
 # fastmcp-default shares fastmcp's.
+# google-adk-arg-validation runs the same harness as google-adk and shares its venv.
 # The coding agents (conformance/adapters/<agent>, driven over their wire) are npm packages of
 # 100-400 MB each with a prebuilt binary inside; they install only when named, from the same
 # package-lock.json stamp (npm's cache makes a reinstall fast).
@@ -33,6 +34,7 @@ uv_version=0.13.8
 tools=$here/.tools
 all=(mcp-python mcp-typescript pydantic-ai langgraph-default template-python template-typescript
   fastmcp langchain-mcp-adapters inspect-ai smolagents)
+all+=(google-adk crewai strands-agents llama-index)
 
 # The hash of a set of files (sorted by path), for stamps.
 tree_hash() {
@@ -115,6 +117,8 @@ names=("$@")
 for name in "${names[@]}"; do
   case $name in
     mcp-python | pydantic-ai | langgraph-default | template-python) install_python "$name" ;;
+    google-adk | crewai | strands-agents | llama-index) install_python "$name" ;;
+    google-adk-arg-validation) install_python google-adk ;;
     langgraph-handle-errors) install_python langgraph-default ;;
     fastmcp | langchain-mcp-adapters | inspect-ai | smolagents) install_python "$name" ;;
     fastmcp-default) install_python fastmcp ;;
