@@ -50,10 +50,16 @@ rm -rf "$out/suite"
 one() {
   local name=$1 command=conformance/adapters/$1/run start=$SECONDS
   # exit status 1 only says that the run found failures, which is what a baseline records
-  "$runner" run --harness "$command" --jobs "$jobs_per_column" --timeout "$timeout" --quiet --format json \
+  "$runner" run --harness "$command" --jobs "$jobs_per_column" --timeout "$timeout" --start-timeout 300 --quiet --format json \
     -o "$out/$name.jsonl" --write-baseline "$out/$name.baseline.json" 2>"$out/$name.log" || true
   if [[ ! -s $out/$name.baseline.json ]]; then
     echo "$name: the run wrote no baseline (see $out/$name.log)" >&2
+    return 1
+  fi
+  # a run whose handshake failed ran no case: its "baseline" would list every case as an ERROR
+  if ! python3 -c 'import json, sys; sys.exit(1 if json.loads(open(sys.argv[1]).readlines()[-1]).get("handshake_error") else 0)' \
+    "$out/$name.jsonl"; then
+    echo "$name: the handshake failed, baseline left as it was (see $out/$name.log)" >&2
     return 1
   fi
   python3 conformance/adapters/write_baselines.py "${fresh[@]}" "$name" "$out/$name.jsonl" "$out/suite" "$command" \

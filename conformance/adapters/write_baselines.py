@@ -74,7 +74,8 @@ def raised(command, case):
     lines = [{"cmd": "start", "protocol": 1}, {"cmd": "run", "seq": 1, "case": wire_case(case)}, {"cmd": "stop"}]
     stdin = "".join(json.dumps(m) + "\n" for m in lines)
     try:
-        done = subprocess.run(["sh", "-c", command], input=stdin, capture_output=True, text=True, timeout=60)
+        # generous: starting a Python harness on a loaded 2-core machine can take a minute or more
+        done = subprocess.run(["sh", "-c", command], input=stdin, capture_output=True, text=True, timeout=600)
     except subprocess.TimeoutExpired:
         return None
     for line in done.stderr.splitlines():

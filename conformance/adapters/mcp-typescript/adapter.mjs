@@ -65,9 +65,10 @@ function toZod(schema, path) {
     if (Object.keys(schema).some((k) => !['$ref', 'description', 'title'].includes(k))) {
       throw new Skip(`$ref beside other keywords at ${where}`);
     }
+    const target = resolve(schema.$ref, where);
     inlining.push(schema.$ref);
     try {
-      return toZod(resolve(schema.$ref, where), `${path}/$ref`);
+      return toZod(target, `${path}/$ref`);
     } finally {
       inlining.pop();
     }
