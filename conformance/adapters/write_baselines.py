@@ -119,7 +119,7 @@ def reason_for(outcome, case, command, turn_wide):
         if "timeout" in case["id"] or "deadline" in case["id"]:
             return f"a call past its deadline raises a timeout in the caller instead of producing a result; the model gets no result for {scope}"
         return f"returns {got.group(2)} result(s) for {got.group(1)} call(s); the model gets no answer for the rest"
-    if "declares no output cap" in joined:
+    if "declares no output cap" in joined or "declares no cap" in joined:
         size = re.search(r"content is (\d+) (chars|bytes)", joined)
         if size:
             return f"has no output cap: the whole {size.group(1)}-{size.group(2)[:-1]} output reaches the model uncut, with no note"

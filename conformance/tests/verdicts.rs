@@ -175,16 +175,21 @@ fn a_wrong_flag_fails_and_says_what_was_returned() {
     );
 }
 
-#[test]
-fn without_call_ids_id_checks_are_not_run_and_id_fault_cases_skip() {
-    // Swapped ids: a failure for a harness that sees ids, not the harness's to judge otherwise.
-    let case = decode_case(
+/// Two calls, `a` then `b`, of a tool that answers "ok".
+fn two_calls_case() -> Case {
+    decode_case(
         r#"{"id": "t/two", "requirements": ["CORR-1"], "description": "d",
             "tools": [{"name": "t", "input_schema": {}, "behavior": {"return": {"text": "ok"}}}],
             "calls": [{"id": "a", "name": "t", "input": {}}, {"id": "b", "name": "t", "input": {}}],
             "expect": {"results": [{}, {}]}}"#,
     )
-    .unwrap();
+    .unwrap()
+}
+
+#[test]
+fn without_call_ids_id_checks_are_not_run_and_id_fault_cases_skip() {
+    // Swapped ids: a failure for a harness that sees ids, not the harness's to judge otherwise.
+    let case = two_calls_case();
     let swapped: fn() -> Answer =
         || Box::new(|_| reply(vec![result("b", false, "ok"), result("a", false, "ok")]));
     let (o, _) = run_one(&case, json!({"call_ids": false}), swapped());
@@ -380,13 +385,7 @@ fn a_cap_that_is_not_idempotent_fails() {
 
 #[test]
 fn swapped_ids_and_lost_results_fail() {
-    let case = decode_case(
-        r#"{"id": "t/two", "requirements": ["CORR-1"], "description": "d",
-            "tools": [{"name": "t", "input_schema": {}, "behavior": {"return": {"text": "ok"}}}],
-            "calls": [{"id": "a", "name": "t", "input": {}}, {"id": "b", "name": "t", "input": {}}],
-            "expect": {"results": [{}, {}]}}"#,
-    )
-    .unwrap();
+    let case = two_calls_case();
     let (o, _) = run_one(
         &case,
         json!({}),
