@@ -46,16 +46,8 @@ command_for() {
 }
 
 if $rebaseline; then
-  suite=$(mktemp -d)
-  trap 'rm -rf "$suite"' EXIT
-  "$runner" copy "$suite/suite" >/dev/null
-  for name in "${adapters[@]}"; do
-    "$runner" run --harness "$(command_for "$name")" --jobs 2 "${timeout[@]}" --quiet --format json -o "$suite/$name.jsonl" \
-      --write-baseline "$suite/$name.baseline.json" || true
-    python3 conformance/adapters/write_baselines.py "$name" "$suite/$name.jsonl" "$suite/suite" "$(command_for "$name")" \
-      "$suite/$name.baseline.json"
-  done
-  exit 0
+  # one command for it, shared with the lead's after-merge regeneration
+  HARNESS_CONFORMANCE=$runner exec conformance/adapters/regenerate_baselines.sh "${adapters[@]}"
 fi
 
 if "$runner" matrix --help >/dev/null 2>&1; then

@@ -12,14 +12,19 @@ run's findings, the case's own calls, and the adapter's stderr.
     harness-conformance copy /tmp/suite
     harness-conformance run --harness conformance/adapters/NAME/run --format json -o /tmp/NAME.jsonl \
         --write-baseline /tmp/NAME.baseline.json
-    python3 conformance/adapters/write_baselines.py NAME /tmp/NAME.jsonl /tmp/suite 'conformance/adapters/NAME/run' \
-        /tmp/NAME.baseline.json
+    python3 conformance/adapters/write_baselines.py [--fresh] NAME /tmp/NAME.jsonl /tmp/suite \
+        'conformance/adapters/NAME/run' /tmp/NAME.baseline.json
+
+(conformance/adapters/regenerate_baselines.sh does all of this for every column.)
 
 The baseline is the runner's own (format 2: the requirements each case fails, the skipped cases,
 the MUST requirements that cannot be tested, each with the runner's reason); this script replaces
 each failing case's reason with a plain-words one and keeps everything else as the runner wrote it.
-A reason already in the adapter's committed baseline.json is kept while its case fails exactly the
-same requirements (it was reviewed); only new or changed entries get a generated reason.
+A reason already in the column's baseline.json was reviewed by a person: it is kept where that
+case still fails exactly the same requirements (`--fresh` rewrites every reason).
+
+Reasons blame what the model saw: a call that got no result is described as that ("raises instead
+of answering ..."), before any finding about the size or wording of results that do not exist.
 
 Standard library only.
 """
@@ -69,7 +74,8 @@ def raised(command, case):
     lines = [{"cmd": "start", "protocol": 1}, {"cmd": "run", "seq": 1, "case": wire_case(case)}, {"cmd": "stop"}]
     stdin = "".join(json.dumps(m) + "\n" for m in lines)
     try:
-        done = subprocess.run(["sh", "-c", command], input=stdin, capture_output=True, text=True, timeout=60)
+        # generous: starting a Python harness on a loaded 2-core machine can take a minute or more
+        done = subprocess.run(["sh", "-c", command], input=stdin, capture_output=True, text=True, timeout=600)
     except subprocess.TimeoutExpired:
         return None
     for line in done.stderr.splitlines():
@@ -101,14 +107,6 @@ def reason_for(outcome, case, command, turn_wide):
     calls = case.get("calls", [])
     sent = [(c.get("arguments_text", c.get("input")) if isinstance(c, dict) else c) for c in calls]
 
-    if "declares no output cap" in joined:
-        size = re.search(r"content is (\d+) (chars|bytes)", joined)
-        if size:
-            return f"has no output cap: the whole {size.group(1)}-{size.group(2)[:-1]} output reaches the model uncut, with no note"
-        return "has no output cap, so it cannot be held to one (the output reaches the model uncut)"
-    if "leaks an internal error" in joined:
-        shown = re.search(r"generic message: " + Q, joined)
-        return f"shows the internal exception's text to the model: {short(unquote(shown.group(1)) if shown else '', 80)}"
     got = re.search(r"expected (\d+) result\(s\), one per call; the harness returned (\d+)", joined)
     if got:
         what = raised(command, case)
@@ -121,6 +119,14 @@ def reason_for(outcome, case, command, turn_wide):
         if "timeout" in case["id"] or "deadline" in case["id"]:
             return f"a call past its deadline raises a timeout in the caller instead of producing a result; the model gets no result for {scope}"
         return f"returns {got.group(2)} result(s) for {got.group(1)} call(s); the model gets no answer for the rest"
+    if "declares no output cap" in joined or "declares no cap" in joined:
+        size = re.search(r"content is (\d+) (chars|bytes)", joined)
+        if size:
+            return f"has no output cap: the whole {size.group(1)}-{size.group(2)[:-1]} output reaches the model uncut, with no note"
+        return "has no output cap, so it cannot be held to one (the output reaches the model uncut)"
+    if "leaks an internal error" in joined:
+        shown = re.search(r"generic message: " + Q, joined)
+        return f"shows the internal exception's text to the model: {short(unquote(shown.group(1)) if shown else '', 80)}"
     ran = re.search(r"expected the handler of `([^`]+)` to run 0 time\(s\), it ran (\d+) time\(s\) with arguments (.*)", joined)
     if "expected is_error true" in joined and ran:
         received = ran.group(3)
@@ -174,34 +180,46 @@ def stable(reason):
     return re.sub(r"/tmp/wire-[^\s\"'\\]*", "<temporary file>", reason)
 
 
+def reviewed(name):
+    """The column's current baseline entries ({case: entry}), whatever their format, or {}."""
+    path = HERE / name / "baseline.json"
+    if not path.exists():
+        return {}
+    old = json.loads(path.read_text())
+    return old.get("cases", {}) if old.get("format") == 2 else {}
+
+
 def main():
-    name, report, suite, command, written = sys.argv[1:6]
+    args = sys.argv[1:]
+    fresh = args[:1] == ["--fresh"]
+    name, report, suite, command, written = args[1:6] if fresh else args[:5]
+    kept = {} if fresh else reviewed(name)
     turn_wide = name in ("pydantic-ai", "langgraph-default", "langgraph-handle-errors", "inspect-ai", "smolagents",
                          "langchain-mcp-adapters")
     cases = {}
     for path in Path(suite, "cases").rglob("*.json"):
         case = json.loads(path.read_text())
         cases[case["id"]] = case
+    baseline = json.loads(Path(written).read_text())
+    entries = baseline.get("cases", {})
+    reused = set()
+    for case_id, entry in entries.items():
+        old = kept.get(case_id)
+        if old and old.get("reason") and old.get("fails") == entry.get("fails") and old.get("error") == entry.get("error"):
+            entry["reason"] = old["reason"]
+            reused.add(case_id)
     failing = [o for o in map(json.loads, open(report))
-               if o.get("type") == "case" and o["verdict"] in ("FAIL", "ERROR", "XFAIL")]
+               if o.get("type") == "case" and o["verdict"] in ("FAIL", "ERROR", "XFAIL")
+               and o["id"] in entries and o["id"] not in reused]
     # Two at a time: a reason may re-run its case through the adapter (the machine has 2 cores).
     with ThreadPoolExecutor(max_workers=2) as pool:
         reasons = pool.map(lambda o: reason_for(o, cases[o["id"]], command, turn_wide), failing)
-        plain = {o["id"]: reason for o, reason in zip(failing, reasons)}
-    baseline = json.loads(Path(written).read_text())
+        for o, reason in zip(failing, reasons):
+            entries[o["id"]]["reason"] = stable(reason)
     out = HERE / name / "baseline.json"
-    # A reason already committed was reviewed by a person: it is kept while the case still fails
-    # exactly the same requirements; a case that fails differently gets a fresh one to review.
-    committed = json.loads(out.read_text()).get("cases", {}) if out.exists() else {}
-    for case_id, entry in baseline.get("cases", {}).items():
-        old = committed.get(case_id, {})
-        if old.get("reason") and old.get("fails") == entry.get("fails") and old.get("error") == entry.get("error"):
-            entry["reason"] = old["reason"]
-        elif case_id in plain:
-            entry["reason"] = stable(plain[case_id])
     out.write_text(json.dumps(baseline, indent=2, ensure_ascii=False) + "\n")
-    print(f"{out}: {len(baseline.get('cases', {}))} case(s), {len(baseline.get('skips', {}))} skip(s), "
-          f"{len(baseline.get('not_testable', {}))} not testable")
+    print(f"{out}: {len(entries)} case(s) ({len(reused)} reviewed reason(s) kept), "
+          f"{len(baseline.get('skips', {}))} skip(s), {len(baseline.get('not_testable', {}))} not testable")
 
 
 if __name__ == "__main__":

@@ -256,6 +256,9 @@ impl Recorder<'_> {
     }
 }
 
+/// Why `tool_use_id` checks are not run on a harness that declares `call_ids: false`.
+pub const NO_CALL_IDS: &str = "the harness never sees the model's tool-use ids (`call_ids: false`, e.g. an MCP server): its host pairs results with calls, so ids are not the harness's to judge";
+
 /// How a class check that could not run for want of a code begins its reason (coverage reads
 /// the class names after it, to report unmapped classes once).
 pub const UNMAPPED_CLASS: &str = "the adapter's code map has no code (and no fold) for ";
@@ -286,7 +289,7 @@ pub fn check(case: &Case, wire: &WireCase, caps: &Capabilities, obs: &Observed) 
         ));
         return r.f;
     }
-    universal(case, wire, &cap, obs, &mut r);
+    universal(case, wire, caps, &cap, obs, &mut r);
     for (i, (call, exp)) in case.calls.iter().zip(&case.expect.results).enumerate() {
         let label = result_label(i, call);
         match obs.results.get(i) {
@@ -361,7 +364,14 @@ fn result_label(i: usize, call: &Call) -> String {
 }
 
 /// The universal checks (DESIGN.md), applied to every case.
-fn universal(case: &Case, wire: &WireCase, cap: &EffectiveCap, obs: &Observed, r: &mut Recorder) {
+fn universal(
+    case: &Case,
+    wire: &WireCase,
+    caps: &Capabilities,
+    cap: &EffectiveCap,
+    obs: &Observed,
+    r: &mut Recorder,
+) {
     // One result per call, in order, each with its call's id.
     if obs.results.len() != case.calls.len() {
         r.fail(
@@ -388,6 +398,10 @@ fn universal(case: &Case, wire: &WireCase, cap: &EffectiveCap, obs: &Observed, r
                 .filter(|id| ids.iter().filter(|x| **x == Some(*id)).count() == 1),
         };
         let Some(want) = want else { continue };
+        if !caps.call_ids {
+            r.not_run(CheckKind::ToolUseId, Some(i), NO_CALL_IDS);
+            continue;
+        }
         match obs.results.get(i) {
             Some(res) if res.tool_use_id == want => r.pass(CheckKind::ToolUseId, Some(i)),
             Some(res) => r.fail(CheckKind::ToolUseId, Some(i), format!(

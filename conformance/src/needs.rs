@@ -15,7 +15,7 @@ use serde_json::Value;
 use crate::case::Case;
 
 /// Every need name a case may list (besides `feature.<name>`).
-pub const NEED_NAMES: [&str; 13] = [
+pub const NEED_NAMES: [&str; 14] = [
     "cap.configurable",
     "cap.unit.bytes",
     "cap.unit.chars",
@@ -29,6 +29,7 @@ pub const NEED_NAMES: [&str; 13] = [
     "call_form.raw",
     "parallel",
     "history",
+    "call_ids",
 ];
 
 /// Whether `name` is a need a case may list (or an `Applies:` line may name).
@@ -127,6 +128,9 @@ pub fn case_needs(case: &Case) -> Vec<String> {
     } else if case.config.deadline_ms.is_some() {
         needs.insert("deadline.configurable".into());
     }
+    if faults_an_id(case) {
+        needs.insert("call_ids".into());
+    }
     for tool in &case.tools {
         if tool.output_schema.is_some() {
             needs.insert("behavior.output_schema".to_owned());
@@ -145,6 +149,21 @@ pub fn case_needs(case: &Case) -> Vec<String> {
         needs.insert(format!("feature.{feature}"));
     }
     needs.into_iter().collect()
+}
+
+/// Whether the case's fault is about ids: some structured call has an id that is missing, not a
+/// string or empty, or two calls share one. Such a case judges whoever pairs results with the
+/// model's ids, so it needs a harness that sees them (`call_ids`); raw blocks are left out (their
+/// id is inside text the harness must parse, and MCP servers, which lack ids, cannot take them).
+fn faults_an_id(case: &Case) -> bool {
+    let mut seen = BTreeSet::new();
+    case.calls.iter().any(|call| match call {
+        harness_conformance_protocol::Call::Block(map) => match map.get("id") {
+            Some(Value::String(id)) => id.is_empty() || !seen.insert(id.as_str()),
+            _ => true,
+        },
+        harness_conformance_protocol::Call::Raw(_) => false,
+    })
 }
 
 fn has_relative_sleep(b: &Behavior) -> bool {
@@ -183,6 +202,7 @@ pub fn declared(need: &str, caps: &Capabilities) -> bool {
             .contains(&harness_conformance_protocol::CallForm::Raw),
         "parallel" => caps.parallel,
         "history" => caps.history,
+        "call_ids" => caps.call_ids,
         _ => {
             if let Some(f) = need.strip_prefix("feature.") {
                 caps.features.iter().any(|x| x == f)

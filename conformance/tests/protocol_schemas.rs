@@ -210,6 +210,14 @@ fn the_hello_schema_enumerates_the_vocabulary() {
         names(&caps["behaviors"]["items"]["enum"]),
         strs(&vocabulary::BEHAVIORS)
     );
+    let mut fields: Vec<String> = caps.as_object().unwrap().keys().cloned().collect();
+    let mut known = strs(&vocabulary::CAPABILITY_FIELDS);
+    fields.sort();
+    known.sort();
+    assert_eq!(
+        fields, known,
+        "hello.schema.json's capabilities vs CAPABILITY_FIELDS"
+    );
 }
 
 /// PROTOCOL.md lists the whole vocabulary, so an adapter author never has to read the runner's

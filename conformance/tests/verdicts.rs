@@ -175,6 +175,62 @@ fn a_wrong_flag_fails_and_says_what_was_returned() {
     );
 }
 
+/// Two calls, `a` then `b`, of a tool that answers "ok".
+fn two_calls_case() -> Case {
+    decode_case(
+        r#"{"id": "t/two", "requirements": ["CORR-1"], "description": "d",
+            "tools": [{"name": "t", "input_schema": {}, "behavior": {"return": {"text": "ok"}}}],
+            "calls": [{"id": "a", "name": "t", "input": {}}, {"id": "b", "name": "t", "input": {}}],
+            "expect": {"results": [{}, {}]}}"#,
+    )
+    .unwrap()
+}
+
+#[test]
+fn without_call_ids_id_checks_are_not_run_and_id_fault_cases_skip() {
+    // Swapped ids: a failure for a harness that sees ids, not the harness's to judge otherwise.
+    let case = two_calls_case();
+    let swapped: fn() -> Answer =
+        || Box::new(|_| reply(vec![result("b", false, "ok"), result("a", false, "ok")]));
+    let (o, _) = run_one(&case, json!({"call_ids": false}), swapped());
+    assert_eq!(o.verdict, Verdict::Pass, "{:?}", o.messages);
+    assert_eq!(o.not_run.len(), 2, "{:?}", o.not_run);
+    assert!(o
+        .not_run
+        .iter()
+        .all(|n| n.reason.contains("call_ids: false")));
+    assert!(
+        o.checks.iter().any(|c| c.passed()),
+        "the count check still runs"
+    );
+    let (o, _) = run_one(&case, json!({"call_ids": true}), swapped());
+    assert_eq!(o.verdict, Verdict::Fail);
+    // A case whose fault is an id (missing, empty, not a string, reused) needs `call_ids`.
+    for calls in [
+        r#"[{"name": "t", "input": {}}]"#,
+        r#"[{"id": "", "name": "t", "input": {}}]"#,
+        r#"[{"id": 7, "name": "t", "input": {}}]"#,
+        r#"[{"id": "a", "name": "t", "input": {}}, {"id": "a", "name": "t", "input": {}}]"#,
+    ] {
+        let n = calls.matches("\"name\"").count();
+        let results = vec!["{}"; n].join(", ");
+        let case = decode_case(&format!(
+            r#"{{"id": "t/id", "requirements": ["CORR-4"], "description": "d",
+                "tools": [{{"name": "t", "input_schema": {{}}, "behavior": {{"return": {{"text": "ok"}}}}}}],
+                "calls": {calls}, "expect": {{"results": [{results}]}}}}"#
+        ))
+        .unwrap();
+        let (o, sent) = run_one(
+            &case,
+            json!({"call_ids": false}),
+            Box::new(|_| reply(vec![])),
+        );
+        assert_eq!(o.verdict, Verdict::Skip, "{calls}: {:?}", o.messages);
+        assert!(o.messages[0].contains("`call_ids`"), "{:?}", o.messages);
+        assert!(sent.is_empty());
+    }
+}
+
 #[test]
 fn a_missing_keyword_skips_with_the_reason() {
     let (o, sent) = run_one(&plain_case(), json!({}), Box::new(|_| reply(vec![])));
@@ -329,13 +385,7 @@ fn a_cap_that_is_not_idempotent_fails() {
 
 #[test]
 fn swapped_ids_and_lost_results_fail() {
-    let case = decode_case(
-        r#"{"id": "t/two", "requirements": ["CORR-1"], "description": "d",
-            "tools": [{"name": "t", "input_schema": {}, "behavior": {"return": {"text": "ok"}}}],
-            "calls": [{"id": "a", "name": "t", "input": {}}, {"id": "b", "name": "t", "input": {}}],
-            "expect": {"results": [{}, {}]}}"#,
-    )
-    .unwrap();
+    let case = two_calls_case();
     let (o, _) = run_one(
         &case,
         json!({}),

@@ -11,16 +11,27 @@ every LangGraph agent — invoked with the case's calls as one `AIMessage`. Stru
 `invalid_tool_calls`, as with a real chat model). The adapter reports the `ToolMessage`s the graph
 appends — what the model is shown on its next turn: `content`, `status == "error"`, `tool_call_id`.
 
-Tools: `StructuredTool.from_function(coroutine=..., args_schema=<pydantic model>)` — a pydantic
-args_schema is what langchain validates (a dict args_schema is not validated at all). The model is
+Tools: `StructuredTool.from_function(coroutine=..., args_schema=<pydantic model>,
+handle_tool_error=True)` — a pydantic args_schema is what langchain validates (a dict args_schema
+is not validated at all), and `handle_tool_error=True` is the setting LangChain's docs pair with
+raising `ToolException` ("raise ToolException and set handle_tool_error"): the exception's message
+becomes the tool's error output instead of propagating. The model is
 written from the case's schema by the kit's `pydantic_schema.root_model`; what it cannot express
 SKIPs. The
 handler is not told its call id: langchain's way to tell it (an `InjectedToolCallId` field)
 changes behaviour — such a tool refuses to run for a call without an id — so invocations carry
 no `tool_use_id`.
 
-Handler errors, in langchain's idiom: domain → `ToolException` (langchain's "tool error" type),
-transport → `ConnectionError`, internal → `RuntimeError`.
+Handler errors, in langchain's idiom: domain → `ToolException` (langchain's "tool error" type,
+with the tool's `handle_tool_error`), transport → `ConnectionError`, internal → `RuntimeError`.
+
+Deadline: the compiled graph's `step_timeout` (seconds; a Pregel setting documented for bounding
+each superstep), set from the case's `deadline_ms`: the tool step is the graph's only step, so it
+is the handler deadline. When it fires, `ainvoke` raises `TimeoutError` and the model sees nothing.
+
+Calls are passed as the model sent them: a field the call leaves out (`id`, `name`, `input`) is
+left out of the tool call, and `"input": null` is `"args": None`; langchain-core's message model
+decides what it accepts.
 
 When the graph raises, the turn is lost and the model sees nothing: no results are reported and
 the kit writes the exception to stderr.
@@ -39,7 +50,7 @@ from importlib.metadata import version
 from typing import Any
 
 from harness_conformance_adapter import (
-    Adapter, Call, Capabilities, Errors, Implementation, Skip, Tool, Turn, to_json,
+    MISSING, Adapter, Call, Capabilities, Deadline, Errors, Implementation, Skip, Tool, Turn, to_json,
 )
 from harness_conformance_adapter.pydantic_schema import KEYWORDS, Untranslatable, present_arguments, root_model, \
     skip_for, uses_aliases
@@ -69,7 +80,13 @@ def tool_for(tool: Tool, turn: Turn) -> StructuredTool:
 
     return StructuredTool.from_function(
         coroutine=handler, name=tool.name, description=tool.description, args_schema=model,
+        handle_tool_error=True,
     )
+
+
+def present(**fields: Any) -> dict[str, Any]:
+    """The fields the call has: one it leaves out stays out (absent is not null)."""
+    return {k: v for k, v in fields.items() if v is not MISSING}
 
 
 def ai_message(calls: list[Call]) -> AIMessage:
@@ -78,11 +95,10 @@ def ai_message(calls: list[Call]) -> AIMessage:
         if call.form == "raw":
             raise Skip("langchain receives calls already split into name, id and arguments; a raw block is not expressible")
         if call.form == "arguments_text":
-            provider.append({"id": call.get("id"), "type": "function",
-                             "function": {"name": call.get("name"), "arguments": call.arguments_text}})
+            provider.append({**present(id=call.id), "type": "function",
+                             "function": {**present(name=call.name), "arguments": call.arguments_text}})
         else:
-            structured.append({"name": call.get("name"), "args": call.get("input"), "id": call.get("id"),
-                               "type": "tool_call"})
+            structured.append({**present(name=call.name, args=call.input, id=call.id), "type": "tool_call"})
     if provider and structured:
         raise Skip("one assistant message cannot mix parsed tool calls with provider-format tool calls")
     if provider:
@@ -113,7 +129,11 @@ def build(turn: Turn) -> Any:
     graph.add_node("tools", node)
     graph.add_edge(START, "tools")
     graph.add_edge("tools", END)
-    return graph.compile()
+    app = graph.compile()
+    deadline_ms = turn.case.config.deadline_ms
+    if deadline_ms is not None:
+        app.step_timeout = deadline_ms / 1000
+    return app
 
 
 async def run_turn(app: Any, turn: Turn) -> None:
@@ -145,8 +165,8 @@ adapter = Adapter(
         f"langchain-core {version('langchain-core')}",
         "https://github.com/langchain-ai/langgraph",
     ),
-    Capabilities(cap=None, retryability=False, keywords=KEYWORDS, call_forms=["structured", "arguments_text"],
-                 parallel=True, history=True),
+    Capabilities(cap=None, retryability=False, deadline=Deadline(configurable=True), keywords=KEYWORDS,
+                 call_forms=["structured", "arguments_text"], parallel=True, history=True),
     Errors(domain=ToolException, transport=ConnectionError, internal=RuntimeError),
     build,
     run_turn,

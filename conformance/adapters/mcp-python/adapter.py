@@ -2,11 +2,16 @@
 
 What is tested: an `MCPServer` (FastMCP's 2.x name) whose tools are ordinary Python functions
 registered with `server.add_tool(fn)` — the way the SDK's README teaches users to write tools —
-called by the SDK's own `Client` connected in-process (the in-memory transport). The adapter
-plays the host: for each `tool_use` block of the turn, in order, it calls
-`client.call_tool(name, input)` and turns the `CallToolResult` into the `tool_result` the model
-would see (text blocks concatenated, `isError`). MCP has no tool-use id of its own: the host copies
-the model's id onto the result, so `tool_use_id` is the call's id verbatim.
+called by the SDK's own `Client` connected in-process (the in-memory transport). The host is the
+kit's one MCP host (`harness_conformance_adapter.mcp_host`, PROTOCOL.md section 3b): one
+`client.call_tool(name, arguments)` per `tool_use` block, in order; a `CallToolResult` becomes the
+tool_result (text blocks joined, `isError`); an `MCPError` (a JSON-RPC error answering the call, or
+the client's own request timeout) and a request the client's request model refuses to build
+(`CallToolRequestParams`: a name that is not a string, arguments that are not an object) are shown
+as an error result carrying the SDK's message, as mainstream hosts do. MCP has no tool-use ids: the
+host pairs results with calls, and the hello declares `call_ids=False`. The client takes
+`arguments` as a dict or None, so an absent `input` and `"input": null` both reach the server as
+no arguments (the SDK's own conflation; the host passes what the model sent).
 
 Schema translation: the SDK builds a tool's input schema and validator from the function's
 signature (pydantic). For each case the adapter writes that signature with the kit's
@@ -15,10 +20,6 @@ arguments object, `uniqueItems`, `oneOf`, ...) makes the case SKIP with the reas
 
 Handler errors, in the SDK's idiom: domain → `ToolError` (the SDK's "show this to the client"
 exception), transport → `ConnectionError` (what a network client raises), internal → `RuntimeError`.
-
-When `client.call_tool` raises instead of returning a result (e.g. arguments that are not an
-object are refused by the client's own request model), the model would see nothing for that call:
-no result is reported for it, and the kit writes the exception to stderr.
 
 The protocol itself (loop, JSON, hello, scripted behaviours, invocation log) is the kit's:
 conformance/kits/python.
@@ -32,12 +33,16 @@ import warnings
 from importlib.metadata import version
 from typing import Any
 
-from harness_conformance_adapter import Adapter, Capabilities, Deadline, Errors, Implementation, Skip, Tool, Turn
+from harness_conformance_adapter import MISSING, Adapter, Capabilities, Deadline, Errors, Implementation, Json, Skip, \
+    Tool, Turn
+from harness_conformance_adapter.mcp_host import serve_turn
 from harness_conformance_adapter.pydantic_schema import KEYWORDS, Untranslatable, parameters, present_arguments, \
     safe_name, skip_for
 from mcp import Client
 from mcp.server.mcpserver import MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
+from mcp.shared.exceptions import MCPError
+from pydantic import ValidationError
 
 warnings.filterwarnings("ignore")
 logging.disable(logging.CRITICAL)
@@ -66,33 +71,37 @@ def build(turn: Turn) -> MCPServer:
     server = MCPServer("conformance")
     for tool in turn.case.tools:
         server.add_tool(tool_function(tool, turn), name=tool.name, description=tool.description)
-    for call in turn.case.calls:
-        if call.form != "structured":
-            raise Skip("MCP tool calls carry arguments as a JSON object; raw and text forms are not expressible")
     return server
+
+
+class RefusedToSend(Exception):
+    """The SDK's client would not build the `tools/call` request (its request model refused it)."""
 
 
 async def run_turn(server: MCPServer, turn: Turn) -> None:
     deadline = turn.case.config.deadline_ms
     async with Client(server) as client:
-        for call in turn.case.calls:
-            turn.current_call = call  # the host calls one tool at a time, so it knows which call runs
-            with turn.harness_may_raise(call):
+        async def call_tool(name: Json, arguments: Json) -> Any:
+            try:
                 result = await client.call_tool(
-                    call.get("name"), call.get("input"),
+                    name, None if arguments is MISSING else arguments,  # type: ignore[arg-type]
                     read_timeout_seconds=None if deadline is None else deadline / 1000,
                 )
-                native = result.model_dump(mode="json", by_alias=True, exclude_none=True)
-                content = "".join(b.get("text", "") for b in native.get("content", [])
-                                  if isinstance(b, dict) and b.get("type") == "text")
-                turn.report(call.id_or_none, is_error=bool(result.is_error), content=content, native=native)
+            except ValidationError as exc:
+                if exc.title == "CallToolRequestParams":  # the request, not a result the client parsed
+                    raise RefusedToSend(str(exc)) from exc
+                raise
+            return result.model_dump(mode="json", by_alias=True, exclude_none=True)
+
+        await serve_turn(turn, call_tool, errors=(MCPError, RefusedToSend))
 
 
 adapter = Adapter(
     Implementation("mcp-python (MCPServer function tools)", "python", version("mcp"),
                    "https://github.com/modelcontextprotocol/python-sdk"),
     Capabilities(cap=None, retryability=False, deadline=Deadline(configurable=True), keywords=KEYWORDS,
-                 call_forms=["structured"], parallel=False, history=False),
+                 call_forms=["structured"], parallel=False, history=False,
+                 call_ids=False),  # an MCP server never sees tool-use ids: the host pairs results with calls
     Errors(domain=ToolError, transport=ConnectionError, internal=RuntimeError),
     build,
     run_turn,

@@ -2,24 +2,28 @@
 //
 // What is tested: an `McpServer` whose tools are registered with `registerTool(name,
 // {description, inputSchema: <zod>}, handler)` — the SDK's documented way — called by the SDK's
-// own `Client` over `InMemoryTransport.createLinkedPair()`. The adapter plays the host: for each
-// tool_use block of the turn, in order, it calls `client.callTool({name, arguments})` and turns the
-// CallToolResult into the tool_result the model would see (text blocks joined, `isError`). MCP has
-// no tool-use id of its own; the host copies the model's id onto the result.
+// own `Client` over `InMemoryTransport.createLinkedPair()`. The host is the kit's one MCP host
+// (`mcpHost`, PROTOCOL.md section 3b): one `client.callTool({name, arguments})` per tool_use block,
+// in order; a CallToolResult becomes the tool_result (text blocks joined, `isError`); a JSON-RPC
+// error (an `McpError`: unknown tool, invalid params, the client's request timeout) is shown as an
+// error result carrying its message, as mainstream hosts do. MCP has no tool-use ids: the host
+// pairs results with calls, and the hello declares `call_ids: false`.
 //
 // Schema translation: each case schema is rewritten as the zod schema a user would write
-// (`toZod` below). Keywords zod cannot state faithfully (uniqueItems, oneOf, ...) make the case
-// SKIP with the reason. An object with `additionalProperties: false` is a `z.strictObject`, an open
-// one a `z.looseObject` (the schema allows unknown fields, so they are kept, not stripped).
+// (`toZod` below): `enum` of strings is `z.enum`, other enums and `const` are `z.literal`
+// (zod 4 takes a list of literals), `prefixItems` is `z.tuple` (with `.rest` for `items`), a
+// local `$ref` to `$defs` is inlined (as a user writes the shared zod schema once and reuses it),
+// an object with `additionalProperties: false` is a `z.strictObject`, an open one a
+// `z.looseObject` (unknown fields kept, not stripped), and a schema-valued `additionalProperties`
+// is `.catchall(<zod>)`. Keywords zod cannot state faithfully (uniqueItems, oneOf, ...) make the
+// case SKIP with the reason.
 //
 // Handler behaviours, in the SDK's idiom: a domain refusal is RETURNED as
 // `{content: [...], isError: true}` (the SDK's documented way to report a tool error); transport
 // and internal errors are THROWN (`Error`), which the SDK turns into an error result itself.
 // Outputs are returned as a text block; JSON values are serialised by the handler with
-// JSON.stringify, as a user of this SDK must do.
-//
-// When `client.callTool` throws instead of returning a result, the model would see nothing for
-// that call: no result is reported for it; the kit writes the error to stderr.
+// JSON.stringify, as a user of this SDK must do (the SDK takes content blocks, not values). So a
+// non-finite output would be serialised by the adapter, not the SDK: such cases SKIP.
 //
 // The protocol itself (loop, JSON, hello, scripted behaviours, invocation log) is the kit's:
 // conformance/kits/typescript (@harness-conformance/adapter).
@@ -29,7 +33,8 @@ import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import * as z from 'zod';
-import { ReturnInstead, Skip, defineAdapter, field, idOrNull, main } from '@harness-conformance/adapter';
+import { McpError } from '@modelcontextprotocol/sdk/types.js';
+import { ReturnInstead, Skip, defineAdapter, main, mcpHost } from '@harness-conformance/adapter';
 
 const installed = (pkg) =>
   JSON.parse(readFileSync(new URL(`./node_modules/${pkg}/package.json`, import.meta.url), 'utf8')).version;
@@ -38,13 +43,36 @@ const KEYWORDS = [
   'type', 'properties', 'required', 'additionalProperties', 'enum', 'const',
   'minimum', 'maximum', 'exclusiveMinimum', 'exclusiveMaximum', 'multipleOf',
   'minLength', 'maxLength', 'pattern', 'items', 'minItems', 'maxItems',
-  'anyOf', 'description', 'title', 'default',
+  'anyOf', 'description', 'title', 'default', 'prefixItems', '$ref', '$defs',
 ];
 
 // ---- JSON Schema → zod -------------------------------------------------------------------------
 
+// The root schema's `$defs` (and draft-07 `definitions`), for inlining local `$ref`s.
+let defs = {};
+const inlining = [];
+
+function resolve(ref, where) {
+  const m = /^#\/(\$defs|definitions)\/([^/~]+)$/.exec(ref);
+  if (!m || !(m[2] in (defs[m[1]] ?? {}))) throw new Skip(`$ref ${JSON.stringify(ref)} at ${where} is not a local $defs entry`);
+  if (inlining.includes(ref)) throw new Skip(`recursive $ref ${JSON.stringify(ref)} at ${where} has no inlined zod form`);
+  return defs[m[1]][m[2]];
+}
+
 function toZod(schema, path) {
   const where = path || '/';
+  if (schema && typeof schema === 'object' && '$ref' in schema) {
+    if (Object.keys(schema).some((k) => !['$ref', 'description', 'title'].includes(k))) {
+      throw new Skip(`$ref beside other keywords at ${where}`);
+    }
+    const target = resolve(schema.$ref, where);
+    inlining.push(schema.$ref);
+    try {
+      return toZod(target, `${path}/$ref`);
+    } finally {
+      inlining.pop();
+    }
+  }
   if (schema === true || (schema && typeof schema === 'object' && Object.keys(schema).length === 0)) return z.any();
   if (!schema || typeof schema !== 'object' || Array.isArray(schema)) throw new Skip(`schema ${JSON.stringify(schema)} at ${where} has no zod equivalent`);
   for (const key of Object.keys(schema)) {
@@ -55,16 +83,19 @@ function toZod(schema, path) {
   return out;
 }
 
-function literal(value, where) {
-  if (value !== null && typeof value === 'object') throw new Skip(`enum/const value ${JSON.stringify(value)} at ${where} cannot be a z.literal`);
-  return z.literal(value);
+function literals(values, where) {
+  for (const v of values) {
+    if (v !== null && typeof v === 'object') throw new Skip(`enum/const value ${JSON.stringify(v)} at ${where} cannot be a z.literal`);
+  }
+  return values;
 }
 
 function base(schema, path, where) {
-  if ('const' in schema) return literal(schema.const, where);
+  if ('const' in schema) return z.literal(literals([schema.const], where)[0]);
   if ('enum' in schema) {
-    const members = schema.enum.map((v) => literal(v, where));
-    return members.length === 1 ? members[0] : z.union(members);
+    const values = literals(schema.enum, where);
+    // z.enum is zod's enum type (its message lists the options); a list of literals for the rest
+    return values.length > 0 && values.every((v) => typeof v === 'string') ? z.enum(values) : z.literal(values);
   }
   if ('anyOf' in schema) {
     const members = schema.anyOf.map((s, i) => toZod(s, `${path}/anyOf/${i}`));
@@ -85,7 +116,7 @@ function base(schema, path, where) {
   }
   const only = (allowed) => {
     const groups = ['minimum', 'maximum', 'exclusiveMinimum', 'exclusiveMaximum', 'multipleOf', 'minLength', 'maxLength',
-      'pattern', 'items', 'minItems', 'maxItems', 'properties', 'required', 'additionalProperties'];
+      'pattern', 'items', 'minItems', 'maxItems', 'prefixItems', 'properties', 'required', 'additionalProperties'];
     for (const k of groups) if (k in schema && !allowed.includes(k)) throw new Skip(`${k} on type ${type} at ${where}`);
   };
   const numeric = ['minimum', 'maximum', 'exclusiveMinimum', 'exclusiveMaximum', 'multipleOf'];
@@ -112,8 +143,14 @@ function base(schema, path, where) {
     case 'boolean': only([]); return z.boolean();
     case 'null': only([]); return z.null();
     case 'array': {
+      if ('prefixItems' in schema) {
+        only(['prefixItems', 'items']);
+        const members = schema.prefixItems.map((s, i) => toZod(s, `${path}/prefixItems/${i}`));
+        if (schema.items === false) return z.tuple(members);
+        return z.tuple(members, schema.items === undefined ? z.any() : toZod(schema.items, `${path}/items`));
+      }
       only(['items', 'minItems', 'maxItems']);
-      if (Array.isArray(schema.items)) throw new Skip(`tuple-form items at ${where}`);
+      if (Array.isArray(schema.items)) throw new Skip(`draft-07 tuple-form items at ${where}`);
       let a = z.array(schema.items === undefined ? z.any() : toZod(schema.items, `${path}/items`));
       if ('minItems' in schema) a = a.min(schema.minItems);
       if ('maxItems' in schema) a = a.max(schema.maxItems);
@@ -133,7 +170,6 @@ function objectSchema(schema, path, where) {
   if (schema.properties === undefined && extra !== false) {
     return z.record(z.string(), extra === true ? z.any() : toZod(extra, `${path}/additionalProperties`));
   }
-  if (extra !== true && extra !== false) throw new Skip(`schema-valued additionalProperties beside properties at ${where}`);
   const required = schema.required ?? [];
   const props = schema.properties ?? {};
   for (const name of required) if (!(name in props)) throw new Skip(`required ${JSON.stringify(name)} without a property at ${where}`);
@@ -143,16 +179,27 @@ function objectSchema(schema, path, where) {
     if (!required.includes(key)) field = sub && typeof sub === 'object' && 'default' in sub ? field.default(sub.default) : field.optional();
     shape[key] = field;
   }
-  return extra === false ? z.strictObject(shape) : z.looseObject(shape);
+  if (extra === false) return z.strictObject(shape);
+  if (extra === true) return z.looseObject(shape);
+  return z.object(shape).catchall(toZod(extra, `${path}/additionalProperties`));
 }
 
 // ---- the harness for one case -------------------------------------------------------------------
 
-// Every output is returned as one text block; JSON values (and NaN, which JSON.stringify writes as
-// null) are serialised by the handler, as a user of this SDK must do.
+// Every output is returned as one text block; JSON values are serialised by the handler with
+// JSON.stringify, as a user of this SDK must do.
 const textResult = (t) => ({ content: [{ type: 'text', text: t }] });
 const present = (value, kind) =>
   kind === 'raise' ? value : textResult(kind === 'text' || kind === 'generate' ? value : JSON.stringify(value));
+
+// The output a behaviour finally returns (`{kind: spec}`), or null when it raises.
+function finalOutput(behavior) {
+  if (behavior && typeof behavior === 'object') {
+    if ('return' in behavior) return behavior.return;
+    if ('then' in behavior) return finalOutput(behavior.then);
+  }
+  return null;
+}
 
 function build(turn) {
   const server = new McpServer({ name: 'conformance', version: '0' });
@@ -161,10 +208,16 @@ function build(turn) {
     try {
       const s = tool.input_schema;
       if (!s || s.type !== 'object') throw new Skip("the tool's input schema is not `type: object`");
-      inputSchema = objectSchema({ properties: {}, ...s }, '', '/');
+      defs = { $defs: s.$defs ?? {}, definitions: s.definitions ?? {} };
+      const { $defs: _d, definitions: _x, ...root } = s;
+      inputSchema = objectSchema({ properties: {}, ...root }, '', '/');
     } catch (e) {
       if (e instanceof Skip) throw new Skip(`tool ${JSON.stringify(tool.name)}: ${e.message}`);
       throw e;
+    }
+    const output = finalOutput(tool.behavior);
+    if (output && typeof output === 'object' && ('non_finite' in output || 'non_finite_in' in output)) {
+      throw new Skip('the SDK takes content blocks, not values: serialising a non-finite number is the tool author\'s JSON.stringify, not the SDK\'s');
     }
     const handle = turn.handler(tool);
     server.registerTool(tool.name, { description: tool.description, inputSchema }, (args) => handle(args));
@@ -177,23 +230,11 @@ async function runTurn(server, turn) {
   const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
   const client = new Client({ name: 'conformance-host', version: '0' });
   await Promise.all([server.connect(serverSide), client.connect(clientSide)]);
+  const options = deadline === null ? undefined : { timeout: deadline };
   try {
-    for (const call of turn.case.calls) {
-      if (call.form !== 'structured') {
-        throw new Skip('MCP tool calls carry arguments as a JSON object; raw and text forms are not expressible');
-      }
-      turn.currentCall = call; // the host calls one tool at a time, so it knows which call runs
-      await turn.harnessMayRaise(call, async () => {
-        const options = deadline === null ? undefined : { timeout: deadline };
-        const result = await client.callTool({ name: field(call, 'name'), arguments: field(call, 'input') }, undefined, options);
-        const blocks = Array.isArray(result.content) ? result.content : [];
-        turn.report(idOrNull(call), {
-          is_error: result.isError === true,
-          content: blocks.filter((b) => b.type === 'text').map((b) => b.text).join(''),
-          native: result,
-        });
-      });
-    }
+    await mcpHost(turn, (name, args) => client.callTool({ name, arguments: args }, undefined, options), {
+      isError: (e) => e instanceof McpError,
+    });
   } finally {
     await client.close();
     await server.close();
@@ -215,6 +256,7 @@ const adapter = defineAdapter({
     call_forms: ['structured'],
     parallel: false,
     history: false,
+    call_ids: false, // an MCP server never sees tool-use ids: the host pairs results with calls
   },
   // A domain refusal is RETURNED as {content, isError: true} (the SDK's documented way to report a
   // tool error); transport and internal errors are THROWN, which the SDK turns into a result itself.

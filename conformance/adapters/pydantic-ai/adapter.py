@@ -15,7 +15,12 @@ written from the case's schema by the kit's `pydantic_schema.root_model`; what i
 SKIPs.
 
 Handler errors, in pydantic-ai's idiom: domain → `ToolFailed` (terminal failure shown to the model),
-transport → `ModelRetry` (ask the model to try again), internal → `RuntimeError`.
+transport → `ConnectionError` (what a network client raises, as in the other adapters: choosing
+`ModelRetry` would be the adapter deciding to retry, which is the harness's decision), internal →
+`RuntimeError`.
+
+Calls are passed as the model sent them: a call without `id` gets pydantic-ai's generated id, one
+without `input` no `args`.
 
 Codes: pydantic-ai marks each tool return with a typed `outcome` and, when retried, a typed
 `retry.cause`; the adapter reports `retry.cause` for retried parts and `outcome` for other error
@@ -38,11 +43,11 @@ from importlib.metadata import version
 from typing import Any
 
 from harness_conformance_adapter import (
-    Adapter, Call, Capabilities, Deadline, Errors, Implementation, Skip, Tool as CaseTool, Turn, to_json,
+    MISSING, Adapter, Call, Capabilities, Deadline, Errors, Implementation, Skip, Tool as CaseTool, Turn, to_json,
 )
 from harness_conformance_adapter.pydantic_schema import Untranslatable, KEYWORDS, root_model, skip_for
 from pydantic_ai import Agent, RunContext, Tool
-from pydantic_ai.exceptions import ModelRetry, ToolFailed
+from pydantic_ai.exceptions import ToolFailed
 from pydantic_ai.messages import (
     ERROR_OUTCOMES,
     ModelRequest,
@@ -79,9 +84,12 @@ def tool_for(tool: CaseTool, turn: Turn) -> Tool[None]:
 def call_part(call: Call) -> ToolCallPart:
     if call.form == "raw":
         raise Skip("pydantic-ai receives calls already split into name, id and arguments; a raw block is not expressible")
-    args = call.arguments_text if call.form == "arguments_text" else call.get("input")
-    extra = {"tool_call_id": call.id} if "id" in call.raw else {}
-    return ToolCallPart(tool_name=call.get("name"), args=args, **extra)
+    extra: dict[str, Any] = {"tool_call_id": call.id} if call.id is not MISSING else {}
+    if call.form == "arguments_text":
+        extra["args"] = call.arguments_text
+    elif call.input is not MISSING:
+        extra["args"] = call.input
+    return ToolCallPart(tool_name=call.get("name"), **extra)
 
 
 def result_of(part: Any, turn: Turn) -> None:
@@ -164,7 +172,7 @@ adapter = Adapter(
         retryability=False, deadline=Deadline(configurable=True), keywords=KEYWORDS,
         call_forms=["structured", "arguments_text"], parallel=True, history=True,
     ),
-    Errors(domain=ToolFailed, transport=ModelRetry, internal=RuntimeError),
+    Errors(domain=ToolFailed, transport=ConnectionError, internal=RuntimeError),
     build,
     run_turn,
 )

@@ -72,7 +72,7 @@ pub struct Implementation {
 }
 
 /// What the harness behind an adapter can do.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Capabilities {
     /// The output cap; absent or `null` means the harness has none (cap cases then fail).
@@ -112,10 +112,45 @@ pub struct Capabilities {
     /// ([`crate::vocabulary::BEHAVIORS`]).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub behaviors: Vec<String>,
+    /// Whether the harness receives the model's tool-use ids and answers with them. Absent means
+    /// `true`. `false` for a harness family that never sees ids — an MCP server gets
+    /// `tools/call` requests with a JSON-RPC id of the host's choosing, and its host pairs
+    /// results with the model's ids — so cases about ids judge the host, not the harness: the
+    /// runner skips them and does not run `tool_use_id` checks.
+    #[serde(default = "yes", skip_serializing_if = "is_true")]
+    pub call_ids: bool,
+}
+
+impl Default for Capabilities {
+    /// The conservative hello: nothing declared beyond structured calls and tool-use ids.
+    fn default() -> Self {
+        Capabilities {
+            cap: None,
+            codes: None,
+            folds: BTreeMap::new(),
+            retryability: false,
+            deadline: None,
+            keywords: Vec::new(),
+            call_forms: structured_only(),
+            parallel: false,
+            history: false,
+            features: Vec::new(),
+            behaviors: Vec::new(),
+            call_ids: true,
+        }
+    }
 }
 
 fn structured_only() -> Vec<CallForm> {
     vec![CallForm::Structured]
+}
+
+fn yes() -> bool {
+    true
+}
+
+fn is_true(b: &bool) -> bool {
+    *b
 }
 
 /// A harness's output cap.
@@ -410,5 +445,31 @@ mod tests {
         assert_eq!(hello.capabilities.cap, None);
         assert_eq!(hello.capabilities.call_forms, vec![CallForm::Structured]);
         assert!(!hello.capabilities.parallel);
+        assert!(
+            hello.capabilities.call_ids,
+            "absent call_ids: the harness sees the ids"
+        );
+        assert_eq!(hello.capabilities, Capabilities::default());
+    }
+
+    #[test]
+    fn call_ids_false_is_read_and_written_back_true_is_left_out() {
+        let hello = decode_hello(
+            json!({"protocol": 1,
+                   "implementation": {"name": "x", "language": "python", "version": "1"},
+                   "capabilities": {"call_ids": false}})
+            .to_string()
+            .as_bytes(),
+        )
+        .unwrap();
+        assert!(!hello.capabilities.call_ids);
+        let written = serde_json::to_value(&hello.capabilities).unwrap();
+        assert_eq!(written["call_ids"], json!(false));
+        let default = serde_json::to_value(Capabilities::default()).unwrap();
+        assert!(default.get("call_ids").is_none(), "{default}");
+        assert!(decode_hello(
+            br#"{"protocol":1,"implementation":{"name":"x","language":"python","version":"1"},"capabilities":{"call_ids":"no"}}"#
+        )
+        .is_err());
     }
 }

@@ -125,6 +125,22 @@ pub const FEATURES: [&str; 6] = [
 /// it existed keep working.
 pub const BEHAVIORS: [&str; 3] = ["non_finite_in", "non_json", "output_schema"];
 
+/// Every field a hello's `capabilities` object may carry, in `hello.schema.json`'s order.
+pub const CAPABILITY_FIELDS: [&str; 12] = [
+    "cap",
+    "codes",
+    "retryability",
+    "deadline",
+    "keywords",
+    "call_forms",
+    "parallel",
+    "history",
+    "features",
+    "folds",
+    "behaviors",
+    "call_ids",
+];
+
 /// One name in a hello that is not in the vocabulary.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct UnknownName {

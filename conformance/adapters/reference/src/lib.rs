@@ -315,6 +315,7 @@ impl ReferenceAdapter {
                     .iter()
                     .map(|b| (*b).to_owned())
                     .collect(),
+                call_ids: true,
             },
         }
     }

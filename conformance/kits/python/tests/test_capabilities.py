@@ -12,7 +12,8 @@ def test_a_full_hello_says_exactly_what_was_declared():
                         codes={"invalid_arguments": "BAD_ARGS"}, retryability=True,
                         deadline=Deadline(configurable=True, default_ms=30000), keywords=["type"],
                         call_forms=["structured", "raw"], parallel=True, history=True, features=["budget"],
-                        folds={"malformed_call": "invalid_arguments"}, behaviors=["non_finite_in"])
+                        folds={"malformed_call": "invalid_arguments"}, behaviors=["non_finite_in"],
+                        call_ids=False)
     assert hello(TOY, caps) == {
         "protocol": 1,
         "implementation": {"name": "toy", "language": "python", "version": "0.1", "homepage": "https://example.invalid/toy"},
@@ -21,7 +22,8 @@ def test_a_full_hello_says_exactly_what_was_declared():
             "codes": {"invalid_arguments": "BAD_ARGS"}, "retryability": True,
             "deadline": {"configurable": True, "default_ms": 30000}, "keywords": ["type"],
             "call_forms": ["structured", "raw"], "parallel": True, "history": True, "features": ["budget"],
-            "folds": {"malformed_call": "invalid_arguments"}, "behaviors": ["non_finite_in"]},
+            "folds": {"malformed_call": "invalid_arguments"}, "behaviors": ["non_finite_in"],
+            "call_ids": False},
     }
 
 
@@ -48,6 +50,7 @@ def test_the_defaults_are_the_conservative_values():
     (Capabilities(codes={"timeout": "T"}, folds={"timeout": "slow"}), "folds.timeout"),
     (Capabilities(behaviors=["dance"]), "behaviors"),
     (Capabilities(parallel="yes"), "parallel"),  # type: ignore[arg-type]
+    (Capabilities(call_ids="no"), "call_ids"),  # type: ignore[arg-type]
 ])
 def test_a_wrong_capability_is_refused_naming_its_field(caps, field):
     with pytest.raises(KitError) as info:

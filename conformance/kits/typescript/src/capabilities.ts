@@ -69,12 +69,18 @@ export interface Capabilities {
    * performs all of them; only the adapter knows whether its harness carries the result faithfully.
    */
   behaviors?: readonly string[];
+  /**
+   * The harness receives the model's tool-use ids and answers with them (default true). False for a
+   * harness family that never sees them (an MCP server: its host pairs results with calls), so the
+   * runner skips cases about ids and does not run `tool_use_id` checks.
+   */
+  call_ids?: boolean;
 }
 
 /** Every field of `Capabilities`, in the schema's order (compared with vocabulary.CAPABILITY_FIELDS). */
 export const CAPABILITY_KEYS = [
   'cap', 'codes', 'retryability', 'deadline', 'keywords', 'call_forms', 'parallel', 'history', 'features',
-  'folds', 'behaviors',
+  'folds', 'behaviors', 'call_ids',
 ] as const satisfies readonly (keyof Capabilities)[];
 
 /** Every field of `Implementation` (compared with vocabulary.IMPLEMENTATION_FIELDS). */
@@ -148,7 +154,7 @@ export function validateCapabilities(caps: Capabilities): void {
   }
   for (const b of caps.behaviors ?? []) oneOf('behaviors', b, vocabulary.OPTIONAL_BEHAVIOURS);
   unique('behaviors', caps.behaviors ?? []);
-  for (const flag of ['retryability', 'parallel', 'history'] as const) {
+  for (const flag of ['retryability', 'parallel', 'history', 'call_ids'] as const) {
     if (caps[flag] !== undefined && typeof caps[flag] !== 'boolean') throw invalid(flag, 'must be true or false');
   }
 }
@@ -175,6 +181,7 @@ export function capabilitiesJson(caps: Capabilities): Record<string, Json> {
   if (caps.features?.length) out.features = [...caps.features];
   if (caps.folds && Object.keys(caps.folds).length) out.folds = { ...caps.folds } as Record<string, string>;
   if (caps.behaviors?.length) out.behaviors = [...caps.behaviors];
+  if (caps.call_ids === false) out.call_ids = false; // absent means true: older hellos stay as they were
   return out;
 }
 

@@ -23,3 +23,4 @@ export { ErrorCode, KitError } from './errors.js';
 export { dumps, loads, toJson, UNSET, type Json } from './json.js';
 export { oneLine, Skip, Turn, type Handler, type ReportOptions, type Result, type SyncHandler } from './turn.js';
 export * as vocabulary from './vocabulary.js';
+export { mcpHost, textOf, type CallTool, type McpHostOptions } from './mcp-host.js';

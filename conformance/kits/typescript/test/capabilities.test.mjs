@@ -10,14 +10,14 @@ test('a full hello says exactly what was declared; defaults are the conservative
     cap: { unit: 'bytes', limit: 4096, strategies: ['head_tail', 'head_only'], configurable: true },
     codes: { invalid_arguments: 'BAD_ARGS' }, retryability: true, deadline: { configurable: true, default_ms: 30000 },
     keywords: ['type'], call_forms: ['structured', 'raw'], parallel: true, history: true, features: ['budget'],
-    folds: { malformed_call: 'invalid_arguments' }, behaviors: ['non_finite_in'],
+    folds: { malformed_call: 'invalid_arguments' }, behaviors: ['non_finite_in'], call_ids: false,
   }), {
     protocol: 1, implementation: TOY,
     capabilities: {
       cap: { unit: 'bytes', limit: 4096, configurable: true, strategies: ['head_tail', 'head_only'] },
       codes: { invalid_arguments: 'BAD_ARGS' }, retryability: true, deadline: { configurable: true, default_ms: 30000 },
       keywords: ['type'], call_forms: ['structured', 'raw'], parallel: true, history: true, features: ['budget'],
-      folds: { malformed_call: 'invalid_arguments' }, behaviors: ['non_finite_in'],
+      folds: { malformed_call: 'invalid_arguments' }, behaviors: ['non_finite_in'], call_ids: false,
     },
   });
   assert.deepEqual(hello(TOY, {}).capabilities, {

@@ -130,7 +130,10 @@ class Capabilities:
       (which must be in `codes`);
     - `behaviors`: scripted behaviours beyond the base set that the adapter runs
       (vocabulary.OPTIONAL_BEHAVIOURS; this kit performs all of them, but only the adapter knows
-      whether its harness can carry the result faithfully, so nothing is declared by default).
+      whether its harness can carry the result faithfully, so nothing is declared by default);
+    - `call_ids`: the harness receives the model's tool-use ids and answers with them; False for a
+      harness family that never sees them (an MCP server: its host pairs results with calls), so
+      the runner skips cases about ids and does not run `tool_use_id` checks.
     """
 
     cap: Cap | None = None
@@ -144,6 +147,7 @@ class Capabilities:
     features: Sequence[str] = ()
     folds: Mapping[str, str] = field(default_factory=dict)
     behaviors: Sequence[str] = ()
+    call_ids: bool = True
 
     def validate(self) -> None:
         if self.cap is not None:
@@ -177,7 +181,7 @@ class Capabilities:
         for behavior in self.behaviors:
             _one_of("behaviors", behavior, vocabulary.OPTIONAL_BEHAVIOURS)
         _unique("behaviors", self.behaviors)
-        for flag in ("retryability", "parallel", "history"):
+        for flag in ("retryability", "parallel", "history", "call_ids"):
             if not isinstance(getattr(self, flag), bool):
                 raise _capability(flag, "must be true or false")
 
@@ -199,6 +203,8 @@ class Capabilities:
             out["folds"] = dict(self.folds)
         if self.behaviors:
             out["behaviors"] = list(self.behaviors)
+        if not self.call_ids:  # absent means true: the hellos of adapters written before it stay as they were
+            out["call_ids"] = False
         return out
 
 

@@ -1,0 +1,84 @@
+#!/usr/bin/env bash
+# Regenerates the expected-failures baseline of each named adapter column from a fresh full run,
+# with plain-words reasons: the one command to run after the cases change (then review the diff).
+#
+#   conformance/adapters/regenerate_baselines.sh [--fresh] [COLUMN...]
+#
+# COLUMN defaults to every real-harness column and both templates (mcp-python mcp-typescript
+# pydantic-ai langgraph-default langgraph-handle-errors template-python template-typescript); the
+# coding agents (codex claude-code gemini-cli opencode) run only when named — a full run of one
+# takes 10-40 minutes on a loaded 2-core machine.
+#
+# What it does: installs the named harnesses (install.sh, idempotent); builds the runner once
+# (HARNESS_CONFORMANCE=/path/to/binary skips that); copies the suite once; then runs the columns
+# two at a time (JOBS workers each, default 1, so two columns keep the two cores busy) with
+# `run --write-baseline`, and turns each run's report into the column's baseline.json with
+# write_baselines.py. A reason already reviewed in the column's baseline.json is kept where that
+# case still fails the same requirements (pass --fresh to rewrite every reason). Each column's
+# report and log stay in target/baselines/ (COLUMN.jsonl, COLUMN.log), and its duration is
+# printed when it finishes.
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+
+fresh=()
+if [[ ${1:-} == --fresh ]]; then
+  fresh=(--fresh)
+  shift
+fi
+columns=(mcp-python mcp-typescript pydantic-ai langgraph-default langgraph-handle-errors template-python template-typescript)
+[[ $# -gt 0 ]] && columns=("$@")
+for name in "${columns[@]}"; do
+  [[ -x conformance/adapters/$name/run ]] || { echo "regenerate_baselines.sh: no adapter conformance/adapters/$name/run" >&2; exit 2; }
+done
+jobs_per_column=${JOBS:-1}
+# A coding agent's case is one CLI run (seconds to a minute): the runner's per-case bound sits
+# above the wire adapters' own (WIRE_CASE_TIMEOUT, 110 s); for library harnesses it changes nothing.
+timeout=150
+
+conformance/adapters/install.sh "${columns[@]}"
+
+runner=${HARNESS_CONFORMANCE:-}
+if [[ -z $runner ]]; then
+  cargo build --locked --release -q -p harness-conformance
+  runner=target/release/harness-conformance
+fi
+out=target/baselines
+mkdir -p "$out"
+rm -rf "$out/suite"
+"$runner" copy "$out/suite" >/dev/null
+
+one() {
+  local name=$1 command=conformance/adapters/$1/run start=$SECONDS
+  # exit status 1 only says that the run found failures, which is what a baseline records
+  "$runner" run --harness "$command" --jobs "$jobs_per_column" --timeout "$timeout" --start-timeout 300 --quiet --format json \
+    -o "$out/$name.jsonl" --write-baseline "$out/$name.baseline.json" 2>"$out/$name.log" || true
+  if [[ ! -s $out/$name.baseline.json ]]; then
+    echo "$name: the run wrote no baseline (see $out/$name.log)" >&2
+    return 1
+  fi
+  # a run whose handshake failed ran no case: its "baseline" would list every case as an ERROR
+  if ! python3 -c 'import json, sys; sys.exit(1 if json.loads(open(sys.argv[1]).readlines()[-1]).get("handshake_error") else 0)' \
+    "$out/$name.jsonl"; then
+    echo "$name: the handshake failed, baseline left as it was (see $out/$name.log)" >&2
+    return 1
+  fi
+  python3 conformance/adapters/write_baselines.py "${fresh[@]}" "$name" "$out/$name.jsonl" "$out/suite" "$command" \
+    "$out/$name.baseline.json"
+  echo "$name: $((SECONDS - start)) s"
+}
+
+status=0
+running=0
+for name in "${columns[@]}"; do
+  if ((running == 2)); then
+    wait -n || status=1
+    running=$((running - 1))
+  fi
+  one "$name" &
+  running=$((running + 1))
+done
+while ((running > 0)); do
+  wait -n || status=1
+  running=$((running - 1))
+done
+exit $status

@@ -1,0 +1,82 @@
+"""The MCP host, once: what the model sees of an MCP server's answers (PROTOCOL.md section 3b).
+
+Why this module exists: an MCP SDK is a server, and what the model is shown is decided by the host
+that turns each `tool_use` into a `tools/call` request and its answer into a `tool_result`. If
+every MCP adapter wrote its own host loop, a column would judge that loop (a host that drops a
+JSON-RPC error makes the SDK look as if it answered nothing). This helper is the one host every
+MCP adapter uses, doing what mainstream hosts (Claude Desktop, Claude Code, VS Code) do:
+
+- the turn's calls go out one at a time, in order, as `tools/call` with the call's name and its
+  `input` as `arguments`, exactly as sent (absent stays absent: `MISSING` reaches `call_tool`);
+  raw and arguments-text calls do not exist in MCP and make the case SKIP;
+- each call gets exactly one result, carrying the model's id (the server never sees ids, so MCP
+  adapters declare `call_ids=False`);
+- a `CallToolResult` (as its MCP JSON: `content` blocks, `isError`) becomes the result, text blocks
+  concatenated in order;
+- a JSON-RPC error answering the request, the client's own request timeout, and a request the
+  client refuses to send are shown as an error result carrying the message the SDK's client gives
+  (`message(exc)`); the adapter names those exception types (`errors`);
+- anything else the client raises is the SDK failing: no result, logged by
+  `Turn.harness_may_raise`.
+
+The host adds no cap, code, retry hint or wording of its own. The SDK is the adapter's, so this
+module imports none: the adapter passes a `call_tool` coroutine that calls its SDK's client.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+from typing import Any
+
+from .case import Call
+from .jsonio import Json
+from .turn import Skip, Turn
+
+CallTool = Callable[[Json, Json], Awaitable[Any]]
+"""`await call_tool(name, arguments)`: one `tools/call` through the SDK's client; `arguments` is
+`MISSING` when the call has no `input`. Returns the `CallToolResult` as MCP JSON (a dict with
+`content` and optionally `isError`)."""
+
+
+def text_of(result: Any) -> str:
+    """The text the model is shown for a `CallToolResult` (MCP JSON): its text blocks, in order."""
+    blocks = result.get("content") if isinstance(result, dict) else None
+    if not isinstance(blocks, list):
+        return ""
+    return "".join(b["text"] for b in blocks
+                   if isinstance(b, dict) and b.get("type") == "text" and isinstance(b.get("text"), str))
+
+
+async def serve_turn(turn: Turn, call_tool: CallTool, *, errors: tuple[type[BaseException], ...],
+                     message: Callable[[BaseException], str] = str,
+                     native_error: Callable[[BaseException], Json] | None = None) -> None:
+    """Runs the turn's calls through the host, reporting one result per call the SDK answered.
+
+    `errors`: the exception types the SDK's client raises for a JSON-RPC error response, for its
+    own request timeout and for a request it refuses to send; `message(exc)`: the text a host shows
+    for one (the SDK client's message); `native_error(exc)`: the error as JSON, for reports.
+    """
+    for call in turn.case.calls:
+        if call.form != "structured":
+            raise Skip("MCP tool calls carry arguments as a JSON object; raw and text forms are not expressible")
+    for call in turn.case.calls:
+        await _one(turn, call, call_tool, errors, message, native_error)
+
+
+async def _one(turn: Turn, call: Call, call_tool: CallTool, errors: tuple[type[BaseException], ...],
+               message: Callable[[BaseException], str],
+               native_error: Callable[[BaseException], Json] | None) -> None:
+    turn.current_call = call  # one call at a time, so handlers know which call runs
+    with turn.harness_may_raise(call):
+        try:
+            result = await call_tool(call.get("name"), call.input)
+        except errors as exc:
+            native: Json = {"error": message(exc)} if native_error is None else native_error(exc)
+            turn.report(call.id_or_none, is_error=True, content=message(exc), native=native)
+            return
+        is_error = result.get("isError") is True if isinstance(result, dict) else False
+        turn.report(call.id_or_none, is_error=is_error, content=text_of(result), native=result)
+    turn.current_call = None
+
+
+__all__ = ["CallTool", "serve_turn", "text_of"]
