@@ -8,9 +8,9 @@
 #      pass in full through it);
 #   3. the cut-off scenario (a max-tokens stop inside a call's JSON) for every agent, compared
 #      with conformance/wire/cutoff-expected.json;
-#   4. a smoke column for gemini-cli and opencode (the correlation cases) against their
-#      baselines (opencode's once it has one). Their full columns, and codex's and claude-code's (which ci/adapters.sh runs
-#      in the matrix), run on demand: ci/adapters.sh gemini-cli opencode.
+#   4. a smoke column for each coding agent (the correlation cases) against its baseline
+#      (opencode's once it has one). Their full columns run on demand:
+#      ci/adapters.sh codex claude-code gemini-cli opencode.
 # Runs unchanged on a laptop; needs python3.11 and node/npm. WIRE_AGENTS=0 stops after step 2.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -41,7 +41,7 @@ echo "wire: the cut-off scenario"
 "$python" conformance/wire/cutoff.py --expect conformance/wire/cutoff-expected.json "${agents[@]}"
 # The runner's per-case bound sits above the adapters' own (WIRE_CASE_TIMEOUT, 110 s).
 # opencode joins once its baseline is written (docs/harnesses.md, "Cost per case").
-smoke=(gemini-cli)
+smoke=(codex claude-code gemini-cli)
 [[ -f conformance/adapters/opencode/baseline.json ]] && smoke+=(opencode)
 for name in "${smoke[@]}"; do
   echo "wire: $name smoke column (correlation cases)"
