@@ -33,6 +33,7 @@ uv_version=0.13.8
 tools=$here/.tools
 all=(mcp-python mcp-typescript pydantic-ai langgraph-default template-python template-typescript
   fastmcp langchain-mcp-adapters inspect-ai smolagents)
+all+=(agent-framework semantic-kernel langgraph-js mastra)
 
 # The hash of a set of files (sorted by path), for stamps.
 tree_hash() {
@@ -120,6 +121,9 @@ for name in "${names[@]}"; do
     fastmcp-default) install_python fastmcp ;;
     mcp-typescript | template-typescript | codex | claude-code | gemini-cli | opencode) install_node "$name" ;;
     uv) ensure_uv ;;
+    agent-framework | semantic-kernel) install_python "$name" ;;
+    agent-framework-detailed-errors) install_python agent-framework ;;
+    langgraph-js | mastra) install_node "$name" ;;
     *) echo "install.sh: unknown adapter $name" >&2; exit 2 ;;
   esac
 done
