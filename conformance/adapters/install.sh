@@ -124,6 +124,7 @@ for name in "${names[@]}"; do
     agent-framework | semantic-kernel) install_python "$name" ;;
     agent-framework-detailed-errors) install_python agent-framework ;;
     langgraph-js | mastra) install_node "$name" ;;
+    langchain-js-agent) install_node langgraph-js ;;
     *) echo "install.sh: unknown adapter $name" >&2; exit 2 ;;
   esac
 done

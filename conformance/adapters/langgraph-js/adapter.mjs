@@ -1,5 +1,12 @@
 // Adapter: LangGraph.js's prebuilt `ToolNode` (@langchain/langgraph) behind the conformance protocol.
 //
+// Two implementations share this file (`run` scripts in langgraph-js/ and langchain-js-agent/):
+// the prebuilt `ToolNode` in a one-node graph (below), and, with `--create-agent`, LangChain.js
+// v1's `createAgent` — the agent its docs recommend — whose tool step is langchain's own
+// `ToolNode` (`langchain/dist/agents/nodes/ToolNode.js`: other error handling, other messages). The
+// agent is driven by a scripted chat model (a `BaseChatModel` whose first answer is the case's
+// `AIMessage` and which records the messages of its next call, what the model is shown).
+//
 // What is tested: a one-node `StateGraph(MessagesAnnotation)` holding `new ToolNode(tools)` — the
 // tool step of every LangGraph.js agent, with its defaults (`handleToolErrors: true`) — invoked
 // with the case's calls as one `AIMessage`. Structured calls become `AIMessage({tool_calls})`;
@@ -28,15 +35,19 @@
 // conformance/kits/typescript (@harness-conformance/adapter).
 
 import { readFileSync } from 'node:fs';
-import { AIMessage, ToolMessage } from '@langchain/core/messages';
+import { BaseChatModel } from '@langchain/core/language_models/chat_models';
+import { AIMessage, HumanMessage, ToolMessage } from '@langchain/core/messages';
 import { tool } from '@langchain/core/tools';
 import { END, MessagesAnnotation, START, StateGraph } from '@langchain/langgraph';
 import { ToolNode } from '@langchain/langgraph/prebuilt';
+import { createAgent } from 'langchain';
 import { Skip, defineAdapter, field, main, toJson } from '@harness-conformance/adapter';
 
 process.env.LANGCHAIN_TRACING_V2 = 'false';
 process.env.LANGSMITH_TRACING = 'false';
 process.env.LANGCHAIN_CALLBACKS_BACKGROUND = 'false';
+
+const CREATE_AGENT = process.argv.slice(2).includes('--create-agent');
 
 const installed = (pkg) =>
   JSON.parse(readFileSync(new URL(`./node_modules/${pkg}/package.json`, import.meta.url), 'utf8')).version;
@@ -87,6 +98,56 @@ function contentText(content) {
   return content.filter((b) => b && b.type === 'text').map((b) => b.text ?? '').join('');
 }
 
+// A chat model that answers the first request with the case's calls and records the next one.
+class ScriptedChatModel extends BaseChatModel {
+  constructor(seen) {
+    super({});
+    this.seen = seen;
+  }
+
+  _llmType() {
+    return 'scripted';
+  }
+
+  bindTools() {
+    return this;
+  }
+
+  async _generate(messages) {
+    if (!this.seen.first) {
+      this.seen.first = true;
+      return { generations: [{ message: this.seen.message, text: '' }] };
+    }
+    this.seen.next ??= messages;
+    return { generations: [{ message: new AIMessage('done'), text: 'done' }] };
+  }
+}
+
+function buildAgent(turn) {
+  const seen = {};
+  const agent = createAgent({ model: new ScriptedChatModel(seen), tools: turn.case.tools.map((t) => toolFor(t, turn)) });
+  return { agent, seen };
+}
+
+async function runAgentTurn({ agent, seen }, turn) {
+  await turn.harnessMayRaise(turn.case.calls, async () => { seen.message = aiMessage(turn.case.calls); });
+  if (seen.message === undefined) return;
+  await turn.harnessMayRaise(turn.case.calls, async () => {
+    await agent.invoke({ messages: [new HumanMessage('run the tools')] });
+  });
+  for (const m of seen.next ?? []) {
+    if (ToolMessage.isInstance(m)) reportToolMessage(m, turn);
+  }
+}
+
+function reportToolMessage(m, turn) {
+  turn.report(m.tool_call_id ?? null, {
+    is_error: m.status === 'error',
+    content: contentText(m.content),
+    native: toJson({ type: 'tool', tool_call_id: m.tool_call_id, status: m.status, name: m.name, content: m.content }),
+  });
+}
+
 function build(turn) {
   const node = new ToolNode(turn.case.tools.map((t) => toolFor(t, turn)));
   const app = new StateGraph(MessagesAnnotation)
@@ -106,12 +167,7 @@ async function runTurn(app, turn) {
   await turn.harnessMayRaise(turn.case.calls, async () => {
     const state = await app.invoke({ messages: [message] });
     for (const m of state.messages) {
-      if (!ToolMessage.isInstance(m)) continue;
-      turn.report(m.tool_call_id ?? null, {
-        is_error: m.status === 'error',
-        content: contentText(m.content),
-        native: toJson({ type: 'tool', tool_call_id: m.tool_call_id, status: m.status, name: m.name, content: m.content }),
-      });
+      if (ToolMessage.isInstance(m)) reportToolMessage(m, turn);
     }
   });
 }
@@ -122,7 +178,7 @@ function networkError(message) {
 
 await main(defineAdapter({
   implementation: {
-    name: 'LangGraph.js ToolNode (handleToolErrors default)',
+    name: CREATE_AGENT ? 'LangChain.js createAgent (its ToolNode, defaults)' : 'LangGraph.js ToolNode (handleToolErrors default)',
     language: 'typescript',
     version: `@langchain/langgraph ${installed('@langchain/langgraph')}, @langchain/core ${installed('@langchain/core')}, `
       + `langchain ${installed('langchain')}`,
@@ -131,7 +187,7 @@ await main(defineAdapter({
   capabilities: {
     cap: null,
     retryability: false,
-    deadline: { configurable: true },
+    ...(CREATE_AGENT ? {} : { deadline: { configurable: true } }),
     keywords: KEYWORDS,
     call_forms: ['structured', 'arguments_text'],
     parallel: true,
@@ -142,6 +198,6 @@ await main(defineAdapter({
     transport: networkError,
     internal: (message) => new Error(message),
   },
-  build,
-  runTurn,
+  build: CREATE_AGENT ? buildAgent : build,
+  runTurn: CREATE_AGENT ? runAgentTurn : runTurn,
 }));

@@ -28,7 +28,8 @@ is registered the same way and SK's refusal of extra arguments is judged.
 
 Names: SK offers plugin functions to the model as `<plugin>-<function>` (the OpenAI connector's
 separator), so the scripted model calls `cases-<name>`, an unknown name included (as a model's
-misspelling would be). A tool name SK rejects (it allows `[A-Za-z0-9_]` only) SKIPs.
+misspelling would be). A tool name SK rejects (it allows `[A-Za-z0-9_]` only), or a parameter name (`[A-Za-z0-9_-]`),
+SKIPs.
 
 Handler errors: SK has no exception meant for the model — every exception becomes "An error
 occurred while invoking the function …: <text>"; domain → `FunctionExecutionException` (SK's
@@ -74,6 +75,7 @@ logging.disable(logging.CRITICAL)
 PLUGIN = "cases"
 SEPARATOR = "-"  # how SK's connectors spell a plugin function's name to the model
 NAME = re.compile(r"^[0-9A-Za-z_]+$")  # SK's function-name rule (KernelFunctionMetadata)
+PARAMETER = re.compile(r"^[0-9A-Za-z_-]+$")  # SK's parameter-name rule (KernelParameterMetadata)
 
 
 def sk_enum(ann: Any, tool: str, name: str) -> Any:
@@ -120,6 +122,10 @@ def function_for(tool: Tool, turn: Turn) -> Any:
         params = parameters(schema, tool.name)
     except Untranslatable as exc:
         raise skip_for(tool.name, exc) from None
+    for name, _, _ in params:
+        if not PARAMETER.match(name):
+            raise Skip(f"tool {tool.name!r}: SK parameter names allow only ASCII letters, digits, '_' and '-' "
+                       f"({name!r})")
     handle = turn.async_handler(tool)
 
     async def fn(**kwargs: Any) -> Any:
@@ -133,9 +139,12 @@ def function_for(tool: Tool, turn: Turn) -> Any:
     return kernel_function(fn, name=tool.name, description=tool.description)
 
 
-def call_content(call: Call, index: int) -> FunctionCallContent:
+def expressible(call: Call) -> None:
     if call.form == "raw":
         raise Skip("SK receives calls already split into id, name and arguments; a raw block is not expressible")
+
+
+def call_content(call: Call, index: int) -> FunctionCallContent:
     arguments = call.arguments_text if call.form == "arguments_text" else call.get("input")
     name = call.get("name")
     full = f"{PLUGIN}{SEPARATOR}{name}" if isinstance(name, str) else name
@@ -146,8 +155,8 @@ class ScriptedChatCompletion(ChatCompletionClientBase):
     """A chat completion service that answers the first request with the case's calls, then with text."""
 
     SUPPORTS_FUNCTION_CALLING: ClassVar[bool] = True
-    calls: list[Any]
-    seen: dict[str, Any]
+    calls: list[Any] = []
+    seen: dict[str, Any] = {}
 
     async def _inner_get_chat_message_contents(self, chat_history: ChatHistory, settings: Any) -> list[Any]:
         if "first" not in self.seen:
@@ -160,8 +169,9 @@ class ScriptedChatCompletion(ChatCompletionClientBase):
 def build(turn: Turn) -> tuple[Kernel, ScriptedChatCompletion]:
     kernel = Kernel()
     kernel.add_functions(PLUGIN, [function_for(t, turn) for t in turn.case.tools])
-    calls = [call_content(c, i) for i, c in enumerate(turn.case.calls)]
-    service = ScriptedChatCompletion(ai_model_id="scripted", service_id="scripted", calls=calls, seen={})
+    for call in turn.case.calls:
+        expressible(call)
+    service = ScriptedChatCompletion(ai_model_id="scripted", service_id="scripted", calls=[], seen={})
     kernel.add_service(service)
     return kernel, service
 
@@ -171,6 +181,12 @@ async def run_turn(built: tuple[Kernel, ScriptedChatCompletion], turn: Turn) -> 
     settings = PromptExecutionSettings(function_choice_behavior=FunctionChoiceBehavior.Auto())
     history = ChatHistory()
     history.add_user_message("run the tools")
+    # SK's own content type refuses some calls (arguments that are neither an object nor text, a
+    # name that is not a string): a connector building the assistant message would raise there.
+    with turn.harness_may_raise(turn.case.calls) as building:
+        service.calls = [call_content(c, i) for i, c in enumerate(turn.case.calls)]
+    if building.raised:
+        return
     with turn.harness_may_raise(turn.case.calls):
         await service.get_chat_message_contents(history, settings, kernel=kernel)
     for message in service.seen.get("next_request") or []:
