@@ -93,6 +93,16 @@ function aiMessage(calls) {
   return new AIMessage({ content: '', tool_calls: structured });
 }
 
+// The calls as the assistant message keeps them after the turn.
+function historyOf(message) {
+  const provider = message.additional_kwargs?.tool_calls;
+  if (provider?.length) {
+    // provider-format calls: the message keeps the model's text verbatim here
+    return provider.map((c) => ({ id: c.id ?? null, name: c.function?.name ?? null, arguments_text: c.function?.arguments ?? null }));
+  }
+  return (message.tool_calls ?? []).map((c) => ({ id: c.id ?? null, name: c.name ?? null, input: toJson(c.args) }));
+}
+
 function contentText(content) {
   if (typeof content === 'string') return content;
   return content.filter((b) => b && b.type === 'text').map((b) => b.text ?? '').join('');
@@ -135,8 +145,12 @@ async function runAgentTurn({ agent, seen }, turn) {
   await turn.harnessMayRaise(turn.case.calls, async () => {
     await agent.invoke({ messages: [new HumanMessage('run the tools')] });
   });
+  turn.history = historyOf(seen.message);
   for (const m of seen.next ?? []) {
     if (ToolMessage.isInstance(m)) reportToolMessage(m, turn);
+    else if (AIMessage.isInstance(m) && m !== seen.message && (m.tool_calls?.length || m.additional_kwargs?.tool_calls?.length)) {
+      turn.history = historyOf(m);
+    }
   }
 }
 
@@ -164,10 +178,12 @@ async function runTurn(app, turn) {
   let message;
   await turn.harnessMayRaise(turn.case.calls, async () => { message = aiMessage(turn.case.calls); });
   if (message === undefined) return;
+  turn.history = historyOf(message); // what the caller holds if the graph throws
   await turn.harnessMayRaise(turn.case.calls, async () => {
     const state = await app.invoke({ messages: [message] });
     for (const m of state.messages) {
       if (ToolMessage.isInstance(m)) reportToolMessage(m, turn);
+      else if (AIMessage.isInstance(m)) turn.history = historyOf(m);
     }
   });
 }
@@ -191,7 +207,7 @@ await main(defineAdapter({
     keywords: KEYWORDS,
     call_forms: ['structured', 'arguments_text'],
     parallel: true,
-    history: false,
+    history: true,
   },
   errors: {
     domain: (message) => new Error(message),

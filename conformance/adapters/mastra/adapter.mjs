@@ -96,7 +96,7 @@ function build(turn) {
     },
   });
   const agent = new Agent({ id: 'conformance', name: 'conformance', instructions: 'Run the tools.', model, tools });
-  return { agent, seen };
+  return { agent, seen, parts };
 }
 
 function outputText(output) {
@@ -109,11 +109,22 @@ function outputText(output) {
   return '';
 }
 
-async function runTurn({ agent, seen }, turn) {
+// A call as the transcript keeps it: the prompt's tool-call parts hold parsed input objects.
+function historyEntry(part) {
+  const key = typeof part.input === 'string' ? 'arguments_text' : 'input';
+  return { id: part.toolCallId ?? null, name: part.toolName ?? null, [key]: toJson(part.input) };
+}
+
+async function runTurn({ agent, seen, parts }, turn) {
   await turn.harnessMayRaise(turn.case.calls, async () => {
     await agent.generate('run the tools', { maxSteps: 2 });
   });
+  turn.history = parts.map(historyEntry); // what the caller holds if the run throws
   for (const message of seen.nextPrompt ?? []) {
+    if (message.role === 'assistant') {
+      const calls = message.content.filter((p) => p.type === 'tool-call');
+      if (calls.length) turn.history = calls.map(historyEntry);
+    }
     if (message.role !== 'tool') continue;
     for (const part of message.content) {
       if (part.type !== 'tool-result') continue;
@@ -144,7 +155,7 @@ await main(defineAdapter({
     keywords: KEYWORDS,
     call_forms: ['structured', 'arguments_text'],
     parallel: true,
-    history: false,
+    history: true,
   },
   errors: {
     domain: (message) => new Error(message),

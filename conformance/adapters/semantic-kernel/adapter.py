@@ -176,6 +176,18 @@ def build(turn: Turn) -> tuple[Kernel, ScriptedChatCompletion]:
     return kernel, service
 
 
+def history_of(items: list[Any]) -> list[Any]:
+    """The calls as the chat history keeps them after the turn, named as the case names them (the
+    `cases-` prefix is the adapter's spelling of the model's name, removed again here)."""
+    out = []
+    for c in items:
+        if isinstance(c, FunctionCallContent):
+            name = c.name[len(PLUGIN + SEPARATOR):] if isinstance(c.name, str) and c.name.startswith(PLUGIN + SEPARATOR) else c.name
+            key = "arguments_text" if isinstance(c.arguments, str) else "input"
+            out.append({"id": c.id, "name": name, key: to_json(c.arguments)})
+    return out
+
+
 async def run_turn(built: tuple[Kernel, ScriptedChatCompletion], turn: Turn) -> None:
     kernel, service = built
     settings = PromptExecutionSettings(function_choice_behavior=FunctionChoiceBehavior.Auto())
@@ -189,7 +201,10 @@ async def run_turn(built: tuple[Kernel, ScriptedChatCompletion], turn: Turn) -> 
         return
     with turn.harness_may_raise(turn.case.calls):
         await service.get_chat_message_contents(history, settings, kernel=kernel)
+    turn.history = history_of(service.calls)  # what the caller holds if the loop raises
     for message in service.seen.get("next_request") or []:
+        if message.role == AuthorRole.ASSISTANT and any(isinstance(i, FunctionCallContent) for i in message.items):
+            turn.history = history_of(message.items)
         if message.role != AuthorRole.TOOL:
             continue
         wire = message.to_dict()
@@ -202,7 +217,7 @@ adapter = Adapter(
     Implementation("Semantic Kernel (FunctionChoiceBehavior.Auto)", "python",
                    f"semantic-kernel {version('semantic-kernel')}", "https://github.com/microsoft/semantic-kernel"),
     Capabilities(cap=None, retryability=False, keywords=KEYWORDS, call_forms=["structured", "arguments_text"],
-                 parallel=True),
+                 parallel=True, history=True),
     Errors(domain=FunctionExecutionException, transport=ConnectionError, internal=RuntimeError),
     build,
     run_turn,
