@@ -8,6 +8,8 @@
 #                                    smolagents ...]
 #   conformance/adapters/install.sh [codex|claude-code|gemini-cli|opencode ...]   (coding agents: not in the default list)
 #   conformance/adapters/install.sh uv        # only the pinned uv (ci/kits.sh uses it too)
+#   conformance/adapters/install.sh [agent-framework|agent-framework-detailed-errors|semantic-kernel|
+#                                    langgraph-js|langchain-js-agent|mastra ...]
 #
 # Python adapters get conformance/adapters/<name>/.venv from <name>/requirements.txt (every
 # package pinned with ==), plus the Python kit (conformance/kits/python) installed from this
@@ -21,6 +23,8 @@
 # the pin files and of the kit's sources, and nothing is done while it matches.
 # langgraph-handle-errors runs the same harness as langgraph-default and shares its venv;
 # fastmcp-default shares fastmcp's.
+# agent-framework-detailed-errors shares agent-framework's venv; langchain-js-agent shares
+# langgraph-js's node_modules.
 # The coding agents (conformance/adapters/<agent>, driven over their wire) are npm packages of
 # 100-400 MB each with a prebuilt binary inside; they install only when named, from the same
 # package-lock.json stamp (npm's cache makes a reinstall fast).
