@@ -8,6 +8,8 @@
 #                                    smolagents ...]
 #   conformance/adapters/install.sh [codex|claude-code|gemini-cli|opencode ...]   (coding agents: not in the default list)
 #   conformance/adapters/install.sh uv        # only the pinned uv (ci/kits.sh uses it too)
+#   conformance/adapters/install.sh [agent-framework|agent-framework-detailed-errors|semantic-kernel|
+#                                    langgraph-js|langchain-js-agent|mastra ...]
 #
 # Python adapters get conformance/adapters/<name>/.venv from <name>/requirements.txt (every
 # package pinned with ==), plus the Python kit (conformance/kits/python) installed from this
@@ -22,6 +24,8 @@
 # langgraph-handle-errors runs the same harness as langgraph-default and shares its venv;
 # fastmcp-default shares fastmcp's.
 # google-adk-arg-validation runs the same harness as google-adk and shares its venv.
+# agent-framework-detailed-errors shares agent-framework's venv; langchain-js-agent shares
+# langgraph-js's node_modules.
 # The coding agents (conformance/adapters/<agent>, driven over their wire) are npm packages of
 # 100-400 MB each with a prebuilt binary inside; they install only when named, from the same
 # package-lock.json stamp (npm's cache makes a reinstall fast).
@@ -35,6 +39,7 @@ tools=$here/.tools
 all=(mcp-python mcp-typescript pydantic-ai langgraph-default template-python template-typescript
   fastmcp langchain-mcp-adapters inspect-ai smolagents)
 all+=(google-adk crewai strands-agents llama-index)
+all+=(agent-framework semantic-kernel langgraph-js mastra)
 
 # The hash of a set of files (sorted by path), for stamps.
 tree_hash() {
@@ -124,6 +129,10 @@ for name in "${names[@]}"; do
     fastmcp-default) install_python fastmcp ;;
     mcp-typescript | template-typescript | codex | claude-code | gemini-cli | opencode) install_node "$name" ;;
     uv) ensure_uv ;;
+    agent-framework | semantic-kernel) install_python "$name" ;;
+    agent-framework-detailed-errors) install_python agent-framework ;;
+    langgraph-js | mastra) install_node "$name" ;;
+    langchain-js-agent) install_node langgraph-js ;;
     *) echo "install.sh: unknown adapter $name" >&2; exit 2 ;;
   esac
 done
