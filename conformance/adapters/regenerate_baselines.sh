@@ -4,8 +4,7 @@
 #
 #   conformance/adapters/regenerate_baselines.sh [--fresh] [COLUMN...]
 #
-# COLUMN defaults to every real-harness column and both templates (mcp-python mcp-typescript
-# pydantic-ai langgraph-default langgraph-handle-errors template-python template-typescript); the
+# COLUMN defaults to every library column of ci/adapters.sh and both templates; the
 # coding agents (codex claude-code gemini-cli opencode) run only when named — a full run of one
 # takes 10-40 minutes on a loaded 2-core machine.
 #
@@ -25,7 +24,10 @@ if [[ ${1:-} == --fresh ]]; then
   fresh=(--fresh)
   shift
 fi
-columns=(mcp-python mcp-typescript pydantic-ai langgraph-default langgraph-handle-errors template-python template-typescript)
+columns=(mcp-python mcp-typescript pydantic-ai langgraph-default langgraph-handle-errors template-python template-typescript
+  fastmcp fastmcp-default langchain-mcp-adapters inspect-ai smolagents
+  google-adk google-adk-arg-validation crewai strands-agents llama-index
+  agent-framework agent-framework-detailed-errors semantic-kernel langgraph-js langchain-js-agent mastra)
 [[ $# -gt 0 ]] && columns=("$@")
 for name in "${columns[@]}"; do
   [[ -x conformance/adapters/$name/run ]] || { echo "regenerate_baselines.sh: no adapter conformance/adapters/$name/run" >&2; exit 2; }
