@@ -248,7 +248,7 @@ fn scripted_sleep(wire: &harness_conformance_protocol::WireCase) -> Duration {
         .filter_map(|c| c.name())
         .filter_map(|n| wire.tools.iter().find(|t| t.name == n))
         .map(|t| t.behavior.scripted_sleep_ms())
-        .sum();
+        .fold(0u64, u64::saturating_add);
     Duration::from_millis(per_tool)
 }
 

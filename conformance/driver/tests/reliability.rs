@@ -2,7 +2,7 @@
 //! line and exit, print a 100 MB line, flood stderr, answer for the wrong case, or die during
 //! the handshake; and the hostile ones (issue 12): an adapter that stops reading its stdin, one
 //! that leaves a child behind or lets one escape its process group, one that answers with a
-//! million results or a megabyte hello, one that crashes on every case under several workers,
+//! hundred thousand results or a 600 KB hello, one that crashes on every case under several workers,
 //! and a run that must stop at its time limit. For each, the run finishes (within its
 //! timeouts), the misbehaving case is an ERROR that quotes the offending bytes (bounded), and
 //! the next case runs normally.
@@ -394,7 +394,7 @@ fn a_child_that_escaped_the_group_is_found_killed_and_reported() {
 }
 
 #[test]
-fn a_reply_with_a_million_results_is_an_error_with_a_bounded_message() {
+fn a_reply_with_a_hundred_thousand_results_is_an_error_with_a_bounded_message() {
     let opts = ProcessOptions {
         limits: DriverLimits::default(),
         ..options()
@@ -407,7 +407,7 @@ fn a_reply_with_a_million_results_is_an_error_with_a_bounded_message() {
     );
     assert_contained(
         &r,
-        "1000000 results for 1 call(s), over the runner's limit of 1024",
+        "100000 results for 1 call(s), over the runner's limit of 1024",
     );
 }
 

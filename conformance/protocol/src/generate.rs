@@ -250,9 +250,15 @@ fn resolve_behavior(
         } => resolve_gen(gen, cap_limit),
         Behavior::Return { .. } | Behavior::Raise { .. } => Ok(()),
         Behavior::Sleep { sleep_ms, then } => {
-            if let SleepMs::Relative { deadline, plus } = *sleep_ms {
-                let base = deadline_ms.ok_or(GenError::NoDeadline)?;
-                *sleep_ms = SleepMs::Exact(scale(base, deadline, plus, MAX_SLEEP_MS)?);
+            match *sleep_ms {
+                SleepMs::Relative { deadline, plus } => {
+                    let base = deadline_ms.ok_or(GenError::NoDeadline)?;
+                    *sleep_ms = SleepMs::Exact(scale(base, deadline, plus, MAX_SLEEP_MS)?);
+                }
+                // An exact sleep is bounded like a relative one: a case file cannot make the
+                // runner wait longer than this for one handler.
+                SleepMs::Exact(ms) if ms > MAX_SLEEP_MS => return Err(GenError::TooLarge(ms)),
+                SleepMs::Exact(_) => {}
             }
             resolve_behavior(then, cap_limit, deadline_ms)
         }
@@ -260,8 +266,9 @@ fn resolve_behavior(
     }
 }
 
-/// The longest sleep a relative sleep may resolve to (ten minutes): a case cannot make a
-/// runner wait for hours because a harness declares an absurd default deadline.
+/// The longest sleep a handler may be scripted to make (ten minutes), given exactly or relative
+/// to the deadline: a case cannot make a runner wait for hours, whether by its own numbers or
+/// because a harness declares an absurd default deadline.
 pub const MAX_SLEEP_MS: u64 = 600_000;
 
 /// `floor(base × multiple) + plus`, checked: finite, non-negative, at most `max`.

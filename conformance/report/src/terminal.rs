@@ -135,7 +135,8 @@ fn render_plain(r: &Report) -> String {
                 row.status(),
                 row.id,
                 cut(row.title, 60),
-                row.detail()
+                // The detail quotes skip reasons and baseline reasons: one line, bounded.
+                escape::one_line(&row.detail(), MAX_PRINTED_CHARS)
             );
         }
     }

@@ -53,10 +53,10 @@ def hello():
         # One letter off: every case using `properties` would silently skip if this were accepted.
         keywords = ["type", "propertie"]
     name = "misbehaving-" + MODE
-    if MODE == "hostile-text":
-        name = HOSTILE
-    elif MODE == "hostile-markdown":
-        name = HOSTILE_MD
+    if MODE in ("hostile-text", "hostile-markdown"):
+        name = HOSTILE if MODE == "hostile-text" else HOSTILE_MD
+        # Enough keywords that the cases reach the adapter (it answers every one hostilely).
+        keywords += ["required", "additionalProperties", "items", "enum", "minimum", "maxLength"]
     elif MODE == "long-name":
         name = "N" * (200 * 1024)
     hello = {
@@ -104,7 +104,7 @@ def misbehave(seq, case):
         time.sleep(3600)
     elif MODE == "many-results":
         reply = answer(seq, case)
-        reply["results"] = reply["results"] * 1000000
+        reply["results"] = reply["results"] * 100000
         send(reply)
     elif MODE == "crash":
         sys.stderr.write("Traceback (most recent call last):\nRuntimeError: adapter crashed mid-case\n")
