@@ -176,6 +176,11 @@ def main():
             case = msg["case"]
             if MODE in ("hostile-text", "hostile-markdown"):
                 send(hostile_reply(msg["seq"], case))
+            elif MODE == "fat":
+                # Every case answered with a 60 MiB result (the memory benchmark's adapter).
+                reply = answer(msg["seq"], case)
+                reply["results"][0]["content"] = "F" * (60 * 1024 * 1024)
+                send(reply)
             elif case["id"].endswith("/trigger"):
                 misbehave(msg["seq"], case)
             else:
