@@ -54,7 +54,7 @@ fn adapter(mode: &str) -> String {
 fn run_process(mode: &str, cases: &[Case], jobs: usize) -> (usize, usize) {
     let refs: Vec<&Case> = cases.iter().collect();
     let cmd = adapter(mode);
-    let factory = move || -> Box<dyn Harness> {
+    let factory = move || -> Box<dyn Harness + Send> {
         Box::new(ProcessHarness::new(&cmd, ProcessOptions::default()))
     };
     let cfg = RunConfig {
@@ -77,7 +77,7 @@ fn scenario(name: &str) {
         "suite" => {
             let suite = loader::load_embedded().expect("the suite loads");
             let refs: Vec<&Case> = suite.cases.iter().collect();
-            let factory = || -> Box<dyn Harness> { Box::new(InProcess::new(None)) };
+            let factory = || -> Box<dyn Harness + Send> { Box::new(InProcess::new(None)) };
             let r = runner::run(&refs, &factory, &RunConfig::default(), &|_, _, _| {});
             (r.outcomes.len(), r.count(Verdict::Error))
         }
