@@ -337,6 +337,18 @@ fn markdown_reports_never_let_adapter_text_open_a_block() {
 }
 
 /// Rows 8 and 9: a snapshot directory's symlinks are never written or read through.
+/// `run --case-file CASE --snapshots SNAPS -q`.
+fn record(case: &Path, snaps: &Path) -> Output {
+    bin()
+        .args(["run", "--case-file"])
+        .arg(case)
+        .arg("--snapshots")
+        .arg(snaps)
+        .arg("-q")
+        .output()
+        .unwrap()
+}
+
 #[test]
 fn snapshot_links_are_neither_written_nor_read_through() {
     let dir = tmp("snap-links");
@@ -347,14 +359,7 @@ fn snapshot_links_are_neither_written_nor_read_through() {
     std::fs::write(&outside, "precious").unwrap();
     // Row 8: a pending `.snap.new` that points outside.
     std::os::unix::fs::symlink(&outside, snaps.join("conformance__t__linked.snap.new")).unwrap();
-    let o = bin()
-        .args(["run", "--case-file"])
-        .arg(&case)
-        .arg("--snapshots")
-        .arg(&snaps)
-        .arg("-q")
-        .output()
-        .unwrap();
+    let o = record(&case, &snaps);
     assert_eq!(
         o.status.code(),
         Some(1),
@@ -371,14 +376,7 @@ fn snapshot_links_are_neither_written_nor_read_through() {
     let secret = dir.join("secret.txt");
     std::fs::write(&secret, "SECRET-5f1d do not print").unwrap();
     std::os::unix::fs::symlink(&secret, snaps.join("conformance__t__linked.snap")).unwrap();
-    let o = bin()
-        .args(["run", "--case-file"])
-        .arg(&case)
-        .arg("--snapshots")
-        .arg(&snaps)
-        .arg("-q")
-        .output()
-        .unwrap();
+    let o = record(&case, &snaps);
     let all = text(&o.stdout) + &text(&o.stderr);
     assert!(!all.contains("SECRET-5f1d"), "{all}");
     assert_eq!(o.status.code(), Some(2), "{all}");

@@ -108,7 +108,10 @@ fn main() {
             .expect("the bench can run itself");
         print!("{}", String::from_utf8_lossy(&out.stdout));
         if !out.status.success() {
-            println!("{name}\tfailed: {}", String::from_utf8_lossy(&out.stderr).trim());
+            println!(
+                "{name}\tfailed: {}",
+                String::from_utf8_lossy(&out.stderr).trim()
+            );
         }
     }
 }

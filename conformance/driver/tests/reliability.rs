@@ -123,7 +123,8 @@ fn run_cases(
     let cases: Vec<Case> = cases.into_iter().collect();
     let refs: Vec<&Case> = cases.iter().collect();
     let cmd = cmd.to_owned();
-    let factory = move || -> Box<dyn Harness + Send> { Box::new(ProcessHarness::new(&cmd, opts.clone())) };
+    let factory =
+        move || -> Box<dyn Harness + Send> { Box::new(ProcessHarness::new(&cmd, opts.clone())) };
     let cfg = RunConfig {
         jobs: 1,
         timeout,
@@ -316,7 +317,8 @@ fn replies_are_dropped_once_judged_unless_kept_for_snapshots() {
     let cases = [case("t/a"), case("t/b"), case("t/c")];
     let refs: Vec<&Case> = cases.iter().collect();
     let cmd = command("ok");
-    let factory = move || -> Box<dyn Harness + Send> { Box::new(ProcessHarness::new(&cmd, options())) };
+    let factory =
+        move || -> Box<dyn Harness + Send> { Box::new(ProcessHarness::new(&cmd, options())) };
     let seen = std::sync::Mutex::new(0usize);
     let progress = |_: usize, _: usize, o: &harness_conformance_suite::verdict::CaseOutcome| {
         // The progress callback (which records snapshots) still sees each reply.
@@ -432,7 +434,8 @@ fn restarts_are_bounded_across_all_workers() {
     let cases: Vec<Case> = (0..12).map(|i| case(&format!("c{i}/trigger"))).collect();
     let refs: Vec<&Case> = cases.iter().collect();
     let opts = options();
-    let factory = move || -> Box<dyn Harness + Send> { Box::new(ProcessHarness::new(&cmd, opts.clone())) };
+    let factory =
+        move || -> Box<dyn Harness + Send> { Box::new(ProcessHarness::new(&cmd, opts.clone())) };
     let cfg = RunConfig {
         jobs: 2,
         ..RunConfig::default()
