@@ -1,7 +1,7 @@
 //! Peak memory of the runner against hostile adapters (a plain bench binary; the figures go to
 //! docs/benchmarks.md and docs/runner-guarantees.md).
 //!
-//! `cargo bench -p harness-conformance-driver --bench memory`
+//! `cargo bench -p harness-conformance-driver --bench memory [SCENARIO…]`
 //!
 //! Each scenario runs in a fresh child process (this binary, re-executed with `--scenario`), so
 //! the figure it prints — the process's peak resident set, `VmHWM` from `/proc/self/status` —
@@ -9,6 +9,8 @@
 //! - `fat`: 42 cases, each answered with a 60 MiB result (the issue's 2.6 GiB case), 1 and 2
 //!   workers;
 //! - `write-ahead`: an adapter that writes 384 MiB of lines nobody asked for after its answer;
+//! - `values-under`: a reply of 32,000 one-member objects (256 KB of text), just under the
+//!   runner's count of JSON values per reply (500,000 of them, before the count, cost 350 MiB);
 //! - `suite`: the whole corpus against the in-process reference, for scale.
 //!
 //! Uses only the driver API that predates issue 12, so the same file measures an older
@@ -74,6 +76,7 @@ fn scenario(name: &str) {
             run_process("fat", &cases, if name == "fat-2" { 2 } else { 1 })
         }
         "write-ahead" => run_process("write-ahead", &[plain("t/trigger")], 1),
+        "values-under" => run_process("values-under", &[plain("t/trigger")], 1),
         "suite" => {
             let suite = loader::load_embedded().expect("the suite loads");
             let refs: Vec<&Case> = suite.cases.iter().collect();
@@ -101,7 +104,15 @@ fn main() {
     }
     let exe = std::env::current_exe().unwrap();
     println!("scenario\tcases\terrors\tpeak RSS (MiB)\twall (s)");
-    for name in ["suite", "write-ahead", "fat-1", "fat-2"] {
+    let only: Vec<&String> = args
+        .iter()
+        .skip(1)
+        .filter(|a| !a.starts_with('-'))
+        .collect();
+    for name in ["suite", "write-ahead", "values-under", "fat-1", "fat-2"] {
+        if !only.is_empty() && !only.iter().any(|o| o.as_str() == name) {
+            continue;
+        }
         let out = Command::new(&exe)
             .args(["--scenario", name])
             .output()

@@ -14,8 +14,9 @@
 //!
 //! Limits that keep a hostile adapter from costing more than a bounded amount of memory and
 //! time (docs/runner-guarantees.md): a hello of at most [`MAX_HELLO_BYTES`], a reply of at most
-//! [`MAX_RESULTS_PER_REPLY`] results, a deadline on every write and every read, and restarts
-//! counted across all the workers of a run ([`RestartBudget`]).
+//! [`MAX_RESULTS_PER_REPLY`] results and [`MAX_REPLY_VALUES`] JSON values, a deadline on every
+//! write and every read, and restarts counted across all the workers of a run
+//! ([`RestartBudget`]).
 
 use std::sync::atomic::{AtomicU32, Ordering};
 use std::sync::Arc;
@@ -38,6 +39,38 @@ pub const MAX_HELLO_BYTES: usize = 256 * 1024;
 /// protocol error (ERROR), so that no reply can make the checks, the failure messages or a
 /// report grow with it.
 pub const MAX_RESULTS_PER_REPLY: usize = 1024;
+
+/// The most JSON values one reply may hold, as [`json_values`] counts them. A reply is decoded
+/// whole, and a value costs the runner far more than its text: 500,000 one-member objects
+/// (4 MB on the wire) decoded to 350 MiB (docs/benchmarks.md), so a 64 MiB line could cost
+/// gigabytes. Counted on the line's bytes before it is decoded, so a reply beyond it is a
+/// protocol error (ERROR) that costs no memory. The corpus's largest reply is about 15,000
+/// values (a 5,000-element argument echoed in `invocations` and `history`).
+pub const MAX_REPLY_VALUES: usize = 65_536;
+
+/// An upper bound on the JSON values in `line`: 1 + the `[`, `{` and `,` outside strings.
+/// Never fewer than the values the line decodes to, and at most twice as many (an empty
+/// container counts twice).
+fn json_values(line: &[u8]) -> usize {
+    let (mut n, mut in_string, mut escaped) = (1usize, false, false);
+    for &b in line {
+        if in_string {
+            match b {
+                _ if escaped => escaped = false,
+                b'\\' => escaped = true,
+                b'"' => in_string = false,
+                _ => {}
+            }
+        } else {
+            match b {
+                b'"' => in_string = true,
+                b'[' | b'{' | b',' => n += 1,
+                _ => {}
+            }
+        }
+    }
+    n
+}
 
 /// The deadline for writing `stop` at the end of a run; the group is killed after it.
 const STOP_GRACE: Duration = Duration::from_millis(500);
@@ -405,6 +438,16 @@ impl Harness for ProcessHarness {
             Ok(bytes) => bytes,
             Err(e) => return Err(self.fail(e)),
         };
+        let values = json_values(&bytes);
+        if values > MAX_REPLY_VALUES {
+            return Err(self.fail(err(
+                AdapterErrorKind::Garbage,
+                format!(
+                    "the reply holds {values} JSON values, over the runner's limit of {MAX_REPLY_VALUES} per reply (arrays, objects and their members count; the runner decodes a reply whole); it starts {}",
+                    quote_bytes(&bytes)
+                ),
+            )));
+        }
         let reply = match decode_reply(&bytes) {
             Ok(r) => r,
             Err(d) => {
@@ -597,5 +640,30 @@ mod tests {
         .unwrap();
         let owned = serde_json::to_string(&Command::Run { seq: 3, case }).unwrap();
         assert_eq!(by_ref, owned);
+    }
+
+    #[test]
+    fn json_values_counts_containers_and_members_outside_strings() {
+        for (text, n) in [
+            ("1", 1),
+            ("[]", 2),
+            ("[1,2,3]", 4),
+            (r#"{"a":[{},{}],"b":"x,[{"}"#, 7),
+            (r#"["a\"[,", "\\", {}]"#, 5),
+            ("[[],[],[]]", 7),
+        ] {
+            assert_eq!(json_values(text.as_bytes()), n, "{text}");
+        }
+        // Never smaller than the values serde_json decodes.
+        let value: serde_json::Value =
+            serde_json::from_str(r#"{"h":[[],{"a":[1,2]},"s\"{"],"n":null}"#).unwrap();
+        fn count(v: &serde_json::Value) -> usize {
+            1 + match v {
+                serde_json::Value::Array(a) => a.iter().map(count).sum(),
+                serde_json::Value::Object(o) => o.values().map(count).sum(),
+                _ => 0,
+            }
+        }
+        assert!(json_values(value.to_string().as_bytes()) >= count(&value));
     }
 }

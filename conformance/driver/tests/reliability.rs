@@ -1,8 +1,8 @@
 //! The runner's own reliability: adapters that hang, crash, print garbage, print a partial
 //! line and exit, print a 100 MB line, flood stderr, answer for the wrong case, or die during
 //! the handshake; and the hostile ones (issue 12): an adapter that stops reading its stdin, one
-//! that leaves a child behind or lets one escape its process group, one that answers with a
-//! hundred thousand results or a 600 KB hello, one that crashes on every case under several workers,
+//! that leaves a child behind or lets one escape its process group, one that answers with
+//! too many results, too many small JSON values or a 600 KB hello, one that crashes on every case under several workers,
 //! and a run that must stop at its time limit. For each, the run finishes (within its
 //! timeouts), the misbehaving case is an ERROR that quotes the offending bytes (bounded), and
 //! the next case runs normally.
@@ -395,21 +395,40 @@ fn a_child_that_escaped_the_group_is_found_killed_and_reported() {
     );
 }
 
-#[test]
-fn a_reply_with_a_hundred_thousand_results_is_an_error_with_a_bounded_message() {
+/// Runs before → trigger → after with the default line limit (64 MiB).
+fn run_full_lines(mode: &str) -> RunResult {
     let opts = ProcessOptions {
         limits: DriverLimits::default(),
         ..options()
     };
-    let r = run_cases(
-        &command("many-results"),
+    run_cases(
+        &command(mode),
         [case("t/before"), case("t/trigger"), case("t/after")],
         Duration::from_secs(60),
         opts,
-    );
+    )
+}
+
+#[test]
+fn a_reply_with_more_results_than_the_bound_is_an_error_with_a_bounded_message() {
     assert_contained(
-        &r,
-        "100000 results for 1 call(s), over the runner's limit of 1024",
+        &run_full_lines("more-results"),
+        "2000 results for 1 call(s), over the runner's limit of 1024",
+    );
+    // 100,000 results are refused before they are decoded: they are too many JSON values.
+    assert_contained(
+        &run_full_lines("many-results"),
+        "JSON values, over the runner's limit of 65536 per reply",
+    );
+}
+
+/// Small values cost far more decoded than on the wire (a one-member object is ~700 bytes in
+/// a `serde_json::Value`): a reply of 40,000 of them is refused before it is decoded.
+#[test]
+fn a_reply_of_too_many_small_values_is_refused_before_decoding() {
+    assert_contained(
+        &run_full_lines("many-values"),
+        "JSON values, over the runner's limit of 65536 per reply",
     );
 }
 
