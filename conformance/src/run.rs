@@ -291,9 +291,8 @@ fn run_case_inner(
     }
     // Sizes resolved, then the expansion bounded in bytes before anything is allocated.
     let resolve = |wire: &mut harness_conformance_protocol::WireCase, limit, deadline| {
-        resolve_case_with(wire, limit, deadline).and_then(|()| {
-            harness_conformance_protocol::generate::check_expansion(wire, cap.unit)
-        })
+        resolve_case_with(wire, limit, deadline)
+            .and_then(|()| harness_conformance_protocol::generate::check_expansion(wire, cap.unit))
     };
     if let Err(e) = resolve(&mut wire, cap.limit, deadline) {
         // A size or sleep relative to the harness's own cap or deadline can outgrow the
