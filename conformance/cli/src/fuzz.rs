@@ -89,7 +89,7 @@ fn known_requirements(
 fn parse_duration(s: &str) -> Result<Duration, String> {
     let s = s.trim();
     let d = match s.parse::<f64>() {
-        Ok(v) if v.is_finite() && v >= 0.0 && v <= limits::MAX_RUN_SECS => {
+        Ok(v) if v.is_finite() && (0.0..=limits::MAX_RUN_SECS).contains(&v) => {
             Duration::from_secs_f64(v)
         }
         Ok(_) => {
