@@ -27,6 +27,7 @@
 //! [`Gate::unknown_entries`]; like the command line's warning, they do not fail the run.
 
 use std::collections::BTreeSet;
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use harness_conformance_protocol::{Hello, Reply, ReplyOutcome, WireCase};
@@ -133,7 +134,7 @@ pub fn run(harness: &mut dyn InProcessHarness, gate: &Gate) -> RunResult {
     RunResult::finish(
         &cases,
         outcomes,
-        Some(hello),
+        Some(Arc::unwrap_or_clone(hello)),
         &suite.requirements,
         &gate.baseline,
         started,
@@ -154,15 +155,15 @@ fn embedded() -> loader::Suite {
 /// runner judges, exactly as an adapter's line would be decoded.
 struct Wire<'h> {
     harness: &'h mut dyn InProcessHarness,
-    hello: Option<Hello>,
+    hello: Option<Arc<Hello>>,
 }
 
 impl Harness for Wire<'_> {
-    fn hello(&mut self) -> Result<Hello, AdapterError> {
-        Ok(self
-            .hello
-            .get_or_insert_with(|| self.harness.hello())
-            .clone())
+    fn hello(&mut self) -> Result<Arc<Hello>, AdapterError> {
+        Ok(Arc::clone(
+            self.hello
+                .get_or_insert_with(|| Arc::new(self.harness.hello())),
+        ))
     }
 
     fn run(&mut self, case: &WireCase, _timeout: Duration) -> Result<Reply, AdapterError> {

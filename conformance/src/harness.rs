@@ -8,6 +8,7 @@
 //! API: reports print them and users grep for them.
 
 use std::fmt;
+use std::sync::Arc;
 use std::time::Duration;
 
 use harness_conformance_protocol::{Hello, Reply, WireCase};
@@ -75,7 +76,9 @@ impl std::error::Error for AdapterError {}
 /// not be.
 pub trait Harness {
     /// The handshake's answer (the first call performs it; later calls return it).
-    fn hello(&mut self) -> Result<Hello, AdapterError>;
+    /// Shared, not copied: the hello is stored once per harness and every case reads the same
+    /// one.
+    fn hello(&mut self) -> Result<Arc<Hello>, AdapterError>;
     /// Runs one case (sizes resolved) and returns the adapter's reply, already checked to
     /// answer this case.
     fn run(&mut self, case: &WireCase, timeout: Duration) -> Result<Reply, AdapterError>;

@@ -19,8 +19,20 @@ pub fn quote_n(text: &str, max: usize) -> String {
     }
     let head_n = max * 2 / 3;
     let tail_n = max - head_n;
-    let head: String = text.chars().take(head_n).collect();
-    let tail: String = text.chars().skip(n - tail_n).collect();
+    // Found from each end, so quoting a 60 MiB result walks 240 chars, not all of them.
+    let head_end = text
+        .char_indices()
+        .nth(head_n)
+        .map_or(text.len(), |(i, _)| i);
+    let tail_start = match tail_n {
+        0 => text.len(),
+        _ => text
+            .char_indices()
+            .rev()
+            .nth(tail_n - 1)
+            .map_or(0, |(i, _)| i),
+    };
+    let (head, tail) = (&text[..head_end], &text[tail_start..]);
     format!(
         "{head:?} … {tail:?} ({n} chars, {} bytes in all)",
         text.len()
@@ -51,5 +63,19 @@ mod tests {
         assert!(q.contains("10008 chars"));
         assert!(q.chars().count() < 320);
         assert_eq!(quote("a\nb"), "\"a\\nb\"");
+        // Multi-byte chars at both cuts, and bounds too small for a tail.
+        let wide = "é".repeat(500);
+        assert_eq!(
+            quote_n(&wide, 3),
+            format!("{:?} … \"é\" (500 chars, 1000 bytes in all)", "éé")
+        );
+        assert_eq!(
+            quote_n(&wide, 1),
+            "\"\" … \"é\" (500 chars, 1000 bytes in all)"
+        );
+        assert_eq!(
+            quote_n(&wide, 0),
+            "\"\" … \"\" (500 chars, 1000 bytes in all)"
+        );
     }
 }

@@ -7,6 +7,7 @@
 
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use harness_conformance_protocol::{
@@ -247,7 +248,7 @@ fn scripted_sleep(wire: &harness_conformance_protocol::WireCase) -> Duration {
         .filter_map(|c| c.name())
         .filter_map(|n| wire.tools.iter().find(|t| t.name == n))
         .map(|t| t.behavior.scripted_sleep_ms())
-        .sum();
+        .fold(0u64, u64::saturating_add);
     Duration::from_millis(per_tool)
 }
 
@@ -256,7 +257,7 @@ pub fn run_case(
     harness: &mut dyn Harness,
     case: &Case,
     timeout: Duration,
-) -> (CaseOutcome, Option<Hello>) {
+) -> (CaseOutcome, Option<Arc<Hello>>) {
     let started = Instant::now();
     let (mut outcome, hello) = run_case_inner(harness, case, timeout);
     outcome.duration = started.elapsed();
@@ -271,7 +272,7 @@ fn run_case_inner(
     harness: &mut dyn Harness,
     case: &Case,
     timeout: Duration,
-) -> (CaseOutcome, Option<Hello>) {
+) -> (CaseOutcome, Option<Arc<Hello>>) {
     let new = |v| CaseOutcome::new(&case.id, &case.requirements, v);
     let hello = match harness.hello() {
         Ok(h) => h,
@@ -288,15 +289,19 @@ fn run_case_inner(
         // Only a preferred deadline (the case's sleeps are relative to the harness's own).
         wire.config.deadline_ms = None;
     }
-    if let Err(e) = resolve_case_with(&mut wire, cap.limit, deadline) {
+    // Sizes resolved, then the expansion bounded in bytes before anything is allocated.
+    let resolve = |wire: &mut harness_conformance_protocol::WireCase, limit, deadline| {
+        resolve_case_with(wire, limit, deadline)
+            .and_then(|()| harness_conformance_protocol::generate::check_expansion(wire, cap.unit))
+    };
+    if let Err(e) = resolve(&mut wire, cap.limit, deadline) {
         // A size or sleep relative to the harness's own cap or deadline can outgrow the
         // runner's bounds only because that cap or deadline is large: the case cannot be run
         // on this harness (a SKIP that says why), but it is not broken. Sizes that fail at the
         // suite's nominal values are the case's own fault.
         let nominal_deadline = case.config.deadline_ms.or(Some(NOMINAL_DEADLINE_MS));
-        let fits_nominal =
-            resolve_case_with(&mut case.wire(), checks::NOMINAL_CAP, nominal_deadline).is_ok();
-        if matches!(e, GenError::TooLarge(_)) && fits_nominal {
+        let fits_nominal = resolve(&mut case.wire(), checks::NOMINAL_CAP, nominal_deadline).is_ok();
+        if matches!(e, GenError::TooLarge(_) | GenError::TooManyBytes(_)) && fits_nominal {
             return (
                 new(Verdict::Skip).with(format!(
                     "at this harness's cap of {} {} (deadline: {}) the case cannot be generated within the runner's bounds: {e}",
@@ -312,7 +317,7 @@ fn run_case_inner(
             Some(hello),
         );
     }
-    let timeout = timeout + scripted_sleep(&wire);
+    let timeout = timeout.saturating_add(scripted_sleep(&wire));
     let reply = match harness.run(&wire, timeout) {
         Ok(r) => r,
         Err(e) => return (new(Verdict::Error).with(e.to_string()), Some(hello)),

@@ -26,8 +26,8 @@ struct Scripted {
 }
 
 impl Harness for Scripted {
-    fn hello(&mut self) -> Result<Hello, AdapterError> {
-        Ok(self.hello.clone())
+    fn hello(&mut self) -> Result<std::sync::Arc<Hello>, AdapterError> {
+        Ok(std::sync::Arc::new(self.hello.clone()))
     }
     fn run(&mut self, case: &WireCase, _timeout: Duration) -> Result<Reply, AdapterError> {
         self.sent.lock().unwrap().push(case.clone());

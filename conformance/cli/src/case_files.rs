@@ -7,6 +7,7 @@
 
 use std::path::{Path, PathBuf};
 
+use harness_conformance_report::files;
 use harness_conformance_suite::case::Case;
 use harness_conformance_suite::loader::{self, Suite};
 use harness_conformance_suite::select;
@@ -32,8 +33,7 @@ pub fn load(path: &Path, suite: &Suite) -> Result<Vec<Case>, String> {
     let known = suite.requirements.iter().map(|r| r.id.as_str()).collect();
     let mut cases: Vec<(PathBuf, Case)> = Vec::new();
     for file in files {
-        let text =
-            std::fs::read_to_string(&file).map_err(|e| format!("{}: {e}", file.display()))?;
+        let text = files::read_to_string(&file).map_err(|e| e.to_string())?;
         let case = loader::decode_case(&text).map_err(|e| format!("{}: {e}", file.display()))?;
         let problems = loader::consistency(&case, &known);
         if !problems.is_empty() {

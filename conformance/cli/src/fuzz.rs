@@ -12,8 +12,11 @@ use clap::Args;
 
 use harness_conformance_driver::client::{InProcess, ProcessHarness, ProcessOptions};
 use harness_conformance_generate::{self as generate, FuzzConfig};
-use harness_conformance_report::shell_quote;
+use harness_conformance_report::{escape, files, shell_quote};
 use harness_conformance_suite::harness::Harness;
+
+use crate::limits;
+use crate::out::{say, tell};
 
 #[derive(Args, Debug)]
 pub struct FuzzArgs {
@@ -27,9 +30,9 @@ pub struct FuzzArgs {
     /// The seed (default: derived from the clock, and printed).
     #[arg(long)]
     seed: Option<u64>,
-    /// Stop after this long (`90s`, `2m`, `500ms`, or seconds).
-    #[arg(long, value_name = "DURATION", conflicts_with = "cases")]
-    time: Option<String>,
+    /// Stop after this long (`90s`, `2m`, `500ms`, or seconds; at most a week).
+    #[arg(long, value_name = "DURATION", conflicts_with = "cases", value_parser = parse_duration)]
+    time: Option<Duration>,
     /// Stop after this many cases (default 500 when --time is not given).
     #[arg(long, value_name = "N")]
     cases: Option<u64>,
@@ -43,15 +46,15 @@ pub struct FuzzArgs {
     /// The most adapter runs one shrink may use.
     #[arg(long, default_value_t = 400)]
     shrink_runs: usize,
-    /// The longest one shrink may take, in seconds.
-    #[arg(long, default_value_t = 120.0)]
-    shrink_time: f64,
-    /// Per-case timeout in seconds.
-    #[arg(long, default_value_t = 10.0)]
-    timeout: f64,
-    /// Handshake timeout in seconds.
-    #[arg(long, default_value_t = 60.0)]
-    start_timeout: f64,
+    /// The longest one shrink may take, in seconds (0 to 604800).
+    #[arg(long, default_value = "120", value_parser = limits::budget)]
+    shrink_time: Duration,
+    /// Per-case timeout in seconds (0.001 to 86400).
+    #[arg(long, default_value = "10", value_parser = limits::timeout)]
+    timeout: Duration,
+    /// Handshake timeout in seconds (0.001 to 86400).
+    #[arg(long, default_value = "60", value_parser = limits::timeout)]
+    start_timeout: Duration,
     /// A baseline (`run --write-baseline`): findings in requirements it already lists (a case
     /// entry's `fails`, or the requirements of a case it expects to fail) are counted, not
     /// shrunk or reported, so only new findings fail the run.
@@ -85,15 +88,27 @@ fn known_requirements(
 /// `--time`: humantime's syntax (`90s`, `1m30s`, `500ms`, `2h`), or a bare number of seconds.
 fn parse_duration(s: &str) -> Result<Duration, String> {
     let s = s.trim();
-    if let Ok(v) = s.parse::<f64>() {
-        if v.is_finite() && v >= 0.0 {
-            return Ok(Duration::from_secs_f64(v));
+    let d = match s.parse::<f64>() {
+        Ok(v) if v.is_finite() && (0.0..=limits::MAX_RUN_SECS).contains(&v) => {
+            Duration::from_secs_f64(v)
         }
-        return Err(format!("--time {s:?}: expected a non-negative duration"));
+        Ok(_) => {
+            return Err(format!(
+                "--time {s:?}: expected a duration from 0 to {} seconds",
+                limits::MAX_RUN_SECS
+            ))
+        }
+        Err(_) => humantime::parse_duration(s).map_err(|e| {
+            format!("--time {s:?}: {e}; expected a duration such as 60s, 1m30s, 2m or 500ms")
+        })?,
+    };
+    if d.as_secs_f64() > limits::MAX_RUN_SECS {
+        return Err(format!(
+            "--time {s:?}: expected a duration from 0 to {} seconds",
+            limits::MAX_RUN_SECS
+        ));
     }
-    humantime::parse_duration(s).map_err(|e| {
-        format!("--time {s:?}: {e}; expected a duration such as 60s, 1m30s, 2m or 500ms")
-    })
+    Ok(d)
 }
 
 /// The reference adapter's binary: the one built next to this binary when there is one.
@@ -115,7 +130,7 @@ pub fn run(args: FuzzArgs) -> Result<ExitCode, String> {
             .map_or(0, |d| d.as_secs() ^ u64::from(d.subsec_nanos()))
             % 1_000_000
     });
-    let time = args.time.as_deref().map(parse_duration).transpose()?;
+    let time = args.time;
     let cfg = FuzzConfig {
         seed,
         cases: if time.is_some() {
@@ -124,9 +139,9 @@ pub fn run(args: FuzzArgs) -> Result<ExitCode, String> {
             Some(args.cases.unwrap_or(500))
         },
         time,
-        timeout: Duration::from_secs_f64(args.timeout.max(0.01)),
+        timeout: args.timeout,
         shrink_runs: args.shrink_runs,
-        shrink_time: Duration::from_secs_f64(args.shrink_time.max(0.0)),
+        shrink_time: args.shrink_time,
         max_findings: args.max_findings.max(1),
         known: match &args.baseline {
             Some(path) => {
@@ -151,7 +166,7 @@ pub fn run(args: FuzzArgs) -> Result<ExitCode, String> {
                 Box::new(ProcessHarness::new(
                     cmd,
                     ProcessOptions {
-                        start_timeout: Duration::from_secs_f64(args.start_timeout.max(0.01)),
+                        start_timeout: args.start_timeout,
                         ..ProcessOptions::default()
                     },
                 )),
@@ -182,11 +197,11 @@ pub fn run(args: FuzzArgs) -> Result<ExitCode, String> {
         (None, Some(n)) => format!("{n} cases"),
         (None, None) => "no bound".into(),
     };
-    eprintln!("fuzz: seed {seed} (replay with --seed {seed}), {bound}, against {target}");
+    tell!("fuzz: seed {seed} (replay with --seed {seed}), {bound}, against {target}");
     let quiet = args.quiet;
     let mut progress = |line: String| {
         if !quiet {
-            eprintln!("{line}");
+            tell!("{line}");
         }
     };
     let report = generate::fuzz(harness.as_mut(), &cfg, &mut progress);
@@ -195,12 +210,12 @@ pub fn run(args: FuzzArgs) -> Result<ExitCode, String> {
     let mut written = Vec::new();
     for f in &report.findings {
         std::fs::create_dir_all(&args.out).map_err(|e| format!("{}: {e}", args.out.display()))?;
-        let file = args
-            .out
-            .join(format!("seed-{}-case-{}.json", report.seed, f.index));
+        let name = format!("seed-{}-case-{}.json", report.seed, f.index);
+        let file = args.out.join(&name);
         let text = serde_json::to_string_pretty(&f.case).map_err(|e| e.to_string())? + "\n";
-        std::fs::write(&file, text).map_err(|e| format!("{}: {e}", file.display()))?;
-        println!(
+        files::write_under(&args.out, std::path::Path::new(&name), text.as_bytes())
+            .map_err(|e| e.to_string())?;
+        say!(
             "FAIL [{}] case {} of seed {} — shrunk in {} step(s) ({} run(s)) from {} call(s)/{} tool(s) to {}/{}",
             f.requirements.join(", "),
             f.index,
@@ -211,21 +226,24 @@ pub fn run(args: FuzzArgs) -> Result<ExitCode, String> {
             f.size_before.1,
             f.size_after.0,
             f.size_after.1
-        );
+        )?;
         for m in &f.messages {
-            println!("  {}", harness_conformance_suite::quote::quote_n(m, 400));
+            say!(
+                "  {}",
+                escape::terminal(&harness_conformance_suite::quote::quote_n(m, 400))
+            )?;
         }
-        println!("  wrote {}", file.display());
+        say!("  wrote {}", escape::terminal(&file.display().to_string()))?;
         let reproduce = format!(
             "harness-conformance run{reproduce_with} --case-file {}",
             shell_quote(&file.display().to_string())
         );
-        println!("  reproduce: {reproduce}");
+        say!("  reproduce: {reproduce}")?;
         written.push((f, reproduce));
     }
-    eprintln!("{}", report.stats.render());
+    tell!("{}", report.stats.render());
     if !written.is_empty() {
-        println!(
+        say!(
             "\nfindings ({}{}), each a case file to keep as a regression test:",
             written.len(),
             if args.baseline.is_some() {
@@ -233,28 +251,28 @@ pub fn run(args: FuzzArgs) -> Result<ExitCode, String> {
             } else {
                 ""
             }
-        );
+        )?;
         for (f, reproduce) in &written {
-            println!("  [{}] {reproduce}", f.requirements.join(", "));
+            say!("  [{}] {reproduce}", f.requirements.join(", "))?;
         }
-        println!(
+        say!(
             "  all of them: harness-conformance run{reproduce_with} --cases {}",
             shell_quote(&args.out.display().to_string())
-        );
+        )?;
     }
     match report.findings.first() {
-        Some(f) => println!(
+        Some(f) => say!(
             "result: found [{}] after {} case(s) in {:.1}s",
             f.target,
             f.index + 1,
             report.elapsed.as_secs_f64()
-        ),
-        None => println!(
+        )?,
+        None => say!(
             "result: nothing {}found in {} case(s) in {:.1}s",
             if args.baseline.is_some() { "new " } else { "" },
             report.stats.cases,
             report.elapsed.as_secs_f64()
-        ),
+        )?,
     }
     Ok(if report.findings.is_empty() {
         ExitCode::SUCCESS

@@ -3,8 +3,12 @@
 //! The binary wires the crates together — the suite (`harness-conformance-suite`), the driver
 //! (adapter processes, worker threads), the reports and the generator — and does the I/O they
 //! leave out (files, the terminal, exit codes); every decision is made in those crates.
+//!
+//! Exit statuses: 0 the run passed; 1 it failed (or a snapshot differs); 2 a usage error or a
+//! file that cannot be read or written; 130, 143, 129 interrupted by SIGINT, SIGTERM, SIGHUP
+//! (every adapter killed first); 141 stdout or stderr was closed (`| head`). 101 is a panic, a
+//! bug: hostile adapters and case files must never cause one (docs/runner-guarantees.md).
 
-use std::io::Write as _;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::time::Duration;
@@ -13,7 +17,7 @@ use clap::{Args, Parser, Subcommand, ValueEnum};
 
 use harness_conformance_driver::client::{InProcess, ProcessHarness, ProcessOptions};
 use harness_conformance_driver::runner::{self, RunConfig};
-use harness_conformance_report::{self as report, shell_quote, terminal, Report};
+use harness_conformance_report::{self as report, escape, files, shell_quote, terminal, Report};
 use harness_conformance_suite::baseline::{self, Baseline};
 use harness_conformance_suite::case::Case;
 use harness_conformance_suite::harness::Harness;
@@ -23,9 +27,13 @@ use harness_conformance_suite::run::RunResult;
 
 mod case_files;
 mod fuzz;
+mod limits;
 mod matrix_cmd;
+mod out;
 mod report_cmd;
 mod review;
+
+use out::{say, tell};
 
 #[derive(Parser, Debug)]
 #[command(
@@ -95,18 +103,24 @@ struct FilterArgs {
 
 #[derive(Args, Debug, Clone)]
 struct ExecArgs {
-    /// Parallel workers (one adapter process each); default: the CPUs available, at most 4.
-    #[arg(long, short = 'j', default_value_t = default_jobs())]
+    /// Parallel workers (one adapter process each), 1 to 64; default: the CPUs available, at
+    /// most 4.
+    #[arg(long, short = 'j', default_value_t = default_jobs(), value_parser = limits::jobs)]
     jobs: usize,
-    /// Per-case timeout in seconds (handler sleeps the case scripts are added).
-    #[arg(long, default_value_t = 10.0)]
-    timeout: f64,
-    /// Handshake timeout in seconds.
-    #[arg(long, default_value_t = 60.0)]
-    start_timeout: f64,
-    /// How many times a crashed or hung adapter is restarted before the runner gives up on it.
-    #[arg(long, default_value_t = 8)]
+    /// Per-case timeout in seconds, 0.001 to 86400 (handler sleeps the case scripts are added).
+    #[arg(long, default_value = "10", value_parser = limits::timeout)]
+    timeout: Duration,
+    /// Handshake timeout in seconds, 0.001 to 86400.
+    #[arg(long, default_value = "60", value_parser = limits::timeout)]
+    start_timeout: Duration,
+    /// How many times crashed or hung adapters are restarted in the whole run (all workers
+    /// together) before the runner gives up, 0 to 10000.
+    #[arg(long, default_value = "8", value_parser = limits::restarts)]
     max_restarts: u32,
+    /// The whole run's time limit in seconds, 0.001 to 604800: a case still running then is
+    /// cut short, and the cases not started are ERROR with that reason.
+    #[arg(long, value_name = "SECONDS", value_parser = limits::run_time)]
+    max_time: Option<Duration>,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
@@ -159,11 +173,11 @@ struct RunArgs {
 struct SelftestArgs {
     #[command(flatten)]
     filter: FilterArgs,
-    /// Per-case timeout in seconds.
-    #[arg(long, default_value_t = 10.0)]
-    timeout: f64,
-    /// Parallel workers per variant.
-    #[arg(long, short = 'j', default_value_t = 2)]
+    /// Per-case timeout in seconds, 0.001 to 86400.
+    #[arg(long, default_value = "10", value_parser = limits::timeout)]
+    timeout: Duration,
+    /// Parallel workers per variant, 1 to 64.
+    #[arg(long, short = 'j', default_value_t = 2, value_parser = limits::jobs)]
     jobs: usize,
     /// Run only the broken variants (each must be caught) or only the legitimate ones (each
     /// must pass every MUST).
@@ -184,13 +198,33 @@ fn default_jobs() -> usize {
 }
 
 fn main() -> ExitCode {
-    let cli = Cli::parse();
-    match real_main(cli) {
-        Ok(code) => code,
-        Err(message) => {
-            eprintln!("harness-conformance: {message}");
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(e) => {
+            // `--help` and `--version` go to stdout (a closed pipe exits quietly), errors to
+            // stderr with status 2.
+            let text = e.render().to_string();
+            if e.use_stderr() {
+                out::stderr(text.trim_end());
+            } else {
+                let _ = out::stdout(&text);
+            }
+            return ExitCode::from(if e.use_stderr() { 2 } else { 0 });
+        }
+    };
+    if let Err(e) = out::install_signal_handlers() {
+        tell!("harness-conformance: {e}");
+    }
+    // A panic is a bug; it must still not leave an adapter running.
+    let result = std::panic::catch_unwind(|| real_main(cli));
+    out::finish();
+    match result {
+        Ok(Ok(code)) => code,
+        Ok(Err(message)) => {
+            tell!("harness-conformance: {message}");
             ExitCode::from(2)
         }
+        Err(_) => out::exit(out::EXIT_PANIC),
     }
 }
 
@@ -206,12 +240,12 @@ fn real_main(cli: Cli) -> Result<ExitCode, String> {
         Cmd::List(filter) => {
             let suite = load_suite()?;
             for case in selected(&suite, &filter) {
-                println!(
+                say!(
                     "{}\t{}\t{}",
                     case.id,
                     case.requirements.join(","),
                     case.description
-                );
+                )?;
             }
             Ok(ExitCode::SUCCESS)
         }
@@ -221,46 +255,39 @@ fn real_main(cli: Cli) -> Result<ExitCode, String> {
                 .into_iter()
                 .find(|(p, _)| *p == file)
                 .ok_or_else(|| format!("no case {case:?} (see `harness-conformance list`)"))?;
-            print!("{text}");
+            out::stdout(text)?;
             if !text.ends_with('\n') {
-                println!();
+                say!("")?;
             }
             if let Ok(c) = loader::decode_case(text) {
                 let needs = needs::case_needs(&c);
                 if !needs.is_empty() {
-                    eprintln!("needs (declared and derived): {}", needs.join(", "));
+                    tell!("needs (declared and derived): {}", needs.join(", "));
                 }
             }
             Ok(ExitCode::SUCCESS)
         }
         Cmd::Copy { dir } => {
+            // Into a directory that may already hold links: nothing is written through one.
+            std::fs::create_dir_all(&dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+            let put = |rel: PathBuf, text: &str| {
+                files::write_under(&dir, &rel, text.as_bytes()).map_err(|e| e.to_string())
+            };
             let files = loader::embedded_files();
             for (path, text) in &files {
-                let dest = dir.join("cases").join(path);
-                if let Some(parent) = dest.parent() {
-                    std::fs::create_dir_all(parent)
-                        .map_err(|e| format!("{}: {e}", parent.display()))?;
-                }
-                std::fs::write(&dest, text).map_err(|e| format!("{}: {e}", dest.display()))?;
+                put(Path::new("cases").join(path), text)?;
             }
             let schemas = loader::schema_files();
             for (path, text) in &schemas {
-                let dest = dir.join("schema").join(path);
-                if let Some(parent) = dest.parent() {
-                    std::fs::create_dir_all(parent)
-                        .map_err(|e| format!("{}: {e}", parent.display()))?;
-                }
-                std::fs::write(&dest, text).map_err(|e| format!("{}: {e}", dest.display()))?;
+                put(Path::new("schema").join(path), text)?;
             }
-            std::fs::create_dir_all(&dir).map_err(|e| format!("{}: {e}", dir.display()))?;
             for (name, text) in [
                 ("SPEC.md", loader::SPEC_MD),
                 ("PROTOCOL.md", loader::PROTOCOL_MD),
             ] {
-                std::fs::write(dir.join(name), text)
-                    .map_err(|e| format!("{}: {e}", dir.join(name).display()))?;
+                put(PathBuf::from(name), text)?;
             }
-            eprintln!(
+            tell!(
                 "wrote {} case files, {} schemas, SPEC.md and PROTOCOL.md under {}",
                 files.len(),
                 schemas.len(),
@@ -296,16 +323,34 @@ fn selected<'a>(suite: &'a Suite, f: &FilterArgs) -> Vec<&'a Case> {
 }
 
 fn read_baseline(path: &Path) -> Result<Baseline, String> {
-    let text = std::fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))?;
+    let text = files::read_to_string(path).map_err(|e| e.to_string())?;
     Baseline::parse(&text, harness_conformance_suite::SUITE_VERSION)
         .map_err(|e| format!("{}: {e}", path.display()))
 }
 
+/// Writes a file the run produces (a report, a baseline, a matrix), never through a symlink.
+fn write_file(path: &Path, text: &str) -> Result<(), String> {
+    files::write(path, text.as_bytes()).map_err(|e| e.to_string())
+}
+
+/// How many warnings of one kind are printed (the rest are counted).
+const MAX_WARNINGS: usize = 20;
+
 fn process_options(exec: &ExecArgs) -> ProcessOptions {
     ProcessOptions {
-        start_timeout: Duration::from_secs_f64(exec.start_timeout.max(0.01)),
-        max_restarts: exec.max_restarts,
-        ..ProcessOptions::default()
+        start_timeout: exec.start_timeout,
+        ..ProcessOptions::with_max_restarts(exec.max_restarts)
+    }
+}
+
+fn run_config(exec: &ExecArgs, baseline: Baseline, suite: &Suite) -> RunConfig {
+    RunConfig {
+        jobs: exec.jobs,
+        timeout: exec.timeout,
+        max_time: exec.max_time,
+        baseline,
+        requirements: suite.requirements.clone(),
+        ..RunConfig::default()
     }
 }
 
@@ -327,25 +372,31 @@ fn cmd_run(args: RunArgs) -> Result<ExitCode, String> {
         Some(p) => read_baseline(p)?,
         None => Baseline::new(),
     };
-    let cfg = RunConfig {
-        jobs: args.exec.jobs,
-        timeout: Duration::from_secs_f64(args.exec.timeout.max(0.01)),
-        baseline: old.clone(),
-        requirements: suite.requirements.clone(),
-    };
+    let cfg = run_config(&args.exec, old.clone(), &suite);
     let opts = process_options(&args.exec);
     let command = args.harness.clone();
     let factory = move || -> Box<dyn Harness + Send> {
         match &command {
-            Some(c) => Box::new(ProcessHarness::new(c, opts)),
+            Some(c) => Box::new(ProcessHarness::new(c, opts.clone())),
             None => Box::new(InProcess::new(None)),
         }
     };
+    let recording = match &args.snapshots {
+        Some(dir) => Some(review::Recording::new(
+            dir,
+            &cases,
+            from_disk.map(PathBuf::as_path),
+        )?),
+        None => None,
+    };
     let quiet = args.quiet;
     let progress =
-        move |done: usize, total: usize, o: &harness_conformance_suite::verdict::CaseOutcome| {
+        |done: usize, total: usize, o: &harness_conformance_suite::verdict::CaseOutcome| {
+            if let Some(r) = &recording {
+                r.record(o);
+            }
             if !quiet {
-                eprintln!("{}", terminal::progress_line(done, total, o));
+                tell!("{}", terminal::progress_line(done, total, o));
             }
         };
     let result = runner::run(&cases, &factory, &cfg, &progress);
@@ -366,7 +417,7 @@ fn cmd_run(args: RunArgs) -> Result<ExitCode, String> {
             shell_quote(&p.display().to_string())
         ),
         Some(p) => format!(
-            "{reproduce} --case-file {} #",
+            "{reproduce} --case-file {} --run",
             shell_quote(&p.display().to_string())
         ),
         None => format!("{reproduce} --run"),
@@ -383,18 +434,12 @@ fn cmd_run(args: RunArgs) -> Result<ExitCode, String> {
     };
     // The snapshot verdict comes first and decides the result: its account (ending in
     // `snapshots: ok|FAILED`) prints before the report's `result:` line, which counts it.
-    let snapshots_ok = match &args.snapshots {
-        Some(dir) => {
+    // Each snapshot was compared and written as its case finished (the replies are not kept).
+    let snapshots_ok = match recording {
+        Some(recording) => {
             let whole_suite =
                 from_disk.is_none() && args.filter.run.is_empty() && args.filter.skip.is_empty();
-            Some(review::record(
-                dir,
-                &cases,
-                &result,
-                &suite,
-                from_disk.map(PathBuf::as_path),
-                whole_suite,
-            )?)
+            Some(recording.finish(&suite, whole_suite)?)
         }
         None => None,
     };
@@ -413,7 +458,7 @@ fn cmd_run(args: RunArgs) -> Result<ExitCode, String> {
     };
     emit(&args.output, &text)?;
     if args.format != Format::Terminal && args.output.is_some() {
-        eprint!("{}", terminal_text());
+        tell!("{}", terminal_text().trim_end_matches('\n'));
     }
     if let Some(path) = &args.write_baseline {
         let untestable = result
@@ -425,8 +470,9 @@ fn cmd_run(args: RunArgs) -> Result<ExitCode, String> {
             &old,
             harness_conformance_suite::SUITE_VERSION,
         );
-        std::fs::write(path, b.to_json()).map_err(|e| format!("{}: {e}", path.display()))?;
-        eprintln!(
+        // Reasons come from adapter messages: no raw control character goes into the file.
+        write_file(path, &escape::json(&b.to_json()))?;
+        tell!(
             "wrote a baseline of {} failing case(s), {} skip(s) and {} untestable MUST requirement(s) to {}",
             b.cases.len(),
             b.skips.as_ref().map_or(0, |s| s.len()),
@@ -437,8 +483,18 @@ fn cmd_run(args: RunArgs) -> Result<ExitCode, String> {
     if from_disk.is_none() {
         let ids: std::collections::BTreeSet<&str> =
             suite.cases.iter().map(|c| c.id.as_str()).collect();
-        for stale in old.unknown_cases(&ids) {
-            eprintln!("warning: the baseline lists {stale:?}, which is not a case of this suite");
+        let unknown = old.unknown_cases(&ids);
+        for stale in unknown.iter().take(MAX_WARNINGS) {
+            tell!(
+                "warning: the baseline lists {}, which is not a case of this suite",
+                escape::one_line(&format!("{stale:?}"), escape::MAX_NAME_CHARS)
+            );
+        }
+        if unknown.len() > MAX_WARNINGS {
+            tell!(
+                "warning: … and {} more baseline entries that are not cases of this suite",
+                unknown.len() - MAX_WARNINGS
+            );
         }
     }
     if snapshots_ok == Some(false) {
@@ -449,11 +505,8 @@ fn cmd_run(args: RunArgs) -> Result<ExitCode, String> {
 
 fn emit(output: &Option<PathBuf>, text: &str) -> Result<(), String> {
     match output {
-        Some(p) => std::fs::write(p, text).map_err(|e| format!("{}: {e}", p.display())),
-        None => {
-            let mut out = std::io::stdout().lock();
-            out.write_all(text.as_bytes()).map_err(|e| e.to_string())
-        }
+        Some(p) => write_file(p, text),
+        None => out::stdout(text),
     }
 }
 
@@ -470,9 +523,9 @@ fn cmd_selftest(args: SelftestArgs) -> Result<ExitCode, String> {
     let cases = selected(&suite, &args.filter);
     let cfg = RunConfig {
         jobs: args.jobs,
-        timeout: Duration::from_secs_f64(args.timeout.max(0.01)),
-        baseline: Baseline::new(),
+        timeout: args.timeout,
         requirements: suite.requirements.clone(),
+        ..RunConfig::default()
     };
     use harness_conformance_driver::selftest::{self, Sides};
     let sides = match args.only {
@@ -480,8 +533,8 @@ fn cmd_selftest(args: SelftestArgs) -> Result<ExitCode, String> {
         Some(SelftestSide::Broken) => Sides::Broken,
         Some(SelftestSide::Legitimate) => Sides::Legitimate,
     };
-    let report = selftest::selftest(&cases, &cfg, sides, &|line: &str| eprintln!("{line}"));
-    print!("{}", report.render());
+    let report = selftest::selftest(&cases, &cfg, sides, &|line: &str| tell!("{line}"));
+    out::stdout(&report.render())?;
     Ok(if report.ok() {
         ExitCode::SUCCESS
     } else {

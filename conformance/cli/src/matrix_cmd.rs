@@ -8,17 +8,17 @@
 
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
-use std::time::Duration;
 
 use clap::Args;
 
 use harness_conformance_driver::client::{InProcess, ProcessHarness};
-use harness_conformance_driver::runner::{self, RunConfig};
-use harness_conformance_report::{matrix, shell_quote, site};
+use harness_conformance_driver::runner;
+use harness_conformance_report::{escape, matrix, shell_quote, site, terminal};
 use harness_conformance_suite::baseline::Baseline;
 use harness_conformance_suite::harness::Harness;
 use harness_conformance_suite::spec::Level;
 
+use crate::out::tell;
 use crate::{ExecArgs, FilterArgs};
 
 #[derive(Args, Debug)]
@@ -72,12 +72,7 @@ pub fn run(args: MatrixArgs) -> Result<ExitCode, String> {
             Some(p) => crate::read_baseline(Path::new(p))?,
             None => Baseline::new(),
         };
-        let cfg = RunConfig {
-            jobs: args.exec.jobs,
-            timeout: Duration::from_secs_f64(args.exec.timeout.max(0.01)),
-            baseline,
-            requirements: suite.requirements.clone(),
-        };
+        let cfg = crate::run_config(&args.exec, baseline, &suite);
         let opts = crate::process_options(&args.exec);
         let command = command.trim().to_owned();
         let in_process = command.is_empty() || command == "reference";
@@ -98,10 +93,10 @@ pub fn run(args: MatrixArgs) -> Result<ExitCode, String> {
             if in_process {
                 Box::new(InProcess::new(None))
             } else {
-                Box::new(ProcessHarness::new(&command, opts))
+                Box::new(ProcessHarness::new(&command, opts.clone()))
             }
         };
-        eprintln!("matrix: running {name} …");
+        tell!("matrix: running {name} …");
         let result = runner::run(&cases, &factory, &cfg, &|_, _, _| {});
         columns.push(matrix::Column {
             name: name.to_owned(),
@@ -113,7 +108,7 @@ pub fn run(args: MatrixArgs) -> Result<ExitCode, String> {
     }
     for col in &columns {
         let r = &col.result;
-        eprintln!(
+        tell!(
             "matrix: {}: {} in {:.1}s{}",
             col.name,
             r.totals(),
@@ -121,10 +116,14 @@ pub fn run(args: MatrixArgs) -> Result<ExitCode, String> {
             if r.failed() { " — FAILED" } else { "" }
         );
         if let Some(e) = &r.handshake_error {
-            eprintln!("matrix: {}: the handshake failed: {e}", col.name);
+            tell!(
+                "matrix: {}: the handshake failed: {}",
+                col.name,
+                escape::indented(e, terminal::MAX_HANDSHAKE_CHARS, "  ")
+            );
         }
         for level in [Level::Must, Level::Should] {
-            eprintln!("matrix: {}: {}", col.name, r.coverage.summary(level));
+            tell!("matrix: {}: {}", col.name, r.coverage.summary(level));
         }
     }
     let mut versions: Vec<&str> = columns.iter().map(|c| c.suite.as_str()).collect();
@@ -156,7 +155,7 @@ pub fn run(args: MatrixArgs) -> Result<ExitCode, String> {
         }
         std::fs::write(&dest, text).map_err(|e| format!("{}: {e}", dest.display()))?;
     }
-    eprintln!(
+    tell!(
         "wrote {} and the site {} ({} files; open {})",
         args.markdown.display(),
         args.site.display(),
@@ -171,7 +170,7 @@ pub fn run(args: MatrixArgs) -> Result<ExitCode, String> {
     if failed.is_empty() {
         Ok(ExitCode::SUCCESS)
     } else {
-        eprintln!(
+        tell!(
             "matrix: {} failed against their baselines: {}",
             failed.len(),
             failed.join(", ")

@@ -43,7 +43,8 @@ pub struct ReportArgs {
 
 /// Reads and checks a saved report.
 pub fn read(path: &std::path::Path) -> Result<saved::Saved, String> {
-    let text = std::fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))?;
+    let text =
+        harness_conformance_report::files::read_to_string(path).map_err(|e| e.to_string())?;
     saved::parse(&text).map_err(|e| format!("{}: {e} [{}]", path.display(), e.kind.code()))
 }
 

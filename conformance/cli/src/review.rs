@@ -7,16 +7,20 @@
 //! snapshot directory is inside a cargo package (docs/wording.md); this command works anywhere,
 //! e.g. in a Python harness's repository.
 
-use std::io::Write as _;
+use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
+use std::sync::Mutex;
 
 use clap::Args;
 
+use harness_conformance_report::escape;
 use harness_conformance_report::snapshot::{self, store, Meta};
 use harness_conformance_suite::case::Case;
 use harness_conformance_suite::loader::Suite;
-use harness_conformance_suite::run::RunResult;
+use harness_conformance_suite::verdict::CaseOutcome;
+
+use crate::out::{say, tell};
 
 /// `review <DIR>`.
 #[derive(Args, Debug)]
@@ -42,34 +46,75 @@ impl ReviewArgs {
     }
 }
 
-/// Records the run's wording in `dir`, prints the account to stderr, and says whether every
-/// snapshot matched.
-pub fn record(
-    dir: &Path,
-    cases: &[&Case],
-    result: &RunResult,
-    suite: &Suite,
-    case_file: Option<&Path>,
-    whole_suite: bool,
-) -> Result<bool, String> {
-    let meta = |case: &Case| {
-        let mut m = Meta::for_case(&case.id, &case.description);
-        if let Some(p) = case_file {
-            m.source = p.display().to_string();
+/// Records a run's wording in a snapshot directory as each case finishes (so no reply is kept
+/// for the end of the run), then prints the account to stderr.
+pub struct Recording<'a> {
+    recorder: Mutex<Option<store::Recorder>>,
+    error: Mutex<Option<String>>,
+    cases: HashMap<&'a str, (usize, &'a Case)>,
+    case_file: Option<&'a Path>,
+}
+
+impl<'a> Recording<'a> {
+    /// Starts recording the wording of `cases` in `dir`.
+    pub fn new(
+        dir: &Path,
+        cases: &[&'a Case],
+        case_file: Option<&'a Path>,
+    ) -> Result<Recording<'a>, String> {
+        let recorder = store::Recorder::new(dir).map_err(|e| format!("snapshots: {e}"))?;
+        Ok(Recording {
+            recorder: Mutex::new(Some(recorder)),
+            error: Mutex::new(None),
+            cases: cases
+                .iter()
+                .enumerate()
+                .map(|(i, c)| (c.id.as_str(), (i, *c)))
+                .collect(),
+            case_file,
+        })
+    }
+
+    /// Records one finished case (the first error stops the recording; [`Self::finish`]
+    /// reports it).
+    pub fn record(&self, outcome: &CaseOutcome) {
+        let Some(&(position, case)) = self.cases.get(outcome.id.as_str()) else {
+            return;
+        };
+        let mut meta = Meta::for_case(&case.id, &case.description);
+        if let Some(p) = self.case_file {
+            meta.source = p.display().to_string();
         }
-        m
-    };
-    let ids: Vec<&str> = suite.cases.iter().map(|c| c.id.as_str()).collect();
-    let run = store::record(
-        dir,
-        cases,
-        &result.outcomes,
-        &meta,
-        whole_suite.then_some(ids.as_slice()),
-    )
-    .map_err(|e| format!("snapshots: {e}"))?;
-    eprint!("{}", run.render(20));
-    Ok(run.ok())
+        let mut recorder = self.recorder.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(r) = recorder.as_mut() {
+            if let Err(e) = r.record(position, case, outcome, &meta) {
+                *recorder = None;
+                *self.error.lock().unwrap_or_else(|e| e.into_inner()) =
+                    Some(format!("snapshots: {e}"));
+            }
+        }
+    }
+
+    /// Finishes the recording, prints the account to stderr, and says whether every snapshot
+    /// matched.
+    pub fn finish(self, suite: &Suite, whole_suite: bool) -> Result<bool, String> {
+        if let Some(e) = self.error.into_inner().unwrap_or_else(|e| e.into_inner()) {
+            return Err(e);
+        }
+        let Some(recorder) = self
+            .recorder
+            .into_inner()
+            .unwrap_or_else(|e| e.into_inner())
+        else {
+            return Err("snapshots: the recording stopped".into());
+        };
+        let ids: Vec<&str> = suite.cases.iter().map(|c| c.id.as_str()).collect();
+        let run = recorder
+            .finish(whole_suite.then_some(ids.as_slice()))
+            .map_err(|e| format!("snapshots: {e}"))?;
+        tell!("{}", run.render(20).trim_end_matches('\n'));
+        Ok(run.ok())
+    }
 }
 
 enum Choice {
@@ -83,8 +128,9 @@ enum Choice {
 
 fn ask(input: &mut dyn std::io::BufRead) -> Choice {
     loop {
-        print!("accept (a), reject (r), skip (s), accept all remaining (A), reject all remaining (R), quit (q)? ");
-        let _ = std::io::stdout().flush();
+        if crate::out::stdout("accept (a), reject (r), skip (s), accept all remaining (A), reject all remaining (R), quit (q)? ").is_err() {
+            return Choice::Quit;
+        }
         let mut line = String::new();
         match input.read_line(&mut line) {
             Ok(0) | Err(_) => return Choice::Quit,
@@ -97,7 +143,11 @@ fn ask(input: &mut dyn std::io::BufRead) -> Choice {
             "A" => return Choice::AcceptRest,
             "R" => return Choice::RejectRest,
             "q" | "quit" => return Choice::Quit,
-            other => println!("unknown answer {other:?}"),
+            other => {
+                if say!("unknown answer {}", escape::one_line(other, 80)).is_err() {
+                    return Choice::Quit;
+                }
+            }
         }
     }
 }
@@ -106,7 +156,10 @@ fn ask(input: &mut dyn std::io::BufRead) -> Choice {
 pub fn review(args: &ReviewArgs) -> Result<ExitCode, String> {
     let pending = store::pending(&args.dir).map_err(|e| e.to_string())?;
     if pending.is_empty() {
-        println!("no pending snapshots in {}", args.dir.display());
+        say!(
+            "no pending snapshots in {}",
+            escape::terminal(&args.dir.display().to_string())
+        )?;
         return Ok(ExitCode::SUCCESS);
     }
     let stdin = std::io::stdin();
@@ -125,24 +178,27 @@ pub fn review(args: &ReviewArgs) -> Result<ExitCode, String> {
             Some(all) => Some(all),
             None => {
                 let (old, new) = p.texts().map_err(|e| e.to_string())?;
-                println!("\n── {}/{total}: {} ──", i + 1, p.target.display());
+                // Snapshot files may come from a pull request: what is shown of them goes
+                // through the terminal escaping like every other untrusted text.
+                let mut shown = format!("\n── {}/{total}: {} ──\n", i + 1, p.target.display());
                 if let Ok(parsed) = snapshot::parse(&new) {
                     for key in ["source", "description", "expression"] {
                         if let Some(v) = parsed.field(key) {
-                            println!("{key}: {v}");
+                            shown.push_str(&format!("{key}: {v}\n"));
                         }
                     }
                 }
                 match &old {
                     None => {
-                        println!("new snapshot:");
+                        shown.push_str("new snapshot:\n");
                         let body = snapshot::parse(&new).map(|p| p.body).unwrap_or(new.clone());
                         for line in body.lines() {
-                            println!("+{line}");
+                            shown.push_str(&format!("+{line}\n"));
                         }
                     }
-                    Some(old) => print!("{}", snapshot::diff(old, &new, 3, 2000)),
+                    Some(old) => shown.push_str(&snapshot::diff(old, &new, 3, 2000)),
                 }
+                crate::out::stdout(&escape::terminal(&shown))?;
                 match ask(&mut input) {
                     Choice::Accept => Some(true),
                     Choice::Reject => Some(false),
@@ -174,10 +230,10 @@ pub fn review(args: &ReviewArgs) -> Result<ExitCode, String> {
             None => skipped += 1,
         }
     }
-    println!(
+    say!(
         "\n{accepted} accepted, {rejected} rejected, {skipped} skipped (still pending) in {}",
-        args.dir.display()
-    );
+        escape::terminal(&args.dir.display().to_string())
+    )?;
     Ok(if skipped == 0 {
         ExitCode::SUCCESS
     } else {

@@ -23,6 +23,7 @@ fn run_suite(cases: &[&Case], fault: Option<Fault>) -> RunResult {
     let cfg = RunConfig {
         jobs: 2,
         timeout: Duration::from_secs(20),
+        keep_results: true,
         ..RunConfig::default()
     };
     let factory = move || -> Box<dyn Harness + Send> { Box::new(InProcess::new(fault)) };

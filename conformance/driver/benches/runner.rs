@@ -97,7 +97,8 @@ fn main() {
         for _ in 0..reps {
             let started = Instant::now();
             for _ in 0..rounds {
-                cat.send(&line).unwrap();
+                cat.send(&line, Instant::now() + Duration::from_secs(5))
+                    .unwrap();
                 let back = cat.recv(Instant::now() + Duration::from_secs(5)).unwrap();
                 std::hint::black_box(back);
             }

@@ -11,7 +11,15 @@
 //!
 //! Every protocol problem becomes an [`AdapterError`] whose message quotes the offending
 //! bytes (bounded) and the tail of the adapter's stderr.
+//!
+//! Limits that keep a hostile adapter from costing more than a bounded amount of memory and
+//! time (docs/runner-guarantees.md): a hello of at most [`MAX_HELLO_BYTES`], a reply of at most
+//! [`MAX_RESULTS_PER_REPLY`] results and [`MAX_REPLY_VALUES`] JSON values, a deadline on every
+//! write and every read, and restarts counted across all the workers of a run
+//! ([`RestartBudget`]).
 
+use std::sync::atomic::{AtomicU32, Ordering};
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use harness_conformance_protocol::{
@@ -19,7 +27,60 @@ use harness_conformance_protocol::{
 };
 use harness_conformance_suite::harness::{AdapterError, AdapterErrorKind, Harness};
 
-use crate::driver::{quote_bytes, AdapterProcess, DriverLimits, ReadFault};
+use crate::driver::{quote_bytes, AdapterProcess, DriverLimits, ReadFault, WriteFault};
+
+/// The largest hello accepted, in bytes. A complete hello (every keyword, feature and code of
+/// the vocabulary) is a few KiB; the hello is kept for the whole run and consulted for every
+/// case, so an absurd one is refused at the handshake rather than paid for in every case.
+pub const MAX_HELLO_BYTES: usize = 256 * 1024;
+
+/// The most results one reply may carry. A case sends at most a few dozen calls (20 in the
+/// corpus today) and a correct reply has one result per call; a reply beyond this bound is a
+/// protocol error (ERROR), so that no reply can make the checks, the failure messages or a
+/// report grow with it.
+pub const MAX_RESULTS_PER_REPLY: usize = 1024;
+
+/// The most JSON values one reply may hold, as [`json_values`] counts them. A reply is decoded
+/// whole, and a value costs the runner far more than its text: 500,000 one-member objects
+/// (4 MB on the wire) decoded to 350 MiB (docs/benchmarks.md), so a 64 MiB line could cost
+/// gigabytes. Counted on the line's bytes before it is decoded, so a reply beyond it is a
+/// protocol error (ERROR) that costs no memory. The corpus's largest reply is about 15,000
+/// values (a 5,000-element argument echoed in `invocations` and `history`).
+pub const MAX_REPLY_VALUES: usize = 65_536;
+
+/// An upper bound on the JSON values in `line`: 1 + the `[`, `{` and `,` outside strings.
+/// Never fewer than the values the line decodes to, and at most twice as many (an empty
+/// container counts twice).
+fn json_values(line: &[u8]) -> usize {
+    let (mut n, mut in_string, mut escaped) = (1usize, false, false);
+    for &b in line {
+        if in_string {
+            match b {
+                _ if escaped => escaped = false,
+                b'\\' => escaped = true,
+                b'"' => in_string = false,
+                _ => {}
+            }
+        } else {
+            match b {
+                b'"' => in_string = true,
+                b'[' | b'{' | b',' => n += 1,
+                _ => {}
+            }
+        }
+    }
+    n
+}
+
+/// The deadline for writing `stop` at the end of a run; the group is killed after it.
+const STOP_GRACE: Duration = Duration::from_millis(500);
+
+/// `now + d`, or a day from now when `d` is too large to add (an `Instant` cannot overflow).
+pub(crate) fn deadline_after(d: Duration) -> Instant {
+    let now = Instant::now();
+    now.checked_add(d)
+        .unwrap_or_else(|| now + Duration::from_secs(86_400))
+}
 
 fn err(kind: AdapterErrorKind, message: impl Into<String>) -> AdapterError {
     AdapterError {
@@ -28,22 +89,66 @@ fn err(kind: AdapterErrorKind, message: impl Into<String>) -> AdapterError {
     }
 }
 
-/// Settings for [`ProcessHarness`].
-#[derive(Debug, Clone, Copy)]
+/// Restarts left for a whole run, shared by every worker's [`ProcessHarness`] (clones of one
+/// budget share it): a broken adapter costs at most `max_restarts` restarts in all, however many
+/// workers there are.
+#[derive(Debug, Clone)]
+pub struct RestartBudget {
+    max: u32,
+    used: Arc<AtomicU32>,
+}
+
+impl RestartBudget {
+    /// A budget of `max` restarts.
+    pub fn new(max: u32) -> RestartBudget {
+        RestartBudget {
+            max,
+            used: Arc::new(AtomicU32::new(0)),
+        }
+    }
+
+    /// The restarts allowed in all.
+    pub fn max(&self) -> u32 {
+        self.max
+    }
+
+    /// Takes one restart; false when none is left.
+    fn take(&self) -> bool {
+        self.used
+            .fetch_update(Ordering::AcqRel, Ordering::Acquire, |n| {
+                (n < self.max).then_some(n + 1)
+            })
+            .is_ok()
+    }
+}
+
+/// Settings for [`ProcessHarness`]. Clones share one [`RestartBudget`].
+#[derive(Debug, Clone)]
 pub struct ProcessOptions {
     /// How long the handshake may take (interpreters and imports are slow to start).
     pub start_timeout: Duration,
-    /// How many times a crashed or hung adapter is restarted before giving up.
-    pub max_restarts: u32,
+    /// How many times crashed or hung adapters are restarted, across every harness made from
+    /// clones of these options, before giving up.
+    pub restarts: RestartBudget,
     /// Line and stderr limits.
     pub limits: DriverLimits,
+}
+
+impl ProcessOptions {
+    /// The defaults with a budget of `max_restarts`.
+    pub fn with_max_restarts(max_restarts: u32) -> ProcessOptions {
+        ProcessOptions {
+            restarts: RestartBudget::new(max_restarts),
+            ..ProcessOptions::default()
+        }
+    }
 }
 
 impl Default for ProcessOptions {
     fn default() -> Self {
         ProcessOptions {
             start_timeout: Duration::from_secs(60),
-            max_restarts: 8,
+            restarts: RestartBudget::new(8),
             limits: DriverLimits::default(),
         }
     }
@@ -55,7 +160,7 @@ pub struct ProcessHarness {
     command: String,
     opts: ProcessOptions,
     process: Option<AdapterProcess>,
-    hello: Option<Hello>,
+    hello: Option<Arc<Hello>>,
     seq: u64,
     starts: u32,
     last_failure: Option<String>,
@@ -87,13 +192,15 @@ impl ProcessHarness {
         if self.process.is_some() {
             return Ok(());
         }
-        if self.starts > self.opts.max_restarts {
+        // The first start of each harness is free; every later one is a restart, paid from the
+        // run's shared budget.
+        if self.starts > 0 && !self.opts.restarts.take() {
             return Err(err(
                 AdapterErrorKind::GaveUp,
                 format!(
-                    "the adapter was restarted {} times and keeps failing; not restarting it again (last failure: {})",
-                    self.opts.max_restarts,
-                    self.last_failure.as_deref().unwrap_or("unknown")
+                    "the adapter was restarted {} times in this run and keeps failing; not restarting it again (last failure here: {})",
+                    self.opts.restarts.max(),
+                    self.last_failure.as_deref().unwrap_or("another worker's")
                 ),
             ));
         }
@@ -109,9 +216,9 @@ impl ProcessHarness {
             protocol: PROTOCOL_VERSION,
         })
         .expect("commands serialize");
-        let deadline = Instant::now() + self.opts.start_timeout;
+        let deadline = deadline_after(self.opts.start_timeout);
         let line = process
-            .send(&start)
+            .send(&start, deadline)
             .map_err(|e| {
                 err(
                     AdapterErrorKind::Handshake,
@@ -135,6 +242,16 @@ impl ProcessHarness {
                 return Err(e);
             }
         };
+        if line.len() > MAX_HELLO_BYTES {
+            let msg = format!(
+                "the hello is a line of {} bytes, over the runner's limit of {MAX_HELLO_BYTES} (a complete hello is a few KiB); it starts {}",
+                line.len(),
+                quote_bytes(&line)
+            );
+            process.kill();
+            self.last_failure = Some(msg.clone());
+            return Err(err(AdapterErrorKind::Handshake, msg));
+        }
         let hello = match decode_hello(&line) {
             Ok(h) if h.protocol == PROTOCOL_VERSION => h,
             Ok(h) => {
@@ -161,7 +278,7 @@ impl ProcessHarness {
             }
         };
         if self.hello.is_none() {
-            self.hello = Some(hello);
+            self.hello = Some(Arc::new(hello));
         }
         self.process = Some(process);
         Ok(())
@@ -218,7 +335,8 @@ impl ProcessHarness {
     fn fail(&mut self, mut e: AdapterError) -> AdapterError {
         if let Some(p) = self.process.take() {
             e.message.push_str(&stderr_note(&p));
-            p.kill();
+            let escaped = p.kill();
+            e.message.push_str(&escape_note(&escaped));
         }
         e.message
             .push_str("; the adapter was restarted for the next case");
@@ -251,6 +369,18 @@ fn shape_problem(r: &Reply) -> Option<&'static str> {
     None
 }
 
+/// What a message says about processes that escaped the killed group.
+fn escape_note(pids: &[u32]) -> String {
+    if pids.is_empty() {
+        return String::new();
+    }
+    format!(
+        "; {} process(es) it started had left its process group and still held its pipes (pid {}); they were killed",
+        pids.len(),
+        pids.iter().map(u32::to_string).collect::<Vec<_>>().join(", ")
+    )
+}
+
 fn stderr_note(p: &AdapterProcess) -> String {
     let tail = p.stderr_tail();
     let tail = tail.trim_end();
@@ -266,9 +396,9 @@ fn stderr_note(p: &AdapterProcess) -> String {
 }
 
 impl Harness for ProcessHarness {
-    fn hello(&mut self) -> Result<Hello, AdapterError> {
+    fn hello(&mut self) -> Result<Arc<Hello>, AdapterError> {
         if let Some(h) = &self.hello {
-            return Ok(h.clone());
+            return Ok(Arc::clone(h));
         }
         self.ensure_started()?;
         Ok(self.hello.clone().expect("set by a successful start"))
@@ -284,9 +414,17 @@ impl Harness for ProcessHarness {
             case,
         })
         .expect("commands serialize");
-        let deadline = Instant::now() + timeout;
+        let deadline = deadline_after(timeout);
         let mut process = self.process.take().expect("started");
-        let got = match process.send(&line) {
+        let got = match process.send(&line, deadline) {
+            Err(e @ WriteFault::Timeout { .. }) => Err(err(
+                AdapterErrorKind::Timeout,
+                format!(
+                    "cannot send case {:?} within {:.1}s: {e}; the adapter's process group was killed",
+                    case.id,
+                    timeout.as_secs_f64()
+                ),
+            )),
             Err(e) => Err(err(
                 AdapterErrorKind::Exited,
                 format!("cannot send the case to the adapter: {e}"),
@@ -300,6 +438,16 @@ impl Harness for ProcessHarness {
             Ok(bytes) => bytes,
             Err(e) => return Err(self.fail(e)),
         };
+        let values = json_values(&bytes);
+        if values > MAX_REPLY_VALUES {
+            return Err(self.fail(err(
+                AdapterErrorKind::Garbage,
+                format!(
+                    "the reply holds {values} JSON values, over the runner's limit of {MAX_REPLY_VALUES} per reply (arrays, objects and their members count; the runner decodes a reply whole); it starts {}",
+                    quote_bytes(&bytes)
+                ),
+            )));
+        }
         let reply = match decode_reply(&bytes) {
             Ok(r) => r,
             Err(d) => {
@@ -317,6 +465,17 @@ impl Harness for ProcessHarness {
                     quote_bytes(&bytes)
                 ),
             )));
+        }
+        if let Some(n) = reply.results.as_ref().map(Vec::len) {
+            if n > MAX_RESULTS_PER_REPLY {
+                return Err(self.fail(err(
+                    AdapterErrorKind::Garbage,
+                    format!(
+                        "the reply carries {n} results for {} call(s), over the runner's limit of {MAX_RESULTS_PER_REPLY} results per reply",
+                        case.calls.len()
+                    ),
+                )));
+            }
         }
         if reply.seq != seq || reply.case != case.id {
             return Err(self.fail(err(
@@ -336,7 +495,7 @@ impl Harness for ProcessHarness {
     fn close(&mut self) {
         if let Some(p) = self.process.take() {
             let stop = serde_json::to_string(&Command::Stop {}).expect("commands serialize");
-            p.stop(&stop, Duration::from_millis(500));
+            p.stop(&stop, STOP_GRACE);
         }
     }
 }
@@ -357,7 +516,7 @@ pub struct InProcess {
     /// The adapter each worker thread starts from (the reference or one of its variants).
     adapter: harness_ref_adapter::ReferenceAdapter,
     worker: Option<InProcessWorker>,
-    hello: Option<Hello>,
+    hello: Option<Arc<Hello>>,
 }
 
 #[derive(Debug)]
@@ -410,11 +569,11 @@ impl InProcess {
 }
 
 impl Harness for InProcess {
-    fn hello(&mut self) -> Result<Hello, AdapterError> {
-        Ok(self
-            .hello
-            .get_or_insert_with(|| self.adapter.hello())
-            .clone())
+    fn hello(&mut self) -> Result<Arc<Hello>, AdapterError> {
+        let adapter = &self.adapter;
+        Ok(Arc::clone(
+            self.hello.get_or_insert_with(|| Arc::new(adapter.hello())),
+        ))
     }
 
     fn run(&mut self, case: &WireCase, timeout: Duration) -> Result<Reply, AdapterError> {
@@ -481,5 +640,30 @@ mod tests {
         .unwrap();
         let owned = serde_json::to_string(&Command::Run { seq: 3, case }).unwrap();
         assert_eq!(by_ref, owned);
+    }
+
+    #[test]
+    fn json_values_counts_containers_and_members_outside_strings() {
+        for (text, n) in [
+            ("1", 1),
+            ("[]", 2),
+            ("[1,2,3]", 4),
+            (r#"{"a":[{},{}],"b":"x,[{"}"#, 7),
+            (r#"["a\"[,", "\\", {}]"#, 5),
+            ("[[],[],[]]", 7),
+        ] {
+            assert_eq!(json_values(text.as_bytes()), n, "{text}");
+        }
+        // Never smaller than the values serde_json decodes.
+        let value: serde_json::Value =
+            serde_json::from_str(r#"{"h":[[],{"a":[1,2]},"s\"{"],"n":null}"#).unwrap();
+        fn count(v: &serde_json::Value) -> usize {
+            1 + match v {
+                serde_json::Value::Array(a) => a.iter().map(count).sum(),
+                serde_json::Value::Object(o) => o.values().map(count).sum(),
+                _ => 0,
+            }
+        }
+        assert!(json_values(value.to_string().as_bytes()) >= count(&value));
     }
 }

@@ -10,7 +10,16 @@
 //!   keeps only a bounded prefix of an overlong line for the report;
 //! - stderr is drained by another thread into a bounded tail, so a flood never blocks the
 //!   adapter and never grows memory;
-//! - every read has a deadline; on timeout the caller kills the group and starts afresh.
+//! - every read has a deadline; on timeout the caller kills the group and starts afresh;
+//! - every write has a deadline too: stdin is non-blocking and a write that cannot finish
+//!   (the adapter stopped reading, and the line is larger than the pipe) waits in `poll` until
+//!   the deadline, never longer, so a stuck reader cannot hang the runner;
+//! - the stdout reader hands lines over one at a time (a rendezvous channel): it holds at most
+//!   one complete line while the runner is busy, and an adapter that writes ahead blocks on its
+//!   own pipe instead of growing the runner's memory;
+//! - groups are killed with a syscall, registered in [`crate::groups`] so that an interrupt or
+//!   the runner's exit kills them all, and a process that left the group while holding the
+//!   adapter's pipes is found and reported.
 //!
 //! The driver knows nothing of the protocol's message types: it moves lines. [`crate::client`]
 //! decodes them.
@@ -19,10 +28,14 @@ use std::collections::VecDeque;
 use std::io::{BufRead, BufReader, Read, Write};
 use std::os::unix::process::CommandExt;
 use std::process::{Child, ChildStdin, Command, Stdio};
-use std::sync::mpsc::{self, Receiver, RecvTimeoutError};
+use std::sync::mpsc::{self, Receiver, RecvTimeoutError, SyncSender};
 use std::sync::{Arc, Mutex};
 use std::thread;
 use std::time::{Duration, Instant};
+
+use rustix::event::{poll, PollFd, PollFlags, Timespec};
+
+use crate::groups;
 
 /// Limits applied to one adapter process.
 #[derive(Debug, Clone, Copy)]
@@ -68,6 +81,33 @@ pub enum ReadFault {
     },
 }
 
+/// Why a line could not be written to the adapter.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum WriteFault {
+    /// The deadline passed with the line partly written: the adapter stopped reading.
+    Timeout {
+        /// Bytes written before the deadline.
+        written: usize,
+        /// The line's size, newline included.
+        total: usize,
+    },
+    /// The pipe is closed (the adapter exited or closed its stdin), or another I/O error.
+    Closed(String),
+}
+
+impl std::fmt::Display for WriteFault {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            WriteFault::Timeout { written, total } => write!(
+                f,
+                "the adapter stopped reading its stdin: {written} of {total} bytes were written before the deadline"
+            ),
+            WriteFault::Closed(e) => write!(f, "the adapter's stdin is closed ({e})"),
+        }
+    }
+}
+
 /// Events from the stdout reader thread.
 enum Event {
     Line(Vec<u8>),
@@ -79,6 +119,13 @@ enum Event {
 #[derive(Debug)]
 pub struct AdapterProcess {
     child: Child,
+    /// The process group (the shell's pid).
+    pgid: i32,
+    /// Whether the group was killed and forgotten already.
+    killed: bool,
+    /// The inodes of the stdout and stderr pipes, to find a process that escaped the group
+    /// still holding them.
+    pipes: Vec<u64>,
     stdin: Option<ChildStdin>,
     lines: Receiver<EventBox>,
     stderr: Arc<Mutex<VecDeque<u8>>>,
@@ -100,20 +147,37 @@ impl std::fmt::Debug for EventBox {
 
 impl AdapterProcess {
     /// Starts `command` with `sh -c` in a process group of its own.
+    ///
+    /// Refused (an `Interrupted` error) once [`groups::kill_all`] has run.
     pub fn spawn(command: &str, limits: DriverLimits) -> std::io::Result<AdapterProcess> {
-        let mut child = Command::new("sh")
-            .arg("-c")
-            .arg(command)
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .process_group(0)
-            .spawn()?;
+        let mut child = groups::spawn(
+            Command::new("sh")
+                .arg("-c")
+                .arg(command)
+                .stdin(Stdio::piped())
+                .stdout(Stdio::piped())
+                .stderr(Stdio::piped())
+                .process_group(0),
+        )?;
+        let pgid = child.id() as i32;
         let stdout = child.stdout.take().expect("stdout is piped");
         let stderr_pipe = child.stderr.take().expect("stderr is piped");
         let stdin = child.stdin.take();
+        let pipes = [
+            groups::pipe_inode(&stdout),
+            groups::pipe_inode(&stderr_pipe),
+        ]
+        .into_iter()
+        .flatten()
+        .collect();
+        if let Some(stdin) = &stdin {
+            // Writes wait in `poll` with a deadline instead of blocking in `write`.
+            let flags = rustix::fs::fcntl_getfl(stdin)?;
+            rustix::fs::fcntl_setfl(stdin, flags | rustix::fs::OFlags::NONBLOCK)?;
+        }
 
-        let (tx, rx) = mpsc::channel();
+        // A rendezvous channel: the reader hands over one line at a time (backpressure).
+        let (tx, rx) = mpsc::sync_channel(0);
         let partial = Arc::new(Mutex::new(Vec::new()));
         let reader_partial = Arc::clone(&partial);
         let max_line = limits.max_line;
@@ -135,6 +199,9 @@ impl AdapterProcess {
 
         Ok(AdapterProcess {
             child,
+            pgid,
+            killed: false,
+            pipes,
             stdin,
             lines: rx,
             stderr,
@@ -149,19 +216,46 @@ impl AdapterProcess {
         self.child.id()
     }
 
-    /// Writes one line (a newline is added). A broken pipe means the adapter is gone.
-    pub fn send(&mut self, line: &str) -> std::io::Result<()> {
+    /// Writes one line (a newline is added) before `deadline`. A closed pipe means the adapter
+    /// is gone; a deadline that passes mid-line means it stopped reading (the caller kills it).
+    pub fn send(&mut self, line: &str, deadline: Instant) -> Result<(), WriteFault> {
         let stdin = self
             .stdin
             .as_mut()
-            .ok_or_else(|| std::io::Error::new(std::io::ErrorKind::BrokenPipe, "stdin closed"))?;
-        // One write per message: the pipe is unbuffered, and a second syscall for the newline
+            .ok_or_else(|| WriteFault::Closed("stdin closed".into()))?;
+        // One buffer per message: the pipe is unbuffered, and a second syscall for the newline
         // would wake the adapter twice.
         let mut buf = Vec::with_capacity(line.len() + 1);
         buf.extend_from_slice(line.as_bytes());
         buf.push(b'\n');
-        stdin.write_all(&buf)?;
-        stdin.flush()
+        let mut written = 0;
+        while written < buf.len() {
+            match stdin.write(&buf[written..]) {
+                Ok(0) => return Err(WriteFault::Closed("wrote nothing".into())),
+                Ok(n) => written += n,
+                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+                Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => {
+                    let left = deadline.saturating_duration_since(Instant::now());
+                    if left.is_zero() {
+                        return Err(WriteFault::Timeout {
+                            written,
+                            total: buf.len(),
+                        });
+                    }
+                    let wait = Timespec::try_from(left).unwrap_or(Timespec {
+                        tv_sec: 3600,
+                        tv_nsec: 0,
+                    });
+                    let mut fds = [PollFd::new(&*stdin, PollFlags::OUT)];
+                    match poll(&mut fds, Some(&wait)) {
+                        Ok(_) | Err(rustix::io::Errno::INTR) => {}
+                        Err(e) => return Err(WriteFault::Closed(e.to_string())),
+                    }
+                }
+                Err(e) => return Err(WriteFault::Closed(e.to_string())),
+            }
+        }
+        Ok(())
     }
 
     /// Waits until `deadline` for the next complete line (without its newline).
@@ -210,19 +304,35 @@ impl AdapterProcess {
         String::from_utf8_lossy(&bytes).into_owned()
     }
 
-    /// Asks politely (`stop`, then closing stdin), waits up to `grace`, then kills the group.
-    pub fn stop(mut self, stop_line: &str, grace: Duration) {
-        let _ = self.send(stop_line);
-        self.stdin = None;
+    /// Asks politely (`stop`, then closing stdin), waits up to `grace`, then kills the group
+    /// (always: a process the adapter left behind in its group dies with it). Returns the pids
+    /// of processes found to have escaped the group.
+    pub fn stop(mut self, stop_line: &str, grace: Duration) -> Vec<u32> {
         let until = Instant::now() + grace;
+        let _ = self.send(stop_line, until);
+        self.stdin = None;
         while Instant::now() < until {
-            if let Ok(Some(_)) = self.child.try_wait() {
-                self.kill_group();
-                return;
+            if self.exited() {
+                break;
             }
             thread::sleep(Duration::from_millis(5));
         }
-        self.kill();
+        self.terminate()
+    }
+
+    /// Whether the shell has exited, without reaping it (so its pid, the group's id, cannot be
+    /// reused before the group is killed).
+    fn exited(&self) -> bool {
+        let Some(pid) = rustix::process::Pid::from_raw(self.pgid) else {
+            return true;
+        };
+        use rustix::process::{waitid, WaitId, WaitIdOptions};
+        let opts = WaitIdOptions::EXITED | WaitIdOptions::NOHANG | WaitIdOptions::NOWAIT;
+        match waitid(WaitId::Pid(pid), opts) {
+            Ok(Some(_)) => true,
+            Ok(None) => false,
+            Err(_) => true,
+        }
     }
 
     /// The exit status, if the process exits within `wait`.
@@ -239,36 +349,29 @@ impl AdapterProcess {
         }
     }
 
-    /// Kills the whole process group and reaps the shell.
-    pub fn kill(mut self) {
-        self.stdin = None;
-        self.kill_group();
-        let _ = self.child.kill();
-        let _ = self.child.wait();
+    /// Kills the whole process group and reaps the shell. Returns the pids of processes found
+    /// to have escaped the group (they were killed too, and reported in [`groups::escapes`]).
+    pub fn kill(mut self) -> Vec<u32> {
+        self.terminate()
     }
 
-    fn kill_group(&mut self) {
-        // `kill -KILL -PGID` through the system's `kill`: the workspace forbids `unsafe`, and
-        // std has no killpg.
-        let _ = Command::new("kill")
-            .arg("-KILL")
-            .arg("--")
-            .arg(format!("-{}", self.child.id()))
-            .stdin(Stdio::null())
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .status();
+    fn terminate(&mut self) -> Vec<u32> {
+        if self.killed {
+            return Vec::new();
+        }
+        self.killed = true;
+        self.stdin = None;
+        let _ = groups::kill_group(self.pgid);
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+        groups::forget(self.pgid);
+        groups::sweep_escapees(self.pgid, &self.pipes)
     }
 }
 
 impl Drop for AdapterProcess {
     fn drop(&mut self) {
-        if let Ok(None) = self.child.try_wait() {
-            self.stdin = None;
-            self.kill_group();
-            let _ = self.child.kill();
-            let _ = self.child.wait();
-        }
+        self.terminate();
     }
 }
 
@@ -277,7 +380,7 @@ fn read_lines(
     stdout: impl Read,
     max_line: usize,
     partial: &Mutex<Vec<u8>>,
-    tx: &mpsc::Sender<EventBox>,
+    tx: &SyncSender<EventBox>,
 ) {
     let mut reader = BufReader::with_capacity(64 * 1024, stdout);
     let mut line: Vec<u8> = Vec::new();

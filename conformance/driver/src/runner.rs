@@ -6,17 +6,18 @@
 //! resolved, the reply judged) is the suite's [`run_case`]; this module only schedules it.
 
 use std::collections::VecDeque;
+use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::{mpsc, Arc, Mutex};
 use std::thread;
 use std::time::{Duration, Instant};
 
-use harness_conformance_protocol::Hello;
+use harness_conformance_protocol::{Hello, Reply, WireCase};
 use harness_conformance_suite::baseline::{self, Baseline};
 use harness_conformance_suite::case::Case;
-use harness_conformance_suite::harness::Harness;
+use harness_conformance_suite::harness::{AdapterError, AdapterErrorKind, Harness};
 use harness_conformance_suite::run::{run_case, validate_hello, RunResult};
 use harness_conformance_suite::spec::Requirement;
-use harness_conformance_suite::verdict::CaseOutcome;
+use harness_conformance_suite::verdict::{CaseOutcome, Verdict};
 
 /// Makes a fresh harness for a worker (`Send`: the harness that made the handshake moves to
 /// the first worker).
@@ -29,6 +30,13 @@ pub struct RunConfig {
     pub jobs: usize,
     /// The per-case timeout, on top of the handler sleeps the case scripts.
     pub timeout: Duration,
+    /// The whole run's time limit: a case still running when it passes is cut short, and the
+    /// cases not started by then are ERROR with that reason. `None`: no limit.
+    pub max_time: Option<Duration>,
+    /// Keep each outcome's `results` (the harness's replies, for wording snapshots). Off by
+    /// default: a reply is dropped as soon as its case is judged and `progress` has seen it, so
+    /// a run's memory does not grow with what the harness returned.
+    pub keep_results: bool,
     /// Known failures, skips and untestable requirements.
     pub baseline: Baseline,
     /// SPEC.md's requirements, for the coverage of the run (empty: no coverage computed).
@@ -40,13 +48,16 @@ impl Default for RunConfig {
         RunConfig {
             jobs: 1,
             timeout: Duration::from_secs(10),
+            max_time: None,
+            keep_results: false,
             baseline: Baseline::new(),
             requirements: Vec::new(),
         }
     }
 }
 
-/// Runs `cases` on harnesses from `factory`; `progress` sees each outcome as it completes.
+/// Runs `cases` on harnesses from `factory`; `progress` sees each outcome as it completes
+/// (with its `results`, which are then dropped unless [`RunConfig::keep_results`]).
 pub fn run(
     cases: &[&Case],
     factory: &Factory<'_>,
@@ -54,6 +65,7 @@ pub fn run(
     progress: &(dyn Fn(usize, usize, &CaseOutcome) + Sync),
 ) -> RunResult {
     let started = Instant::now();
+    let until = cfg.max_time.and_then(|t| started.checked_add(t));
     // One handshake before anything is dispatched: a broken or invalid hello is one message for
     // the whole run, not the same ERROR once per case.
     let mut first = factory();
@@ -69,7 +81,7 @@ pub fn run(
     };
     let first = Mutex::new(Some(first));
     let queue: Mutex<VecDeque<usize>> = Mutex::new((0..cases.len()).collect());
-    let (tx, rx) = mpsc::channel::<(usize, CaseOutcome, Option<Hello>)>();
+    let (tx, rx) = mpsc::channel::<(usize, CaseOutcome)>();
     let jobs = cfg.jobs.clamp(1, cases.len().max(1));
     let done = Arc::new(Mutex::new(0usize));
     let mut outcomes: Vec<Option<CaseOutcome>> = vec![None; cases.len()];
@@ -85,8 +97,34 @@ pub fn run(
                 loop {
                     let next = queue.lock().ok().and_then(|mut q| q.pop_front());
                     let Some(i) = next else { break };
-                    let (outcome, h) = run_case(harness.as_mut(), cases[i], cfg.timeout);
-                    if tx.send((i, outcome, h)).is_err() {
+                    let case = cases[i];
+                    let outcome = if until.is_some_and(|u| Instant::now() >= u) {
+                        CaseOutcome::new(&case.id, &case.requirements, Verdict::Error)
+                            .with(max_time_reason(cfg, "not run"))
+                    } else {
+                        let mut bounded = Bounded {
+                            inner: harness.as_mut(),
+                            until,
+                            cfg,
+                        };
+                        match catch_unwind(AssertUnwindSafe(|| {
+                            run_case(&mut bounded, case, cfg.timeout).0
+                        })) {
+                            Ok(outcome) => outcome,
+                            Err(panic) => {
+                                // A bug in the runner, not the harness's fault: this case is
+                                // reported, the harness (in an unknown state) replaced, and the
+                                // run goes on.
+                                drop(std::mem::replace(&mut harness, factory()));
+                                CaseOutcome::new(&case.id, &case.requirements, Verdict::BugInCase)
+                                    .with(format!(
+                                        "the runner panicked on this case ({}); this is a bug in harness-conformance, please report it with the case",
+                                        panic_message(&*panic)
+                                    ))
+                            }
+                        }
+                    };
+                    if tx.send((i, outcome)).is_err() {
                         break;
                     }
                 }
@@ -94,7 +132,7 @@ pub fn run(
             });
         }
         drop(tx);
-        for (i, mut outcome, _) in rx {
+        for (i, mut outcome) in rx {
             baseline::apply(&cfg.baseline, &mut outcome);
             let n = {
                 let mut d = done.lock().expect("not poisoned");
@@ -102,15 +140,76 @@ pub fn run(
                 *d
             };
             progress(n, cases.len(), &outcome);
+            if !cfg.keep_results {
+                outcome.results = None;
+            }
             outcomes[i] = Some(outcome);
         }
     });
     RunResult::finish(
         cases,
         outcomes.into_iter().flatten().collect(),
-        Some(hello),
+        Some(Arc::unwrap_or_clone(hello)),
         &cfg.requirements,
         &cfg.baseline,
         started,
     )
+}
+
+fn max_time_reason(cfg: &RunConfig, what: &str) -> String {
+    format!(
+        "{what}: the run's time limit (--max-time {:.1}s) was reached",
+        cfg.max_time.unwrap_or_default().as_secs_f64()
+    )
+}
+
+fn panic_message(panic: &(dyn std::any::Any + Send)) -> String {
+    let text = panic
+        .downcast_ref::<&str>()
+        .map(|s| (*s).to_owned())
+        .or_else(|| panic.downcast_ref::<String>().cloned())
+        .unwrap_or_else(|| "no message".to_owned());
+    harness_conformance_suite::quote::quote(&text)
+}
+
+/// A harness whose every run ends by the run's time limit: the per-case timeout is cut to what
+/// is left of the run, and a case cut short says so.
+struct Bounded<'h> {
+    inner: &'h mut dyn Harness,
+    until: Option<Instant>,
+    cfg: &'h RunConfig,
+}
+
+impl Harness for Bounded<'_> {
+    fn hello(&mut self) -> Result<Arc<Hello>, AdapterError> {
+        self.inner.hello()
+    }
+
+    fn run(&mut self, case: &WireCase, timeout: Duration) -> Result<Reply, AdapterError> {
+        let Some(until) = self.until else {
+            return self.inner.run(case, timeout);
+        };
+        let left = until.saturating_duration_since(Instant::now());
+        let cut_short = AdapterError {
+            kind: AdapterErrorKind::Timeout,
+            message: max_time_reason(self.cfg, "cut short"),
+        };
+        if left.is_zero() {
+            return Err(cut_short);
+        }
+        if left >= timeout {
+            return self.inner.run(case, timeout);
+        }
+        match self.inner.run(case, left) {
+            Err(e) if e.kind == AdapterErrorKind::Timeout => Err(AdapterError {
+                message: format!("{} ({})", cut_short.message, e.message),
+                ..cut_short
+            }),
+            other => other,
+        }
+    }
+
+    fn close(&mut self) {
+        self.inner.close();
+    }
 }

@@ -510,6 +510,8 @@ mod tests {
             jobs: 2,
             timeout: Duration::from_secs(20),
             requirements: suite.requirements.clone(),
+            // The tests compare the variants' answers with the reference's.
+            keep_results: true,
             ..RunConfig::default()
         }
     }

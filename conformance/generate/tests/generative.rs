@@ -29,7 +29,7 @@ fn config(seed: u64, cases: u64) -> FuzzConfig {
 }
 
 fn hello() -> harness_conformance_protocol::Hello {
-    InProcess::new(None).hello().unwrap()
+    (*InProcess::new(None).hello().unwrap()).clone()
 }
 
 #[test]

@@ -13,6 +13,12 @@ use crate::case::{Behavior, Gen, Lines, Output, Size, SleepMs, Unit, WireCase};
 /// cannot ask an adapter for a terabyte.
 pub const MAX_GENERATED_SIZE: u64 = 256 * 1024 * 1024;
 
+/// The largest text a description may expand to in bytes, whatever the cap's unit: a size in
+/// chars of a 4-byte character is four times as many bytes, and a `concat` adds its parts up.
+/// Checked on the description, before anything is allocated ([`expanded_bytes`]), so a small
+/// case file cannot make the runner or an adapter allocate more than this for one output.
+pub const MAX_GENERATED_BYTES: u64 = 256 * 1024 * 1024;
+
 /// Why a description could not be expanded or resolved.
 #[derive(Debug, Clone, PartialEq, Eq)]
 #[non_exhaustive]
@@ -31,6 +37,9 @@ pub enum GenError {
     BadMultiple(String),
     /// A sleep relative to the deadline, for a harness that declares no deadline.
     NoDeadline,
+    /// The output would expand to more than [`MAX_GENERATED_BYTES`] bytes (the amount, or
+    /// `u64::MAX` when it does not even fit in 64 bits).
+    TooManyBytes(u64),
 }
 
 impl fmt::Display for GenError {
@@ -55,6 +64,14 @@ impl fmt::Display for GenError {
                 f,
                 "a sleep relative to the deadline needs a harness that declares a deadline"
             ),
+            GenError::TooManyBytes(n) if *n == u64::MAX => write!(
+                f,
+                "the generated output would be larger than 2^64 bytes, over the limit of {MAX_GENERATED_BYTES} bytes"
+            ),
+            GenError::TooManyBytes(n) => write!(
+                f,
+                "the generated output would be {n} bytes, over the limit of {MAX_GENERATED_BYTES} bytes"
+            ),
         }
     }
 }
@@ -69,11 +86,78 @@ pub fn measure(text: &str, unit: Unit) -> u64 {
     }
 }
 
-/// Expands a generated output whose sizes are all resolved.
+/// Expands a generated output whose sizes are all resolved. Its size in bytes is checked
+/// against [`MAX_GENERATED_BYTES`] first, and the text is allocated once at that size.
 pub fn materialize(gen: &Gen, unit: Unit) -> Result<String, GenError> {
-    let mut out = String::new();
+    let bytes = expanded_bytes(gen, unit)?;
+    let mut out = String::with_capacity(bytes as usize);
     expand(gen, unit, &mut out)?;
     Ok(out)
+}
+
+/// How many bytes `gen` expands to in `unit`, computed from the description alone (nothing is
+/// allocated); an error when a size is unresolved or invalid, or the total is over
+/// [`MAX_GENERATED_BYTES`] (found as soon as the running total passes it).
+pub fn expanded_bytes(gen: &Gen, unit: Unit) -> Result<u64, GenError> {
+    let over = |n: Option<u64>| match n {
+        Some(n) if n <= MAX_GENERATED_BYTES => Ok(n),
+        Some(n) => Err(GenError::TooManyBytes(n)),
+        None => Err(GenError::TooManyBytes(u64::MAX)),
+    };
+    match gen {
+        Gen::Text { text } => over(Some(text.len() as u64)),
+        Gen::Repeat { repeat, size } => {
+            let size = exact(size)?;
+            let each = measure(repeat, unit);
+            if each == 0 {
+                return Err(GenError::EmptyRepeatUnit);
+            }
+            over((size / each).checked_mul(repeat.len() as u64))
+        }
+        Gen::Lines { lines } => {
+            let size = exact(&lines.size)?;
+            if lines.width < 7 {
+                return Err(GenError::LineTooNarrow(lines.width));
+            }
+            if lines.width > MAX_GENERATED_SIZE {
+                return Err(GenError::TooLarge(lines.width));
+            }
+            let per_line = lines.width + 1;
+            let body = size.saturating_sub(measure(&lines.last, unit)) / per_line;
+            over(
+                body.checked_mul(per_line)
+                    .and_then(|b| b.checked_add(lines.last.len() as u64)),
+            )
+        }
+        Gen::Concat { concat } => {
+            let mut total: u64 = 0;
+            for part in concat {
+                total = over(total.checked_add(expanded_bytes(part, unit)?))?;
+            }
+            Ok(total)
+        }
+    }
+}
+
+/// Checks that every generated output of a resolved case expands to at most
+/// [`MAX_GENERATED_BYTES`] in `unit`, before the case is sent or anything is expanded.
+pub fn check_expansion(case: &WireCase, unit: Unit) -> Result<(), GenError> {
+    for tool in &case.tools {
+        let mut behavior = &tool.behavior;
+        loop {
+            match behavior {
+                Behavior::Sleep { then, .. } | Behavior::MutateArgs { then, .. } => behavior = then,
+                Behavior::Return {
+                    output: Output::Generate(gen),
+                } => {
+                    expanded_bytes(gen, unit)?;
+                    break;
+                }
+                Behavior::Return { .. } | Behavior::Raise { .. } => break,
+            }
+        }
+    }
+    Ok(())
 }
 
 fn exact(size: &Size) -> Result<u64, GenError> {
@@ -94,7 +178,6 @@ fn expand(gen: &Gen, unit: Unit, out: &mut String) -> Result<(), GenError> {
                 return Err(GenError::EmptyRepeatUnit);
             }
             let count = (size / each) as usize;
-            out.reserve(count * repeat.len());
             for _ in 0..count {
                 out.push_str(repeat);
             }
@@ -106,9 +189,8 @@ fn expand(gen: &Gen, unit: Unit, out: &mut String) -> Result<(), GenError> {
             }
         }
     }
-    if measure(out, unit) > MAX_GENERATED_SIZE {
-        return Err(GenError::TooLarge(measure(out, unit)));
-    }
+    // No size check here: `materialize` bounded the whole expansion in bytes beforehand, and a
+    // text is never smaller in bytes than in either unit.
     Ok(())
 }
 
@@ -124,7 +206,6 @@ fn expand_lines(lines: &Lines, unit: Unit, out: &mut String) -> Result<(), GenEr
     // Body lines are ASCII, so a line plus its newline is `width + 1` in either unit.
     let per_line = lines.width + 1;
     let body = size.saturating_sub(last) / per_line;
-    out.reserve((body * per_line) as usize + lines.last.len());
     for i in 1..=body {
         let start = out.len();
         // Modulo a million, so the prefix is 7 chars whatever the line count and the size
@@ -169,9 +250,15 @@ fn resolve_behavior(
         } => resolve_gen(gen, cap_limit),
         Behavior::Return { .. } | Behavior::Raise { .. } => Ok(()),
         Behavior::Sleep { sleep_ms, then } => {
-            if let SleepMs::Relative { deadline, plus } = *sleep_ms {
-                let base = deadline_ms.ok_or(GenError::NoDeadline)?;
-                *sleep_ms = SleepMs::Exact(scale(base, deadline, plus, MAX_SLEEP_MS)?);
+            match *sleep_ms {
+                SleepMs::Relative { deadline, plus } => {
+                    let base = deadline_ms.ok_or(GenError::NoDeadline)?;
+                    *sleep_ms = SleepMs::Exact(scale(base, deadline, plus, MAX_SLEEP_MS)?);
+                }
+                // An exact sleep is bounded like a relative one: a case file cannot make the
+                // runner wait longer than this for one handler.
+                SleepMs::Exact(ms) if ms > MAX_SLEEP_MS => return Err(GenError::TooLarge(ms)),
+                SleepMs::Exact(_) => {}
             }
             resolve_behavior(then, cap_limit, deadline_ms)
         }
@@ -179,8 +266,9 @@ fn resolve_behavior(
     }
 }
 
-/// The longest sleep a relative sleep may resolve to (ten minutes): a case cannot make a
-/// runner wait for hours because a harness declares an absurd default deadline.
+/// The longest sleep a handler may be scripted to make (ten minutes), given exactly or relative
+/// to the deadline: a case cannot make a runner wait for hours, whether by its own numbers or
+/// because a harness declares an absurd default deadline.
 pub const MAX_SLEEP_MS: u64 = 600_000;
 
 /// `floor(base × multiple) + plus`, checked: finite, non-negative, at most `max`.
@@ -322,6 +410,41 @@ mod tests {
             huge = SleepMs::Exact(0);
         }
         assert_eq!(huge.exact(), Some(0));
+    }
+
+    #[test]
+    fn sizes_are_bounded_in_bytes_before_anything_is_allocated() {
+        // 200 Mi chars of a 4-byte char: within the unit limit, 800 MiB in bytes.
+        let wide = gen(json!({"repeat": "\u{1F600}", "size": 200 * 1024 * 1024}));
+        assert_eq!(
+            expanded_bytes(&wide, Unit::Chars),
+            Err(GenError::TooManyBytes(800 * 1024 * 1024))
+        );
+        assert_eq!(
+            materialize(&wide, Unit::Chars),
+            Err(GenError::TooManyBytes(800 * 1024 * 1024))
+        );
+        // The same size in bytes is 50 Mi whole repetitions: fine.
+        assert_eq!(expanded_bytes(&wide, Unit::Bytes), Ok(200 * 1024 * 1024));
+        // A concat of parts each under the limit is refused on its total, before any part is
+        // expanded.
+        let part = json!({"repeat": "ab", "size": 100 * 1024 * 1024});
+        let many = gen(json!({"concat": [part.clone(), part.clone(), part]}));
+        assert!(matches!(
+            materialize(&many, Unit::Bytes),
+            Err(GenError::TooManyBytes(_))
+        ));
+        // Sizes near 2^64 are refused, not wrapped.
+        let lines = gen(json!({"lines": {"size": u64::MAX, "width": 7, "last": ""}}));
+        assert!(expanded_bytes(&lines, Unit::Bytes).is_err());
+        // What is expanded is exactly what was counted.
+        let small = gen(
+            json!({"concat": [{"repeat": "é", "size": 9}, {"lines": {"size": 30, "width": 9, "last": "end"}}]}),
+        );
+        for unit in [Unit::Bytes, Unit::Chars] {
+            let text = materialize(&small, unit).unwrap();
+            assert_eq!(expanded_bytes(&small, unit), Ok(text.len() as u64));
+        }
     }
 
     #[test]

@@ -7,9 +7,14 @@
 //! and the reproducer prefix, so [`crate::saved`] can read the report back and render any other
 //! format from it exactly as the run would have; `conformance/schema/report.schema.json`
 //! describes every line.
+//! Adapter strings are bounded like everywhere else (the implementation's
+//! fields to [`MAX_NAME_CHARS`], messages to [`MAX_PRINTED_CHARS`], at most
+//! [`crate::terminal::MAX_MESSAGES`] per case), and every line goes through [`escape::json`],
+//! so a report piped to a terminal shows no raw control character.
 
 use serde_json::{json, Value};
 
+use super::escape::{self, MAX_NAME_CHARS, MAX_PRINTED_CHARS};
 use super::Report;
 
 /// The whole report as JSON lines.
@@ -22,12 +27,33 @@ pub fn render(r: &Report) -> String {
         "report_format": crate::saved::REPORT_FORMAT,
         "target": r.target,
         "reproduce": r.reproduce,
-        "implementation": r.run.hello.as_ref().map(|h| &h.implementation),
+        "implementation": r.run.hello.as_ref().map(|h| {
+            let i = &h.implementation;
+            json!({
+                "name": escape::bound(&i.name, MAX_NAME_CHARS),
+                "version": escape::bound(&i.version, MAX_NAME_CHARS),
+                "language": escape::bound(&i.language, MAX_NAME_CHARS),
+            })
+        }),
         "capabilities": r.run.hello.as_ref().map(|h| &h.capabilities),
     }));
     for o in &r.run.outcomes {
         let mut v = serde_json::to_value(o).unwrap_or(Value::Null);
         if let Value::Object(m) = &mut v {
+            let shown = crate::terminal::MAX_MESSAGES;
+            let mut messages: Vec<Value> = o
+                .messages
+                .iter()
+                .take(shown)
+                .map(|m| json!(escape::bound(m, MAX_PRINTED_CHARS)))
+                .collect();
+            if o.messages.len() > shown {
+                messages.push(json!(format!(
+                    "… and {} more message(s)",
+                    o.messages.len() - shown
+                )));
+            }
+            m.insert("messages".into(), Value::Array(messages));
             m.insert("type".into(), json!("case"));
             m.insert("level".into(), json!(r.level_of(o).map(|l| l.as_str())));
             if o.verdict.is_unexpected() {
@@ -56,7 +82,7 @@ pub fn render(r: &Report) -> String {
     }));
     let mut out = String::new();
     for l in lines {
-        out.push_str(&l.to_string());
+        out.push_str(&escape::json(&l.to_string()));
         out.push('\n');
     }
     out

@@ -7,27 +7,15 @@
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
 
+use super::escape::{self, MAX_PRINTED_CHARS};
 use super::Report;
 use harness_conformance_suite::verdict::{CaseOutcome, Verdict};
 
-/// Escapes text for XML attributes and text nodes, dropping characters XML 1.0 forbids.
+/// Escapes text for XML attributes and text nodes, bounded to [`MAX_PRINTED_CHARS`]
+/// ([`escape::xml`]: markup escaped, characters XML forbids written visibly, other controls as
+/// character references).
 pub fn escape(s: &str) -> String {
-    let mut out = String::with_capacity(s.len());
-    for c in s.chars() {
-        match c {
-            '&' => out.push_str("&amp;"),
-            '<' => out.push_str("&lt;"),
-            '>' => out.push_str("&gt;"),
-            '"' => out.push_str("&quot;"),
-            '\'' => out.push_str("&apos;"),
-            '\t' | '\n' | '\r' => out.push(c),
-            c if (c as u32) < 0x20 || c == '\u{FFFE}' || c == '\u{FFFF}' => {
-                let _ = write!(out, "\\u{{{:x}}}", c as u32);
-            }
-            c => out.push(c),
-        }
-    }
-    out
+    escape::xml(&escape::bound(s, MAX_PRINTED_CHARS))
 }
 
 /// The whole report as JUnit XML.
@@ -97,7 +85,20 @@ pub fn render(r: &Report) -> String {
                 out,
                 "<property name=\"level\" value=\"{level}\"/></properties>"
             );
-            let body = o.messages.join("\n");
+            let shown = crate::terminal::MAX_MESSAGES;
+            let mut body = o
+                .messages
+                .iter()
+                .take(shown)
+                .map(|m| escape::bound(m, MAX_PRINTED_CHARS))
+                .collect::<Vec<_>>()
+                .join("\n");
+            if o.messages.len() > shown {
+                body.push_str(&format!(
+                    "\n… and {} more message(s)",
+                    o.messages.len() - shown
+                ));
+            }
             let detail = format!("{body}\nreproduce: {}", r.reproducer(&o.id));
             match o.verdict {
                 Verdict::Pass => out.push_str("    </testcase>\n"),

@@ -8,7 +8,12 @@
 //! requirement fails only where one of its own checks failed, and a MUST that could not be
 //! tested says so — and all of them carry, for each unexpected result, the one-command
 //! reproducer for that single case.
+//!
+//! Everything an adapter or a case file wrote is untrusted text: each renderer escapes and
+//! bounds it through [`escape`], one function per kind of output.
 
+pub mod escape;
+pub mod files;
 pub mod json;
 pub mod junit;
 pub mod markdown;
@@ -33,7 +38,8 @@ pub struct Report<'a> {
     pub requirements: &'a [Requirement],
     /// What was run, for headings (`the built-in reference harness`, the command).
     pub target: &'a str,
-    /// The command prefix that reruns one case: the case id is appended (quoted).
+    /// The command prefix that reruns one case: the case id is appended (quoted with
+    /// [`shell_quote`], so the reproducer is one command whatever the id holds).
     pub reproduce: &'a str,
 }
 
@@ -179,26 +185,24 @@ impl<'a> Report<'a> {
     }
 }
 
-/// Quotes `s` for a POSIX shell when it needs it.
-pub fn shell_quote(s: &str) -> String {
-    let plain = !s.is_empty()
-        && s.bytes()
-            .all(|b| b.is_ascii_alphanumeric() || b"-_./:=@%+,".contains(&b));
-    if plain {
-        s.to_owned()
-    } else {
-        format!("'{}'", s.replace('\'', r"'\''"))
-    }
-}
+pub use escape::shell_quote;
 
 #[cfg(test)]
 mod tests {
     use super::*;
 
     #[test]
-    fn shell_quoting() {
-        assert_eq!(shell_quote("cap/a-b"), "cap/a-b");
-        assert_eq!(shell_quote("python3 a.py"), "'python3 a.py'");
-        assert_eq!(shell_quote("it's"), r"'it'\''s'");
+    fn a_reproducer_is_one_command_whatever_the_id() {
+        let run = RunResult::handshake_failed(&[], std::time::Instant::now(), String::new());
+        let r = Report {
+            run: &run,
+            requirements: &[],
+            target: "t",
+            reproduce: "harness-conformance run --run",
+        };
+        assert_eq!(
+            r.reproducer("a/b\n; rm -rf ~"),
+            r"harness-conformance run --run $'a/b\x0a; rm -rf ~'"
+        );
     }
 }

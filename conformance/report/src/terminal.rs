@@ -1,35 +1,75 @@
 //! The terminal report: a progress line per finished case, then details of every unexpected
 //! result with its reproducer and the requirements it fails, then a table by requirement and
 //! level with the coverage summary of each level, then the totals and why the run failed.
+//!
+//! Everything it returns has been through [`escape::terminal`] once, at the end (so no field
+//! can be forgotten), and every adapter string in it is bounded where it is placed: one-line
+//! slots (ids, reasons, the implementation) by [`escape::one_line`], messages by
+//! [`escape::indented`] (continuation lines indented, so adapter text cannot forge a line of
+//! its own), at most [`MAX_MESSAGES`] per case.
 
 use std::fmt::Write as _;
 
+use super::escape::{self, MAX_NAME_CHARS, MAX_PRINTED_CHARS};
 use super::Report;
 use harness_conformance_suite::spec::Level;
 use harness_conformance_suite::verdict::{CaseOutcome, Verdict};
 
-/// One progress line, printed as each case finishes (`[ 12/160] PASS  cap/x (3 ms)`).
+/// The most messages printed for one case (the rest are counted).
+pub const MAX_MESSAGES: usize = 20;
+
+/// The most chars of a handshake error printed.
+pub const MAX_HANDSHAKE_CHARS: usize = 8000;
+
+/// One progress line, printed as each case finishes (`[ 12/160] PASS  cap/x (3 ms)`): one line
+/// whatever the id or skip reason holds.
 pub fn progress_line(done: usize, total: usize, o: &CaseOutcome) -> String {
     let width = total.to_string().len();
     let mut line = format!(
         "[{done:>width$}/{total}] {:<11} {} ({:.0} ms)",
         o.verdict.as_str(),
-        o.id,
+        escape::one_line(&o.id, MAX_NAME_CHARS),
         o.duration.as_secs_f64() * 1000.0
     );
     if o.verdict == Verdict::Skip {
         if let Some(reason) = o.messages.first() {
-            let _ = write!(line, " — {reason}");
+            let _ = write!(line, " — {}", escape::one_line(reason, MAX_NAME_CHARS));
         }
     }
     line
 }
 
-/// The closing report.
+/// The messages of one case as `  - …` lines, bounded in number and length.
+fn push_messages(out: &mut String, messages: &[String]) {
+    for m in messages.iter().take(MAX_MESSAGES) {
+        let _ = writeln!(
+            out,
+            "  - {}",
+            escape::indented(m, MAX_PRINTED_CHARS, "    ")
+        );
+    }
+    if messages.len() > MAX_MESSAGES {
+        let _ = writeln!(
+            out,
+            "  - … and {} more message(s)",
+            messages.len() - MAX_MESSAGES
+        );
+    }
+}
+
+/// The closing report, escaped for a terminal.
 pub fn render(r: &Report) -> String {
+    escape::terminal(&render_plain(r)).into_owned()
+}
+
+fn render_plain(r: &Report) -> String {
     let mut out = String::new();
     if let Some(e) = &r.run.handshake_error {
-        let _ = writeln!(out, "\n── the handshake failed: no case ran ──\n{e}");
+        let _ = writeln!(
+            out,
+            "\n── the handshake failed: no case ran ──\n{}",
+            escape::indented(e, MAX_HANDSHAKE_CHARS, "  ")
+        );
     }
     let unexpected: Vec<&CaseOutcome> = if r.run.handshake_error.is_some() {
         Vec::new()
@@ -47,10 +87,15 @@ pub fn render(r: &Report) -> String {
         } else {
             failing.into_iter().collect::<Vec<_>>().join(", ")
         };
-        let _ = writeln!(out, "\n{} {} [{}; {}]", o.verdict, o.id, blamed, level);
-        for m in &o.messages {
-            let _ = writeln!(out, "  - {m}");
-        }
+        let _ = writeln!(
+            out,
+            "\n{} {} [{}; {}]",
+            o.verdict,
+            escape::one_line(&o.id, MAX_NAME_CHARS),
+            blamed,
+            level
+        );
+        push_messages(&mut out, &o.messages);
         let _ = writeln!(out, "  reproduce: {}", r.reproducer(&o.id));
     }
     let xfails: Vec<&CaseOutcome> = r
@@ -65,8 +110,8 @@ pub fn render(r: &Report) -> String {
             let _ = writeln!(
                 out,
                 "  XFAIL {} — {}",
-                o.id,
-                o.baseline.as_deref().unwrap_or("")
+                escape::one_line(&o.id, MAX_NAME_CHARS),
+                escape::one_line(o.baseline.as_deref().unwrap_or(""), MAX_NAME_CHARS)
             );
         }
     }
@@ -90,7 +135,8 @@ pub fn render(r: &Report) -> String {
                 row.status(),
                 row.id,
                 cut(row.title, 60),
-                row.detail()
+                // The detail quotes skip reasons and baseline reasons: one line, bounded.
+                escape::one_line(&row.detail(), MAX_PRINTED_CHARS)
             );
         }
     }
@@ -114,13 +160,15 @@ pub fn render(r: &Report) -> String {
         let _ = write!(
             out,
             "\nimplementation: {} {} ({})",
-            i.name, i.version, i.language
+            escape::one_line(&i.name, MAX_NAME_CHARS),
+            escape::one_line(&i.version, MAX_NAME_CHARS),
+            escape::one_line(&i.language, MAX_NAME_CHARS)
         );
     }
     let _ = writeln!(
         out,
         "\n{} — {} case(s) in {:.2}s: {}",
-        r.target,
+        escape::one_line(r.target, MAX_PRINTED_CHARS),
         r.run.outcomes.len(),
         r.run.elapsed.as_secs_f64(),
         totals.join(", ")

@@ -28,6 +28,7 @@ fn run(fault: Option<Fault>, areas: &[&str]) -> RunResult {
         timeout: Duration::from_secs(20),
         baseline: Baseline::new(),
         requirements: suite.requirements.clone(),
+        ..RunConfig::default()
     };
     let factory = move || -> Box<dyn Harness + Send> { Box::new(InProcess::new(fault)) };
     runner::run(&cases, &factory, &cfg, &|_, _, _| {})

@@ -5,15 +5,41 @@ Usage: adapter.py MODE
 
 It answers the handshake and every case correctly (each call gets a result carrying its id,
 content "ok"), except that on a case whose id ends with "/trigger" it misbehaves as MODE says.
-Modes that break the handshake misbehave there instead. Python 3 standard library only.
+Modes that break the handshake misbehave there instead, and the hostile-text modes misbehave on
+every case. Python 3 standard library only.
+
+Environment: HC_PIDFILE, when set, is where modes that start processes write their pids (one per
+line), so that a test can check they were killed; HC_STARTFILE, when set, gets the adapter's own
+pid at every handshake, so that a test can count starts.
 """
 
 import json
 import os
+import subprocess
 import sys
 import time
 
 MODE = sys.argv[1] if len(sys.argv) > 1 else "ok"
+
+# Text a hostile adapter puts wherever the runner prints adapter strings: a screen clear, an
+# OSC 8 hyperlink, a carriage return that overwrites the line, a C1 CSI (U+009B), a right-to-left
+# override, and a newline followed by a forged verdict line.
+HOSTILE = (
+    "evil\x1b[2J\x1b]8;;https://evil.example/\x07link\x1b]8;;\x07\rPASS\u009b31m"
+    "\u202etxt.exe\nresult: ok"
+)
+# Markdown that would open blocks, raw HTML and an image if pasted into a report raw.
+HOSTILE_MD = (
+    "<img src=x onerror=alert(1)>\n# Injected heading\n![x](https://evil.example/x.png)\n"
+    "```\n| a | b |\n"
+)
+
+
+def note_pid(pid):
+    path = os.environ.get("HC_PIDFILE")
+    if path:
+        with open(path, "a") as f:
+            f.write("%d\n" % pid)
 
 
 def send(obj):
@@ -26,11 +52,22 @@ def hello():
     if MODE == "typo-keyword":
         # One letter off: every case using `properties` would silently skip if this were accepted.
         keywords = ["type", "propertie"]
-    return {
+    name = "misbehaving-" + MODE
+    if MODE in ("hostile-text", "hostile-markdown"):
+        name = HOSTILE if MODE == "hostile-text" else HOSTILE_MD
+        # Enough keywords that the cases reach the adapter (it answers every one hostilely).
+        keywords += ["required", "additionalProperties", "items", "enum", "minimum", "maxLength"]
+    elif MODE == "long-name":
+        name = "N" * (200 * 1024)
+    hello = {
         "protocol": 1,
-        "implementation": {"name": "misbehaving-" + MODE, "language": "python", "version": "0"},
+        "implementation": {"name": name, "language": "python", "version": "0"},
         "capabilities": {"cap": None, "keywords": keywords},
     }
+    if MODE == "huge-hello":
+        # 600 KB of repeated (valid) keywords: kept by the runner for the whole run.
+        hello["capabilities"]["keywords"] = ["type", "properties"] * 25000
+    return hello
 
 
 def answer(seq, case):
@@ -44,6 +81,38 @@ def answer(seq, case):
 def misbehave(seq, case):
     if MODE == "hang":
         time.sleep(3600)
+    elif MODE == "hang-with-child":
+        # A child in the adapter's process group: killing the group must kill it too.
+        child = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(3600)"])
+        note_pid(child.pid)
+        time.sleep(3600)
+    elif MODE == "setsid-child":
+        # A child that leaves the process group (its own session) but keeps stdout open.
+        child = subprocess.Popen(
+            [sys.executable, "-c", "import time; time.sleep(3600)"], start_new_session=True
+        )
+        note_pid(child.pid)
+        time.sleep(3600)
+    elif MODE == "write-ahead":
+        # The right answer, then hundreds of MiB of lines nobody asked for: a runner that
+        # queues what it has not asked for grows by all of it.
+        send(answer(seq, case))
+        line = "{" + "x" * (512 * 1024) + "}\n"
+        for _ in range(768):
+            sys.stdout.write(line)
+        sys.stdout.flush()
+        time.sleep(3600)
+    elif MODE in ("many-values", "values-under"):
+        # Small values cost the runner far more than their text: a history of one-member
+        # objects, just over (or, for the memory benchmark, just under) the runner's count.
+        reply = answer(seq, case)
+        reply["history"] = [{"a": 1}] * (40000 if MODE == "many-values" else 32000)
+        send(reply)
+    elif MODE in ("many-results", "more-results"):
+        # 100,000 results is also over the count of JSON values; 2,000 only over the results.
+        reply = answer(seq, case)
+        reply["results"] = reply["results"] * (100000 if MODE == "many-results" else 2000)
+        send(reply)
     elif MODE == "crash":
         sys.stderr.write("Traceback (most recent call last):\nRuntimeError: adapter crashed mid-case\n")
         sys.stderr.flush()
@@ -73,7 +142,23 @@ def misbehave(seq, case):
         send(answer(seq, case))
 
 
+def hostile_reply(seq, case):
+    """Adapter-supplied text in every field the runner prints: skip and error reasons."""
+    text = HOSTILE if MODE == "hostile-text" else HOSTILE_MD
+    if case["id"].endswith("/error") or case["id"].startswith("calls/"):
+        return {"seq": seq, "case": case["id"], "error": "adapter broke: " + text}
+    return {"seq": seq, "case": case["id"], "skip": "cannot express: " + text}
+
+
 def main():
+    if MODE == "stop-reading":
+        # A 4 KiB stdin pipe (Linux; also what a user whose pipe quota is used up gets).
+        try:
+            import fcntl
+
+            fcntl.fcntl(0, 1031, 4096)  # F_SETPIPE_SZ
+        except (ImportError, OSError):
+            pass
     if MODE == "flood":
         # 50 MB of stderr before anything else: a runner that does not drain it deadlocks.
         block = "noise " * 10000 + "\n"
@@ -84,6 +169,9 @@ def main():
         msg = json.loads(line)
         cmd = msg.get("cmd")
         if cmd == "start":
+            if os.environ.get("HC_STARTFILE"):
+                with open(os.environ["HC_STARTFILE"], "a") as f:
+                    f.write("%d\n" % os.getpid())
             if MODE == "exit-handshake":
                 sys.stderr.write("adapter: giving up during the handshake\n")
                 sys.stderr.flush()
@@ -93,10 +181,20 @@ def main():
             send(hello())
         elif cmd == "run":
             case = msg["case"]
-            if case["id"].endswith("/trigger"):
+            if MODE in ("hostile-text", "hostile-markdown"):
+                send(hostile_reply(msg["seq"], case))
+            elif MODE == "fat":
+                # Every case answered with a 60 MiB result (the memory benchmark's adapter).
+                reply = answer(msg["seq"], case)
+                reply["results"][0]["content"] = "F" * (60 * 1024 * 1024)
+                send(reply)
+            elif case["id"].endswith("/trigger"):
                 misbehave(msg["seq"], case)
             else:
                 send(answer(msg["seq"], case))
+                if MODE == "stop-reading" and case["id"].endswith("/before"):
+                    # Alive, but never reads stdin again.
+                    time.sleep(3600)
         elif cmd == "stop":
             return
 

@@ -6,6 +6,12 @@
 //! snapshot that matches leaves the directory untouched (and removes a stale `.snap.new`); one
 //! that differs, or is new, is written as `<name>.snap.new` beside `<name>.snap` and fails the
 //! run; accepting renames the `.snap.new` over the `.snap`; rejecting deletes it.
+//!
+//! The directory may come from a pull request, so no file in it is opened through a symlink
+//! ([`crate::files`]): a `.snap` that is a link is an error, not a read of wherever it points,
+//! and a `.snap.new` is always written as a new file of its own. Recording streams
+//! ([`Recorder`]): each case's snapshot is compared and written as the case finishes, so a run
+//! never keeps the harness's replies for the end.
 
 use std::collections::BTreeSet;
 use std::fmt::Write as _;
@@ -13,6 +19,7 @@ use std::io;
 use std::path::{Path, PathBuf};
 
 use super::{diff, file_name, render_body, render_file, same, Meta, EXT, NEW_EXT, PREFIX};
+use crate::files;
 use harness_conformance_suite::case::Case;
 use harness_conformance_suite::verdict::CaseOutcome;
 
@@ -136,10 +143,10 @@ fn new_path_of(path: &Path) -> PathBuf {
 /// `.snap.new` accordingly.
 pub fn compare_and_write(path: &Path, rendered: &str) -> io::Result<(Status, Option<String>)> {
     let new_path = new_path_of(path);
-    let stored = match std::fs::read_to_string(path) {
+    let stored = match files::read_to_string(path) {
         Ok(s) => Some(s),
         Err(e) if e.kind() == io::ErrorKind::NotFound => None,
-        Err(e) => return Err(io_context(e, path)),
+        Err(e) => return Err(e),
     };
     match stored {
         Some(old) if same(&old, rendered) => {
@@ -151,11 +158,11 @@ pub fn compare_and_write(path: &Path, rendered: &str) -> io::Result<(Status, Opt
             Ok((Status::Matched, None))
         }
         Some(old) => {
-            std::fs::write(&new_path, rendered).map_err(|e| io_context(e, &new_path))?;
+            files::replace(&new_path, rendered.as_bytes())?;
             Ok((Status::Changed, Some(diff(&old, rendered, 2, 60))))
         }
         None => {
-            std::fs::write(&new_path, rendered).map_err(|e| io_context(e, &new_path))?;
+            files::replace(&new_path, rendered.as_bytes())?;
             Ok((Status::New, None))
         }
     }
@@ -165,9 +172,87 @@ fn io_context(e: io::Error, path: &Path) -> io::Error {
     io::Error::new(e.kind(), format!("{}: {e}", path.display()))
 }
 
-/// Records the wording of a run in `dir`. `outcomes` are matched to `cases` by id; `meta` gives
-/// each case's header; `suite_ids`, when the whole suite ran, lets stored snapshots of removed
-/// cases be reported as orphans.
+/// Records a run's wording in a directory one case at a time, as each case finishes.
+#[derive(Debug)]
+pub struct Recorder {
+    run: SnapshotRun,
+    /// Each recorded case's position in the run's case order.
+    order: Vec<usize>,
+}
+
+impl Recorder {
+    /// Starts recording in `dir` (created if missing).
+    pub fn new(dir: &Path) -> io::Result<Recorder> {
+        std::fs::create_dir_all(dir).map_err(|e| io_context(e, dir))?;
+        Ok(Recorder {
+            run: SnapshotRun {
+                dir: dir.to_path_buf(),
+                ..SnapshotRun::default()
+            },
+            order: Vec::new(),
+        })
+    }
+
+    /// Compares (and writes, when it differs) the snapshot of one finished case; `position` is
+    /// the case's place in the run, so the account lists cases in order whatever order they
+    /// finished in.
+    pub fn record(
+        &mut self,
+        position: usize,
+        case: &Case,
+        outcome: &CaseOutcome,
+        meta: &Meta,
+    ) -> io::Result<()> {
+        let Some(results) = &outcome.results else {
+            self.run
+                .not_recorded
+                .push((case.id.clone(), outcome.verdict.to_string()));
+            return Ok(());
+        };
+        let ids: Vec<Option<&str>> = case.calls.iter().map(|c| c.id()).collect();
+        let body = render_body(&ids, results);
+        let rendered = render_file(meta, &body);
+        let path = self.run.dir.join(file_name(&case.id));
+        let (status, diff) = compare_and_write(&path, &rendered)?;
+        let at = self.order.partition_point(|&p| p <= position);
+        self.order.insert(at, position);
+        self.run.recorded.insert(
+            at,
+            Recorded {
+                case_id: case.id.clone(),
+                path,
+                status,
+                diff,
+            },
+        );
+        Ok(())
+    }
+
+    /// Finishes: `suite_ids`, when the whole suite ran, lets stored snapshots of removed cases
+    /// be reported as orphans.
+    pub fn finish(mut self, suite_ids: Option<&[&str]>) -> io::Result<SnapshotRun> {
+        let dir = self.run.dir.clone();
+        if let Some(ids) = suite_ids {
+            let known: BTreeSet<String> = ids.iter().map(|id| file_name(id)).collect();
+            for entry in std::fs::read_dir(&dir).map_err(|e| io_context(e, &dir))? {
+                let entry = entry?;
+                let name = entry.file_name().to_string_lossy().into_owned();
+                if name.starts_with(&format!("{PREFIX}__"))
+                    && name.ends_with(&format!(".{EXT}"))
+                    && !known.contains(&name)
+                {
+                    self.run.orphans.push(entry.path());
+                }
+            }
+            self.run.orphans.sort();
+        }
+        Ok(self.run)
+    }
+}
+
+/// Records the wording of a whole run in `dir` at once (outcomes kept with their results):
+/// `outcomes` are matched to `cases` by id; `meta` gives each case's header; `suite_ids`, when
+/// the whole suite ran, lets stored snapshots of removed cases be reported as orphans.
 pub fn record(
     dir: &Path,
     cases: &[&Case],
@@ -175,47 +260,13 @@ pub fn record(
     meta: &dyn Fn(&Case) -> Meta,
     suite_ids: Option<&[&str]>,
 ) -> io::Result<SnapshotRun> {
-    std::fs::create_dir_all(dir).map_err(|e| io_context(e, dir))?;
-    let mut run = SnapshotRun {
-        dir: dir.to_path_buf(),
-        ..SnapshotRun::default()
-    };
-    for case in cases {
-        let Some(outcome) = outcomes.iter().find(|o| o.id == case.id) else {
-            continue;
-        };
-        let Some(results) = &outcome.results else {
-            run.not_recorded
-                .push((case.id.clone(), outcome.verdict.to_string()));
-            continue;
-        };
-        let ids: Vec<Option<&str>> = case.calls.iter().map(|c| c.id()).collect();
-        let body = render_body(&ids, results);
-        let rendered = render_file(&meta(case), &body);
-        let path = dir.join(file_name(&case.id));
-        let (status, diff) = compare_and_write(&path, &rendered)?;
-        run.recorded.push(Recorded {
-            case_id: case.id.clone(),
-            path,
-            status,
-            diff,
-        });
-    }
-    if let Some(ids) = suite_ids {
-        let known: BTreeSet<String> = ids.iter().map(|id| file_name(id)).collect();
-        for entry in std::fs::read_dir(dir).map_err(|e| io_context(e, dir))? {
-            let entry = entry?;
-            let name = entry.file_name().to_string_lossy().into_owned();
-            if name.starts_with(&format!("{PREFIX}__"))
-                && name.ends_with(&format!(".{EXT}"))
-                && !known.contains(&name)
-            {
-                run.orphans.push(entry.path());
-            }
+    let mut recorder = Recorder::new(dir)?;
+    for (position, case) in cases.iter().enumerate() {
+        if let Some(outcome) = outcomes.iter().find(|o| o.id == case.id) {
+            recorder.record(position, case, outcome, &meta(case))?;
         }
-        run.orphans.sort();
     }
-    Ok(run)
+    recorder.finish(suite_ids)
 }
 
 /// A `.snap.new` waiting for review.
@@ -230,12 +281,11 @@ pub struct Pending {
 impl Pending {
     /// The stored text (None for a new snapshot) and the proposed text.
     pub fn texts(&self) -> io::Result<(Option<String>, String)> {
-        let new =
-            std::fs::read_to_string(&self.new_path).map_err(|e| io_context(e, &self.new_path))?;
-        let old = match std::fs::read_to_string(&self.target) {
+        let new = files::read_to_string(&self.new_path)?;
+        let old = match files::read_to_string(&self.target) {
             Ok(s) => Some(s),
             Err(e) if e.kind() == io::ErrorKind::NotFound => None,
-            Err(e) => return Err(io_context(e, &self.target)),
+            Err(e) => return Err(e),
         };
         Ok((old, new))
     }
