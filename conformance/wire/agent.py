@@ -30,7 +30,6 @@ import behaviours  # noqa: E402
 import dialects  # noqa: E402
 import provider  # noqa: E402
 
-sys.path.insert(0, os.path.join(HERE, "..", "adapters", "python-common"))
 import hcproto  # noqa: E402
 
 PROMPT = "Call the tools."

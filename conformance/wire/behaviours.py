@@ -2,9 +2,10 @@
 
 Why this module exists: the MCP tool server (mcp_server.py) must run each tool's scripted
 behaviour (docs/DESIGN.md, "Behaviours") on whatever arguments arrive. The interpretation of
-behaviours belongs to shared Python plumbing — today conformance/adapters/python-common/hcproto.py,
-later the Python adapter kit — so this module is the only seam: switching to the kit changes this
-file and nothing else. No I/O beyond the scripted sleeps.
+behaviours belongs to shared Python plumbing — today hcproto.py beside this file (the protocol
+plumbing the adapters used before the Python adapter kit; the adapters moved to the kit, the wire has
+not yet), later the kit — so this module is the only seam: switching to the kit changes this file
+(and agent.py's serve loop) and nothing else. No I/O beyond the scripted sleeps.
 """
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ import os
 import sys
 from typing import Any
 
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "adapters", "python-common"))
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 import hcproto  # noqa: E402
 
