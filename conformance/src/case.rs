@@ -36,6 +36,9 @@ pub struct Case {
     pub tools: Vec<ToolDef>,
     /// One assistant turn, in order.
     pub calls: Vec<Call>,
+    /// The tools offered to the model this turn, when only some are (feature `offered-tools`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub offered: Option<Vec<String>>,
     /// The authenticated caller (security features).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub context: Option<Box<ContextDef>>,
@@ -254,6 +257,7 @@ impl Case {
             config: self.config.clone(),
             tools: self.tools.clone(),
             calls: self.calls.clone(),
+            offered: self.offered.clone(),
             context: self.context.clone(),
             security: self.security.clone(),
         }

@@ -1099,6 +1099,7 @@ fn follow_up(index: usize, call: &Call, content: &str, wire: &WireCase, r: &mut 
             config: wire.config.clone(),
             tools: vec![tool],
             calls: vec![call.clone()],
+            offered: wire.offered.clone(),
             context: wire.context.clone(),
             security: wire.security.clone(),
         },

@@ -144,6 +144,10 @@ pub fn case_needs(case: &Case) -> Vec<String> {
             needs.insert(format!("keyword.{kw}"));
         }
     }
+    // A turn that offers only some of its tools.
+    if case.offered.is_some() {
+        needs.insert("feature.offered-tools".into());
+    }
     // The security features a case's fields imply (`context`, `policy`, `idempotency_key`, …).
     for feature in harness_conformance_protocol::implied_features(&case.wire()) {
         needs.insert(format!("feature.{feature}"));

@@ -54,12 +54,19 @@ fn every_security_case_needs_a_feature_and_is_skipped_without_it() {
 #[test]
 fn plain_cases_imply_no_feature() {
     let suite = load_embedded().unwrap();
+    // `offered-tools` is a feature but not a security gate: it comes from `offered` alone.
     for case in suite.cases.iter().filter(|c| !AREAS.contains(&c.area())) {
         assert!(
             !needs::case_needs(case)
                 .iter()
-                .any(|n| n.starts_with("feature.")),
+                .any(|n| n.starts_with("feature.") && n != "feature.offered-tools"),
             "{} needs a security feature",
+            case.id
+        );
+        assert_eq!(
+            needs::case_needs(case).contains(&"feature.offered-tools".to_owned()),
+            case.offered.is_some(),
+            "{}: feature.offered-tools is needed exactly when the case has `offered`",
             case.id
         );
     }

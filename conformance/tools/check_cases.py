@@ -57,7 +57,8 @@ NEEDS = {
     "cap.strategy.head_tail", "codes", "retryability", "deadline", "deadline.configurable",
     "call_form.arguments_text", "call_form.raw", "parallel", "history",
 }
-FEATURES = {"authorization", "budget", "idempotency", "prepare-commit", "path-confinement", "bounds"}
+FEATURES = {"authorization", "budget", "idempotency", "prepare-commit", "path-confinement", "bounds",
+            "offered-tools"}
 
 # The check kinds (docs/DESIGN.md "Blame"): made on each result, or once per case.
 RESULT_KINDS = {
@@ -443,6 +444,8 @@ def case_needs(case):
         needs.add(f"cap.unit.{cap['unit']}")
     if "strategy" in cap:
         needs.add(f"cap.strategy.{cap['strategy']}")
+    if "offered" in case:
+        needs.add("feature.offered-tools")
     needs |= {f"feature.{f}" for f in implied_features(case)}
     return needs
 

@@ -11,7 +11,7 @@
 #![allow(clippy::result_large_err)]
 
 use std::borrow::Cow;
-use std::collections::{BTreeMap, HashSet};
+use std::collections::{BTreeMap, BTreeSet, HashSet};
 use std::fmt;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::mpsc;
@@ -512,14 +512,14 @@ impl Harness {
 
     /// Answers one call. Always exactly one result; never panics, never fails.
     pub fn handle(&self, call: impl Into<Call>) -> ToolResult {
-        self.answer_one(self.prepare(fields_of(call.into()), None))
+        self.answer_one(self.prepare(fields_of(call.into()), None, None))
     }
 
     /// Answers one call without taking it: the same result as [`Harness::handle`], but the
     /// caller keeps (and frees) the call, and an inline handler made with
     /// [`crate::Tool::borrowing`] reads the arguments in place. This is the fastest path.
     pub fn handle_ref<'a>(&self, call: impl Into<CallRef<'a>>) -> ToolResult {
-        self.answer_one(self.prepare(fields_of_ref(call.into()), None))
+        self.answer_one(self.prepare(fields_of_ref(call.into()), None, None))
     }
 
     fn answer_one(&self, prepared: Result<Ready<'_, '_>, Rejected<'_>>) -> ToolResult {
@@ -543,10 +543,37 @@ impl Harness {
         I: IntoIterator<Item = C>,
         C: Into<Call>,
     {
+        self.handle_turn(calls, None)
+    }
+
+    /// Answers a batch of a turn in which only the tools named in `offered` were offered to
+    /// the model (a per-turn tool subset): a call to a registered tool that is not among them
+    /// is refused like an unknown tool (`unknown_tool`, the message listing only the offered
+    /// tools) and runs nothing; everything else is as in [`Harness::handle_batch`]. Names in
+    /// `offered` that no tool has are ignored.
+    pub fn handle_batch_offering<I, C, S>(&self, calls: I, offered: &[S]) -> Vec<ToolResult>
+    where
+        I: IntoIterator<Item = C>,
+        C: Into<Call>,
+        S: AsRef<str>,
+    {
+        let offered: BTreeSet<String> = offered
+            .iter()
+            .map(|s| s.as_ref().to_owned())
+            .filter(|name| self.registry.tools.contains_key(name))
+            .collect();
+        self.handle_turn(calls, Some(&offered))
+    }
+
+    fn handle_turn<I, C>(&self, calls: I, offered: Option<&BTreeSet<String>>) -> Vec<ToolResult>
+    where
+        I: IntoIterator<Item = C>,
+        C: Into<Call>,
+    {
         let mut seen = HashSet::new();
         let prepared: Vec<_> = calls
             .into_iter()
-            .map(|c| self.prepare(fields_of(c.into()), Some(&mut seen)))
+            .map(|c| self.prepare(fields_of(c.into()), Some(&mut seen), offered))
             .collect();
         let mut started: Vec<Option<Started>> = Vec::with_capacity(prepared.len());
         let mut inline = Vec::new();
@@ -591,6 +618,7 @@ impl Harness {
         &self,
         fields: Result<Fields<'a>, Failure>,
         seen: Option<&mut HashSet<String>>,
+        offered: Option<&BTreeSet<String>>,
     ) -> Result<Ready<'a, '_>, Rejected<'_>> {
         let Fields {
             id,
@@ -661,12 +689,21 @@ impl Harness {
             }
         };
         let Some(tool) = self.registry.tools.get(name) else {
-            let failure = Failure::new(
-                ErrorCode::UnknownTool,
-                messages::unknown_tool(name, self.registry.names()),
-            );
+            // In a turn with a tool subset, only the offered tools are named.
+            let message = match offered {
+                Some(offered) => messages::unknown_tool(name, offered.iter().map(String::as_str)),
+                None => messages::unknown_tool(name, self.registry.names()),
+            };
+            let failure = Failure::new(ErrorCode::UnknownTool, message);
             return Err(Rejected::new(Some(id), failure));
         };
+        if let Some(offered) = offered.filter(|o| !o.contains(name)) {
+            let failure = Failure::new(
+                ErrorCode::UnknownTool,
+                messages::not_offered(name, offered.iter().map(String::as_str)),
+            );
+            return Err(Rejected::new(Some(id), failure));
+        }
         let args = match arguments(input, args_text) {
             Ok(args) => args,
             Err(failure) => {
@@ -1128,7 +1165,7 @@ impl Harness {
         call: Call,
         seen: Option<&mut HashSet<String>>,
     ) -> Result<Admitted<'_>, (ToolResult, Option<String>)> {
-        match self.prepare(fields_of(call), seen) {
+        match self.prepare(fields_of(call), seen, None) {
             Ok(ready) => Ok(Admitted { ready }),
             Err(r) => {
                 let tool = r.tool.as_ref().map(|t| t.name.clone());

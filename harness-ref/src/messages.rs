@@ -111,9 +111,15 @@ pub(crate) fn invalid_arguments_remedy(tool: &str) -> String {
 }
 
 pub(crate) fn unknown_tool<'a>(name: &str, available: impl Iterator<Item = &'a str>) -> String {
+    format!("unknown tool {}; {}", quoted(name), tool_list(available))
+}
+
+/// `available tools: "a", "b"` (at most [`MAX_LISTED_TOOLS`], then the count), or a sentence
+/// saying there are none.
+fn tool_list<'a>(available: impl Iterator<Item = &'a str>) -> String {
     let names: Vec<&str> = available.collect();
     if names.is_empty() {
-        return format!("unknown tool {}; no tools are available", quoted(name));
+        return "no tools are available".to_owned();
     }
     let mut list = names
         .iter()
@@ -124,7 +130,17 @@ pub(crate) fn unknown_tool<'a>(name: &str, available: impl Iterator<Item = &'a s
     if names.len() > MAX_LISTED_TOOLS {
         list.push_str(&format!(", ... ({} in all)", names.len()));
     }
-    format!("unknown tool {}; available tools: {list}", quoted(name))
+    format!("available tools: {list}")
+}
+
+/// A registered tool that was not offered this turn: the model is told it cannot use it now
+/// and which tools it can, never the tools that were held back.
+pub(crate) fn not_offered<'a>(name: &str, offered: impl Iterator<Item = &'a str>) -> String {
+    format!(
+        "tool {} is not available in this turn; {}",
+        quoted(name),
+        tool_list(offered)
+    )
 }
 
 pub(crate) fn malformed(problem: &str) -> String {

@@ -79,6 +79,52 @@ fn unknown_tool_lists_the_available_tools() {
 }
 
 #[test]
+fn a_tool_not_offered_this_turn_is_refused_like_an_unknown_tool_and_the_batch_goes_on() {
+    let runs = Arc::new(AtomicUsize::new(0));
+    let counted = Arc::clone(&runs);
+    let hidden = Tool::new(
+        "delete",
+        "Deletes.",
+        obj_schema(),
+        move |_: Value, _: &Ctx<'_>| {
+            counted.fetch_add(1, Ordering::SeqCst);
+            Ok(ToolOutput::text("deleted"))
+        },
+    );
+    let (h, _) = harness_with(vec![echo(), hidden]);
+    let results = h.handle_batch_offering(
+        vec![
+            json!({"id": "a", "name": "delete", "input": {"path": "x"}}),
+            json!({"id": "b", "name": "ecko", "input": {"path": "x"}}),
+            json!({"id": "c", "name": "echo", "input": {"path": "y"}}),
+        ],
+        &["echo", "no-such-tool"],
+    );
+    assert_eq!(runs.load(Ordering::SeqCst), 0, "a hidden tool never runs");
+    let ids: Vec<_> = results.iter().map(|r| r.tool_use_id()).collect();
+    assert_eq!(ids, vec![Some("a"), Some("b"), Some("c")]);
+    assert_eq!(results[0].code(), Some(ErrorCode::UnknownTool));
+    assert_eq!(
+        results[0].content(),
+        r#"tool "delete" is not available in this turn; available tools: "echo" — call one of the available tools by its exact name"#
+    );
+    assert_eq!(results[1].code(), Some(ErrorCode::UnknownTool));
+    assert!(
+        !results[1].content().contains("delete"),
+        "{}",
+        results[1].content()
+    );
+    assert!(!results[2].is_error());
+    // Offering every tool is the same as handle_batch.
+    let all = h.handle_batch_offering(
+        vec![json!({"id": "d", "name": "delete", "input": {"path": "x"}})],
+        &["echo", "delete"],
+    );
+    assert!(!all[0].is_error());
+    assert_eq!(runs.load(Ordering::SeqCst), 1);
+}
+
+#[test]
 fn malformed_calls_are_answered_with_the_id_when_readable() {
     let (h, _) = harness_with(vec![echo()]);
     let cases: Vec<(harness_ref::Call, Option<&str>, &str)> = vec![

@@ -24,6 +24,11 @@ pub struct WireCase {
     pub tools: Vec<ToolDef>,
     /// The calls of one assistant turn, in order.
     pub calls: Vec<Call>,
+    /// The names of the tools offered to the model in this turn, when the turn offers only
+    /// some of the registered tools (feature `offered-tools`); absent means every tool. A
+    /// call to a registered tool that is not listed is refused like a call to an unknown tool.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub offered: Option<Vec<String>>,
     /// The authenticated caller (security features; see [`crate::security`]).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub context: Option<Box<ContextDef>>,

@@ -111,13 +111,17 @@ pub const CLASSES: [&str; 14] = [
 ];
 
 /// The optional feature sets a harness may declare (`features`).
-pub const FEATURES: [&str; 6] = [
+///
+/// `offered-tools`: a turn can offer the model only some of the registered tools (a case's
+/// `offered` list); not a security gate, but optional in the same way.
+pub const FEATURES: [&str; 7] = [
     "authorization",
     "bounds",
     "budget",
     "idempotency",
     "path-confinement",
     "prepare-commit",
+    "offered-tools",
 ];
 
 /// Scripted behaviours beyond protocol 1's base set, which an adapter declares it can run

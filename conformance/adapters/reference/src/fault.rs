@@ -89,6 +89,11 @@ pub enum Fault {
     AcceptsDuplicateIds,
     /// `\r\n` in text outputs becomes `\n`.
     NormalizesLineEndings,
+    /// A turn's tool subset is never consulted: every registered tool can be called.
+    RunsToolsNotOffered,
+    /// Results are emitted in the order handlers finished and given the calls' ids by
+    /// position, so a slow first call's id goes to a fast call's output.
+    PairsResultsByPosition,
     /// Security gates: a call runs whatever capabilities its caller holds.
     IgnoresCapabilities,
     /// Security gates: idempotency keys are ignored, so a duplicate delivery runs again.
@@ -104,7 +109,7 @@ pub enum Fault {
 
 impl Fault {
     /// Every fault, in documentation order.
-    pub const ALL: [Fault; 39] = [
+    pub const ALL: [Fault; 41] = [
         Fault::RunsHandlerBeforeValidating,
         Fault::CoercesTypes,
         Fault::DropsUnknownFields,
@@ -139,6 +144,8 @@ impl Fault {
         Fault::RetriesAnyFailure,
         Fault::AcceptsDuplicateIds,
         Fault::NormalizesLineEndings,
+        Fault::RunsToolsNotOffered,
+        Fault::PairsResultsByPosition,
         Fault::IgnoresCapabilities,
         Fault::RerunsDuplicateKeys,
         Fault::CommitsUnverifiedTokens,
@@ -202,6 +209,8 @@ impl Fault {
             Fault::RetriesAnyFailure => "retries-any-failure",
             Fault::AcceptsDuplicateIds => "accepts-duplicate-ids",
             Fault::NormalizesLineEndings => "normalizes-line-endings",
+            Fault::RunsToolsNotOffered => "runs-tools-not-offered",
+            Fault::PairsResultsByPosition => "pairs-results-by-position",
             Fault::IgnoresCapabilities => "ignores-capabilities",
             Fault::RerunsDuplicateKeys => "reruns-duplicate-keys",
             Fault::CommitsUnverifiedTokens => "commits-unverified-tokens",
@@ -271,6 +280,12 @@ impl Fault {
             Fault::RetriesAnyFailure => "runs a failing handler a second time, whatever the failure",
             Fault::AcceptsDuplicateIds => "runs a call that reuses an earlier call's id like any other",
             Fault::NormalizesLineEndings => "turns \\r\\n into \\n in text outputs",
+            Fault::RunsToolsNotOffered => {
+                "runs any registered tool, including those the turn did not offer the model"
+            }
+            Fault::PairsResultsByPosition => {
+                "emits results in completion order and gives them the calls' ids by position"
+            }
             Fault::IgnoresCapabilities => "runs a call whatever capabilities its caller holds",
             Fault::RerunsDuplicateKeys => {
                 "ignores idempotency keys: a duplicate delivery runs the effect again"

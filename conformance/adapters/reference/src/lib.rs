@@ -78,7 +78,10 @@
 //! - post-processing its results, with harness-ref's own cap primitives where the fault is in
 //!   capping (`splits-code-point`, `note-outside-cap`, `omits-note`, `leaks-internal-error`,
 //!   `dumps-schema`, `first-violation-only`, `loses-id`, `swaps-ids`, `error-as-success`,
-//!   `internal-retryable`, `drops-malformed-call`, `unknown-tool-crash`).
+//!   `internal-retryable`, `drops-malformed-call`, `unknown-tool-crash`,
+//!   `pairs-results-by-position`);
+//! - ignoring the turn's tool subset (`runs-tools-not-offered` answers the batch with
+//!   [`Harness::handle_batch`] instead of [`Harness::handle_batch_offering`]).
 //!
 //! - configuring harness-ref's security gates differently, on cases with security fields
 //!   only (`ignores-capabilities`, `reruns-duplicate-keys`, `commits-unverified-tokens`,
@@ -198,6 +201,10 @@ pub const KEYWORDS: &[&str] = &[
     "writeOnly",
 ];
 
+/// The feature of a turn that offers only some of its tools (a case's `offered`), which
+/// harness-ref has through [`Harness::handle_batch_offering`].
+const OFFERED_TOOLS: &str = "offered-tools";
+
 /// harness-ref behind the adapter protocol, optionally with one deliberate fault or as one
 /// legitimate variant.
 #[derive(Debug, Clone, Default)]
@@ -309,7 +316,11 @@ impl ReferenceAdapter {
                 call_forms: vec![CallForm::Structured, CallForm::ArgumentsText, CallForm::Raw],
                 parallel: true,
                 history: true,
-                features: policy::FEATURES.iter().map(|f| (*f).to_owned()).collect(),
+                features: policy::FEATURES
+                    .iter()
+                    .chain(&[OFFERED_TOOLS])
+                    .map(|f| (*f).to_owned())
+                    .collect(),
                 folds: BTreeMap::new(),
                 behaviors: vocabulary::BEHAVIORS
                     .iter()
@@ -456,7 +467,13 @@ impl ReferenceAdapter {
         let results = if protocol::is_secured(case) {
             policy::run_secured(harness, case, calls, fault)
         } else {
-            harness.handle_batch(calls)
+            match (&case.offered, fault) {
+                // `runs-tools-not-offered`: the turn's subset is never consulted.
+                (Some(_), Some(Fault::RunsToolsNotOffered)) | (None, _) => {
+                    harness.handle_batch(calls)
+                }
+                (Some(offered), _) => harness.handle_batch_offering(calls, offered),
+            }
         };
 
         // `unknown-tool-crash`: the dispatcher raises on the unknown name and the turn ends
@@ -516,6 +533,30 @@ impl ReferenceAdapter {
                 if let [a, b] = pair {
                     std::mem::swap(&mut a.tool_use_id, &mut b.tool_use_id);
                 }
+            }
+        }
+        if fault == Some(Fault::PairsResultsByPosition) && observed.len() == fed.len() {
+            // Completion order: by each call's scripted sleep (a refused call finishes at
+            // once), ties in call order; then the calls' ids are handed out by position.
+            let sleep_of = |p: &Peeked| {
+                p.name
+                    .as_deref()
+                    .and_then(|name| case.tools.iter().find(|t| t.name == name))
+                    .map_or(0, |t| t.behavior.scripted_sleep_ms())
+            };
+            let ids: Vec<Value> = observed.iter().map(|o| o.tool_use_id.clone()).collect();
+            let mut order: Vec<usize> = (0..observed.len()).collect();
+            order.sort_by_key(|&i| {
+                if observed[i].is_error {
+                    0
+                } else {
+                    sleep_of(&fed[i])
+                }
+            });
+            let mut slots: Vec<Option<ObservedResult>> = observed.into_iter().map(Some).collect();
+            observed = order.iter().filter_map(|&i| slots[i].take()).collect();
+            for (o, id) in observed.iter_mut().zip(ids) {
+                o.tool_use_id = id;
             }
         }
         for o in &mut observed {

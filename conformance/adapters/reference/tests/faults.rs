@@ -152,6 +152,60 @@ fn demo(fault: Fault) -> Demo {
                 );
             },
         ),
+        Fault::RunsToolsNotOffered => (
+            case(json!({
+                "id": "test/offered",
+                "tools": [
+                    {"name": "t", "input_schema": {}, "behavior": echo()},
+                    {"name": "hidden", "input_schema": {}, "behavior": echo()}
+                ],
+                "offered": ["t"],
+                "calls": [{"id": "a", "name": "hidden", "input": {}}]
+            })),
+            |reference, variant| {
+                assert!(results(reference)[0].is_error);
+                assert!(invocations(reference).is_empty());
+                assert!(!results(variant)[0].is_error, "the hidden tool ran");
+                assert_eq!(invocations(variant)[0].tool, "hidden");
+            },
+        ),
+        Fault::PairsResultsByPosition => (
+            case(json!({
+                "id": "test/completion-order",
+                "tools": [
+                    {"name": "slow", "input_schema": {},
+                     "behavior": {"sleep_ms": 30, "then": echo()}},
+                    {"name": "t", "input_schema": {}, "behavior": echo()}
+                ],
+                "calls": [
+                    {"id": "a", "name": "slow", "input": {"i": 1}},
+                    {"id": "b", "name": "t", "input": {"i": 2}}
+                ]
+            })),
+            |reference, variant| {
+                let pairs = |r: &Reply| {
+                    results(r)
+                        .iter()
+                        .map(|r| (r.tool_use_id.clone(), r.content.clone()))
+                        .collect::<Vec<_>>()
+                };
+                assert_eq!(
+                    pairs(reference),
+                    [
+                        (json!("a"), r#"{"i":1}"#.to_owned()),
+                        (json!("b"), r#"{"i":2}"#.to_owned())
+                    ]
+                );
+                assert_eq!(
+                    pairs(variant),
+                    [
+                        (json!("a"), r#"{"i":2}"#.to_owned()),
+                        (json!("b"), r#"{"i":1}"#.to_owned())
+                    ],
+                    "the fast call's output went to the slow call's id"
+                );
+            },
+        ),
         Fault::SwapsIds => (
             one_tool(
                 json!({}),

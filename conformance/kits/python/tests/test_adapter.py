@@ -112,6 +112,18 @@ def test_absent_input_differs_from_null():
     assert parsed.calls[0].input is MISSING and parsed.calls[1].input is None
 
 
+def test_offered_names_the_turns_tool_subset():
+    from harness_conformance_adapter import Case, KitError
+    tools = [{"name": n, "input_schema": {"type": "object"}, "behavior": {"return": {"text": "x"}}}
+             for n in ("read", "delete")]
+    every = Case.parse({"id": "x", "tools": tools, "calls": []})
+    assert every.offered is None and [t.name for t in every.offered_tools()] == ["read", "delete"]
+    subset = Case.parse({"id": "x", "tools": tools, "calls": [], "offered": ["read"]})
+    assert subset.offered == ("read",) and [t.name for t in subset.offered_tools()] == ["read"]
+    with pytest.raises(KitError):
+        Case.parse({"id": "x", "tools": tools, "calls": [], "offered": "read"})
+
+
 def test_a_harness_that_raises_shows_nothing_for_that_call_and_says_so(capsys):
     reply = run_one({"tools": [tool()], "calls": [{"id": "c1", "name": "crash", "input": {}},
                                                   {"id": "c2", "name": "t", "input": {}}]})

@@ -61,8 +61,18 @@ export interface Case {
   readonly calls: readonly Call[];
   readonly context: JsonObject | null;
   readonly security: JsonObject | null;
+  /**
+   * The tools this turn offers the model when it offers only some of them (feature
+   * `offered-tools`); null means every tool. A call to any other tool is refused like an
+   * unknown one.
+   */
+  readonly offered: readonly string[] | null;
   readonly raw: JsonObject;
 }
+
+/** The tools this turn offers the model: all of them unless `offered` names a subset. */
+export const offeredTools = (c: Case): readonly Tool[] =>
+  c.offered === null ? c.tools : c.tools.filter((t) => c.offered!.includes(t.name));
 
 /** The call's id with an absent id as null (what most harnesses' call types hold). */
 export const idOrNull = (call: Call): Json => (call.id === MISSING ? null : call.id);
@@ -109,6 +119,10 @@ export function parseCase(value: Json | undefined): Case {
   const cap = config.cap === undefined || config.cap === null ? {} : object(config.cap, 'config cap');
   const num = (v: Json | undefined) => (typeof v === 'number' ? v : null);
   const str = (v: Json | undefined) => (typeof v === 'string' ? v : null);
+  const offered = raw.offered === undefined || raw.offered === null ? null : raw.offered;
+  if (offered !== null && !(Array.isArray(offered) && offered.every((n) => typeof n === 'string'))) {
+    throw malformed('case', 'offered is not an array of tool names');
+  }
   return {
     id: raw.id,
     config: { cap_limit: num(cap.limit), cap_unit: str(cap.unit), cap_strategy: str(cap.strategy), deadline_ms: num(config.deadline_ms) },
@@ -116,6 +130,7 @@ export function parseCase(value: Json | undefined): Case {
     calls: raw.calls.map(parseCall),
     context: raw.context === undefined ? null : object(raw.context, 'context'),
     security: raw.security === undefined ? null : object(raw.security, 'security'),
+    offered: offered === null ? null : (offered as string[]),
     raw,
   };
 }

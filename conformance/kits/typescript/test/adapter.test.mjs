@@ -2,7 +2,7 @@
 import assert from 'node:assert/strict';
 import { PassThrough, Readable } from 'node:stream';
 import { test } from 'node:test';
-import { MISSING, Skip, defineAdapter, hello, loads, parseCase, serve } from '../dist/index.js';
+import { MISSING, Skip, defineAdapter, hello, loads, offeredTools, parseCase, serve } from '../dist/index.js';
 
 class Refused extends Error {}
 const ERRORS = { domain: (m) => new Refused(m), transport: (m) => new Error(m), internal: (m) => new Error(m) };
@@ -103,6 +103,16 @@ test('an absent input differs from null', () => {
   const c = parseCase({ id: 'x', tools: [], calls: [{ id: 'a' }, { id: 'b', input: null }] });
   assert.equal(c.calls[0].input, MISSING);
   assert.equal(c.calls[1].input, null);
+});
+
+test('offered names the turn\'s tool subset', () => {
+  const tools = ['read', 'delete'].map((name) => ({ name, input_schema: { type: 'object' }, behavior: { return: { text: 'x' } } }));
+  const every = parseCase({ id: 'x', tools, calls: [] });
+  assert.equal(every.offered, null);
+  assert.deepEqual(offeredTools(every).map((t) => t.name), ['read', 'delete']);
+  const subset = parseCase({ id: 'x', tools, calls: [], offered: ['read'] });
+  assert.deepEqual(offeredTools(subset).map((t) => t.name), ['read']);
+  assert.throws(() => parseCase({ id: 'x', tools, calls: [], offered: 'read' }));
 });
 
 test('a harness that throws shows nothing for that call, and says so on stderr', async () => {

@@ -123,6 +123,9 @@ class Case:
     """One case: build these tools in a fresh harness, feed these calls as one turn.
 
     `context` and `security` are the optional security fields (PROTOCOL.md section 4a), raw.
+    `offered` names the tools this turn offers the model when it offers only some of them
+    (feature `offered-tools`); `None` means every tool. A harness with per-turn tool subsets
+    offers exactly these and must refuse a call to any other tool like an unknown one.
     """
 
     id: str
@@ -132,6 +135,7 @@ class Case:
     context: Mapping[str, Json] | None
     security: Mapping[str, Json] | None
     raw: Mapping[str, Json]
+    offered: Sequence[str] | None = None
 
     @staticmethod
     def parse(raw: Json) -> Case:
@@ -141,11 +145,22 @@ class Case:
         for key in ("tools", "calls"):
             if not isinstance(raw.get(key), list):
                 raise _malformed("case", f"{key} is missing or not an array")
+        offered = raw.get("offered")
+        if offered is not None and not (isinstance(offered, list)
+                                        and all(isinstance(n, str) for n in offered)):
+            raise _malformed("case", "offered is not an array of tool names")
         return Case(id=raw["id"], config=Config.parse(raw.get("config")),
                     tools=tuple(Tool.parse(t) for t in raw["tools"]),
                     calls=tuple(Call.parse(c) for c in raw["calls"]),
-                    context=raw.get("context"), security=raw.get("security"), raw=raw)
+                    context=raw.get("context"), security=raw.get("security"), raw=raw,
+                    offered=None if offered is None else tuple(offered))
 
     def tool(self, name: str) -> Tool | None:
         """The case's tool of that name, if any."""
         return next((t for t in self.tools if t.name == name), None)
+
+    def offered_tools(self) -> tuple[Tool, ...]:
+        """The tools this turn offers the model: all of them unless `offered` names a subset."""
+        if self.offered is None:
+            return tuple(self.tools)
+        return tuple(t for t in self.tools if t.name in self.offered)
