@@ -11,7 +11,7 @@ use std::collections::BTreeMap;
 
 use harness_conformance_protocol::{
     Behavior, Call, CallForm, CaseConfig, ContextDef, Output, RaiseKind, SecuritySetup, Size,
-    ToolDef, WireCase,
+    StopReason, ToolDef, WireCase,
 };
 use serde::{Deserialize, Deserializer, Serialize};
 use serde_json::Value;
@@ -39,6 +39,9 @@ pub struct Case {
     /// The tools offered to the model this turn, when only some are (feature `offered-tools`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub offered: Option<Vec<String>>,
+    /// Why the turn ended (feature `stop-reason`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub stop_reason: Option<StopReason>,
     /// The authenticated caller (security features).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub context: Option<Box<ContextDef>>,
@@ -258,6 +261,7 @@ impl Case {
             tools: self.tools.clone(),
             calls: self.calls.clone(),
             offered: self.offered.clone(),
+            stop_reason: self.stop_reason,
             context: self.context.clone(),
             security: self.security.clone(),
         }

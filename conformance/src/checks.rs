@@ -1100,6 +1100,7 @@ fn follow_up(index: usize, call: &Call, content: &str, wire: &WireCase, r: &mut 
             tools: vec![tool],
             calls: vec![call.clone()],
             offered: wire.offered.clone(),
+            stop_reason: wire.stop_reason,
             context: wire.context.clone(),
             security: wire.security.clone(),
         },

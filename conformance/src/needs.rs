@@ -148,6 +148,10 @@ pub fn case_needs(case: &Case) -> Vec<String> {
     if case.offered.is_some() {
         needs.insert("feature.offered-tools".into());
     }
+    // A turn whose stop reason matters.
+    if case.stop_reason.is_some() {
+        needs.insert("feature.stop-reason".into());
+    }
     // The security features a case's fields imply (`context`, `policy`, `idempotency_key`, …).
     for feature in harness_conformance_protocol::implied_features(&case.wire()) {
         needs.insert(format!("feature.{feature}"));

@@ -54,12 +54,15 @@ fn every_security_case_needs_a_feature_and_is_skipped_without_it() {
 #[test]
 fn plain_cases_imply_no_feature() {
     let suite = load_embedded().unwrap();
-    // `offered-tools` is a feature but not a security gate: it comes from `offered` alone.
+    // `offered-tools` and `stop-reason` are features but not security gates: they come from
+    // `offered` and `stop_reason` alone.
     for case in suite.cases.iter().filter(|c| !AREAS.contains(&c.area())) {
         assert!(
             !needs::case_needs(case)
                 .iter()
-                .any(|n| n.starts_with("feature.") && n != "feature.offered-tools"),
+                .any(|n| n.starts_with("feature.")
+                    && n != "feature.offered-tools"
+                    && n != "feature.stop-reason"),
             "{} needs a security feature",
             case.id
         );
@@ -67,6 +70,12 @@ fn plain_cases_imply_no_feature() {
             needs::case_needs(case).contains(&"feature.offered-tools".to_owned()),
             case.offered.is_some(),
             "{}: feature.offered-tools is needed exactly when the case has `offered`",
+            case.id
+        );
+        assert_eq!(
+            needs::case_needs(case).contains(&"feature.stop-reason".to_owned()),
+            case.stop_reason.is_some(),
+            "{}: feature.stop-reason is needed exactly when the case has `stop_reason`",
             case.id
         );
     }

@@ -58,7 +58,7 @@ NEEDS = {
     "call_form.arguments_text", "call_form.raw", "parallel", "history",
 }
 FEATURES = {"authorization", "budget", "idempotency", "prepare-commit", "path-confinement", "bounds",
-            "offered-tools"}
+            "offered-tools", "stop-reason"}
 
 # The check kinds (docs/DESIGN.md "Blame"): made on each result, or once per case.
 RESULT_KINDS = {
@@ -446,6 +446,8 @@ def case_needs(case):
         needs.add(f"cap.strategy.{cap['strategy']}")
     if "offered" in case:
         needs.add("feature.offered-tools")
+    if "stop_reason" in case:
+        needs.add("feature.stop-reason")
     needs |= {f"feature.{f}" for f in implied_features(case)}
     return needs
 

@@ -543,7 +543,7 @@ impl Harness {
         I: IntoIterator<Item = C>,
         C: Into<Call>,
     {
-        self.handle_turn(calls, None)
+        self.handle_turn(calls, None, false)
     }
 
     /// Answers a batch of a turn in which only the tools named in `offered` were offered to
@@ -562,19 +562,52 @@ impl Harness {
             .map(|s| s.as_ref().to_owned())
             .filter(|name| self.registry.tools.contains_key(name))
             .collect();
-        self.handle_turn(calls, Some(&offered))
+        self.handle_turn(calls, Some(&offered), false)
     }
 
-    fn handle_turn<I, C>(&self, calls: I, offered: Option<&BTreeSet<String>>) -> Vec<ToolResult>
+    /// Answers the batch of a turn that the model's output limit cut off (`stop_reason:
+    /// max_tokens`): the last call may be incomplete — whatever a partial-JSON parser recovered
+    /// of it, however valid it looks — so it never runs and is answered `malformed_call`,
+    /// telling the model to send it again whole. The calls before it arrived whole and are
+    /// answered as in [`Harness::handle_batch`].
+    pub fn handle_cut_off_batch<I, C>(&self, calls: I) -> Vec<ToolResult>
+    where
+        I: IntoIterator<Item = C>,
+        C: Into<Call>,
+    {
+        self.handle_turn(calls, None, true)
+    }
+
+    fn handle_turn<I, C>(
+        &self,
+        calls: I,
+        offered: Option<&BTreeSet<String>>,
+        cut_off: bool,
+    ) -> Vec<ToolResult>
     where
         I: IntoIterator<Item = C>,
         C: Into<Call>,
     {
         let mut seen = HashSet::new();
-        let prepared: Vec<_> = calls
+        let mut prepared: Vec<_> = calls
             .into_iter()
             .map(|c| self.prepare(fields_of(c.into()), Some(&mut seen), offered))
             .collect();
+        // The cut-off call is refused even when what was recovered of it passes every stage.
+        if cut_off {
+            if let Some(last) = prepared.pop() {
+                prepared.push(last.and_then(|ready| {
+                    Err(Rejected {
+                        id: Some(ready.id),
+                        tool: Some(ready.tool.as_ref()),
+                        failure: Failure {
+                            remedy: Some(messages::cut_off_remedy()),
+                            ..Failure::new(ErrorCode::MalformedCall, messages::cut_off())
+                        },
+                    })
+                }));
+            }
+        }
         let mut started: Vec<Option<Started>> = Vec::with_capacity(prepared.len());
         let mut inline = Vec::new();
         // Start isolated handlers first so they run while inline ones execute here.

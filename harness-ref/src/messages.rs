@@ -143,6 +143,17 @@ pub(crate) fn not_offered<'a>(name: &str, offered: impl Iterator<Item = &'a str>
     )
 }
 
+/// The last call of a turn the output limit cut off.
+pub(crate) fn cut_off() -> String {
+    "malformed tool call: the turn was cut off by the output limit before this call was complete, \
+     so it was not run"
+        .to_owned()
+}
+
+pub(crate) fn cut_off_remedy() -> String {
+    "send the whole call again, in a turn of its own if the turn was long".to_owned()
+}
+
 pub(crate) fn malformed(problem: &str) -> String {
     format!("malformed tool call: {problem}")
 }

@@ -125,6 +125,27 @@ fn a_tool_not_offered_this_turn_is_refused_like_an_unknown_tool_and_the_batch_go
 }
 
 #[test]
+fn the_last_call_of_a_cut_off_turn_never_runs_however_valid_it_looks() {
+    let (h, _) = harness_with(vec![echo()]);
+    let results = h.handle_cut_off_batch(vec![
+        json!({"id": "a", "name": "echo", "input": {"path": "whole"}}),
+        json!({"id": "b", "name": "echo", "input": {"path": "recovered"}}),
+    ]);
+    assert!(
+        !results[0].is_error(),
+        "a call that arrived whole is answered"
+    );
+    assert_eq!(results[1].tool_use_id(), Some("b"));
+    assert_eq!(results[1].code(), Some(ErrorCode::MalformedCall));
+    assert!(
+        results[1].content().contains("cut off") && !results[1].content().contains("recovered"),
+        "{}",
+        results[1].content()
+    );
+    assert!(h.handle_cut_off_batch(Vec::<Value>::new()).is_empty());
+}
+
+#[test]
 fn malformed_calls_are_answered_with_the_id_when_readable() {
     let (h, _) = harness_with(vec![echo()]);
     let cases: Vec<(harness_ref::Call, Option<&str>, &str)> = vec![

@@ -29,6 +29,9 @@ pub struct WireCase {
     /// call to a registered tool that is not listed is refused like a call to an unknown tool.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub offered: Option<Vec<String>>,
+    /// Why the model's turn ended, when the case is about it (feature `stop-reason`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub stop_reason: Option<StopReason>,
     /// The authenticated caller (security features; see [`crate::security`]).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub context: Option<Box<ContextDef>>,
@@ -54,6 +57,18 @@ impl CaseConfig {
     pub fn is_empty(&self) -> bool {
         self.cap.is_none() && self.deadline_ms.is_none()
     }
+}
+
+/// Why the model's turn ended, as the API reports it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum StopReason {
+    /// The model stopped to have its tool calls run.
+    ToolUse,
+    /// The model finished its turn.
+    EndTurn,
+    /// The output limit cut the turn off: its last call may be incomplete.
+    MaxTokens,
 }
 
 /// The parts of a cap a case may ask for.

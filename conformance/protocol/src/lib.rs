@@ -29,7 +29,8 @@ pub mod vocabulary;
 
 pub use case::{
     Behavior, Call, CallForm, CapRequest, CaseConfig, Gen, Lines, Mutation, NonFinite, NonFiniteIn,
-    NonJson, NonJsonIn, Output, Raise, RaiseKind, Size, SleepMs, Strategy, ToolDef, Unit, WireCase,
+    NonJson, NonJsonIn, Output, Raise, RaiseKind, Size, SleepMs, StopReason, Strategy, ToolDef,
+    Unit, WireCase,
 };
 pub use generate::{
     materialize, measure, resolve_case, resolve_case_with, resolve_size_value, GenError,

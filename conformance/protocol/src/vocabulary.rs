@@ -113,8 +113,9 @@ pub const CLASSES: [&str; 14] = [
 /// The optional feature sets a harness may declare (`features`).
 ///
 /// `offered-tools`: a turn can offer the model only some of the registered tools (a case's
-/// `offered` list); not a security gate, but optional in the same way.
-pub const FEATURES: [&str; 7] = [
+/// `offered` list); `stop-reason`: the harness reads why the turn ended (a case's
+/// `stop_reason`). Neither is a security gate, but both are optional in the same way.
+pub const FEATURES: [&str; 8] = [
     "authorization",
     "bounds",
     "budget",
@@ -122,6 +123,7 @@ pub const FEATURES: [&str; 7] = [
     "path-confinement",
     "prepare-commit",
     "offered-tools",
+    "stop-reason",
 ];
 
 /// Scripted behaviours beyond protocol 1's base set, which an adapter declares it can run

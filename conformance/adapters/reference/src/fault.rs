@@ -91,6 +91,9 @@ pub enum Fault {
     NormalizesLineEndings,
     /// A turn's tool subset is never consulted: every registered tool can be called.
     RunsToolsNotOffered,
+    /// The turn's stop reason is never read: the last call of a turn cut off by the output
+    /// limit runs with whatever was recovered of its arguments.
+    RunsCutOffCalls,
     /// Results are emitted in the order handlers finished and given the calls' ids by
     /// position, so a slow first call's id goes to a fast call's output.
     PairsResultsByPosition,
@@ -109,7 +112,7 @@ pub enum Fault {
 
 impl Fault {
     /// Every fault, in documentation order.
-    pub const ALL: [Fault; 41] = [
+    pub const ALL: [Fault; 42] = [
         Fault::RunsHandlerBeforeValidating,
         Fault::CoercesTypes,
         Fault::DropsUnknownFields,
@@ -145,6 +148,7 @@ impl Fault {
         Fault::AcceptsDuplicateIds,
         Fault::NormalizesLineEndings,
         Fault::RunsToolsNotOffered,
+        Fault::RunsCutOffCalls,
         Fault::PairsResultsByPosition,
         Fault::IgnoresCapabilities,
         Fault::RerunsDuplicateKeys,
@@ -210,6 +214,7 @@ impl Fault {
             Fault::AcceptsDuplicateIds => "accepts-duplicate-ids",
             Fault::NormalizesLineEndings => "normalizes-line-endings",
             Fault::RunsToolsNotOffered => "runs-tools-not-offered",
+            Fault::RunsCutOffCalls => "runs-cut-off-calls",
             Fault::PairsResultsByPosition => "pairs-results-by-position",
             Fault::IgnoresCapabilities => "ignores-capabilities",
             Fault::RerunsDuplicateKeys => "reruns-duplicate-keys",
@@ -282,6 +287,9 @@ impl Fault {
             Fault::NormalizesLineEndings => "turns \\r\\n into \\n in text outputs",
             Fault::RunsToolsNotOffered => {
                 "runs any registered tool, including those the turn did not offer the model"
+            }
+            Fault::RunsCutOffCalls => {
+                "runs the last call of a turn cut off by max_tokens with what was recovered of it"
             }
             Fault::PairsResultsByPosition => {
                 "emits results in completion order and gives them the calls' ids by position"

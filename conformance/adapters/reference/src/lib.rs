@@ -81,7 +81,8 @@
 //!   `internal-retryable`, `drops-malformed-call`, `unknown-tool-crash`,
 //!   `pairs-results-by-position`);
 //! - ignoring the turn's tool subset (`runs-tools-not-offered` answers the batch with
-//!   [`Harness::handle_batch`] instead of [`Harness::handle_batch_offering`]).
+//!   [`Harness::handle_batch`] instead of [`Harness::handle_batch_offering`]) or its stop
+//!   reason (`runs-cut-off-calls`, instead of [`Harness::handle_cut_off_batch`]).
 //!
 //! - configuring harness-ref's security gates differently, on cases with security fields
 //!   only (`ignores-capabilities`, `reruns-duplicate-keys`, `commits-unverified-tokens`,
@@ -205,6 +206,10 @@ pub const KEYWORDS: &[&str] = &[
 /// harness-ref has through [`Harness::handle_batch_offering`].
 const OFFERED_TOOLS: &str = "offered-tools";
 
+/// The feature of a turn whose stop reason the harness reads (a case's `stop_reason`): a
+/// `max_tokens` turn goes to [`Harness::handle_cut_off_batch`].
+const STOP_REASON: &str = "stop-reason";
+
 /// harness-ref behind the adapter protocol, optionally with one deliberate fault or as one
 /// legitimate variant.
 #[derive(Debug, Clone, Default)]
@@ -318,7 +323,7 @@ impl ReferenceAdapter {
                 history: true,
                 features: policy::FEATURES
                     .iter()
-                    .chain(&[OFFERED_TOOLS])
+                    .chain(&[OFFERED_TOOLS, STOP_REASON])
                     .map(|f| (*f).to_owned())
                     .collect(),
                 folds: BTreeMap::new(),
@@ -461,13 +466,28 @@ impl ReferenceAdapter {
         if fault == Some(Fault::RunsHandlerBeforeValidating) {
             dispatch_eagerly(&fed, &harness, &scripts, &state);
         }
-        let tool_names: Vec<String> = harness.registry().names().map(str::to_owned).collect();
+        // The tools the model may call this turn: a variant's reworded message lists these.
+        let tool_names: Vec<String> = harness
+            .registry()
+            .names()
+            .filter(|n| {
+                case.offered
+                    .as_ref()
+                    .is_none_or(|o| o.iter().any(|x| x == n))
+            })
+            .map(str::to_owned)
+            .collect();
 
         // A case with security fields goes through harness-ref's gates, in call order.
         let results = if protocol::is_secured(case) {
             policy::run_secured(harness, case, calls, fault)
         } else {
+            let cut_off = case.stop_reason == Some(protocol::StopReason::MaxTokens);
             match (&case.offered, fault) {
+                // `runs-cut-off-calls`: the stop reason is never read.
+                _ if cut_off && fault != Some(Fault::RunsCutOffCalls) => {
+                    harness.handle_cut_off_batch(calls)
+                }
                 // `runs-tools-not-offered`: the turn's subset is never consulted.
                 (Some(_), Some(Fault::RunsToolsNotOffered)) | (None, _) => {
                     harness.handle_batch(calls)

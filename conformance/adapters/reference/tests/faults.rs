@@ -169,6 +169,21 @@ fn demo(fault: Fault) -> Demo {
                 assert_eq!(invocations(variant)[0].tool, "hidden");
             },
         ),
+        Fault::RunsCutOffCalls => (
+            case(json!({
+                "id": "test/cut-off",
+                "tools": [{"name": "t", "input_schema": {}, "behavior": echo()}],
+                "stop_reason": "max_tokens",
+                "calls": [call("a", json!({"i": 1})), call("b", json!({"table": "users"}))]
+            })),
+            |reference, variant| {
+                assert!(!results(reference)[0].is_error, "the whole call runs");
+                assert!(results(reference)[1].is_error);
+                assert_eq!(invocations(reference).len(), 1);
+                assert!(!results(variant)[1].is_error, "the cut-off call ran");
+                assert_eq!(invocations(variant).len(), 2);
+            },
+        ),
         Fault::PairsResultsByPosition => (
             case(json!({
                 "id": "test/completion-order",

@@ -124,6 +124,15 @@ def test_offered_names_the_turns_tool_subset():
         Case.parse({"id": "x", "tools": tools, "calls": [], "offered": "read"})
 
 
+def test_stop_reason_is_read_and_checked():
+    from harness_conformance_adapter import Case, KitError
+    assert Case.parse({"id": "x", "tools": [], "calls": []}).stop_reason is None
+    cut = Case.parse({"id": "x", "tools": [], "calls": [], "stop_reason": "max_tokens"})
+    assert cut.stop_reason == "max_tokens"
+    with pytest.raises(KitError):
+        Case.parse({"id": "x", "tools": [], "calls": [], "stop_reason": "length"})
+
+
 def test_a_harness_that_raises_shows_nothing_for_that_call_and_says_so(capsys):
     reply = run_one({"tools": [tool()], "calls": [{"id": "c1", "name": "crash", "input": {}},
                                                   {"id": "c2", "name": "t", "input": {}}]})

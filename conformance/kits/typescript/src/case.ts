@@ -67,6 +67,12 @@ export interface Case {
    * unknown one.
    */
   readonly offered: readonly string[] | null;
+  /**
+   * Why the model's turn ended when the case is about it (feature `stop-reason`): `max_tokens`
+   * means the output limit cut the turn off, so its last call may be incomplete and must not
+   * run. Null otherwise.
+   */
+  readonly stop_reason: 'tool_use' | 'end_turn' | 'max_tokens' | null;
   readonly raw: JsonObject;
 }
 
@@ -123,6 +129,10 @@ export function parseCase(value: Json | undefined): Case {
   if (offered !== null && !(Array.isArray(offered) && offered.every((n) => typeof n === 'string'))) {
     throw malformed('case', 'offered is not an array of tool names');
   }
+  const stop = raw.stop_reason === undefined || raw.stop_reason === null ? null : raw.stop_reason;
+  if (stop !== null && stop !== 'tool_use' && stop !== 'end_turn' && stop !== 'max_tokens') {
+    throw malformed('case', 'stop_reason is not tool_use, end_turn or max_tokens');
+  }
   return {
     id: raw.id,
     config: { cap_limit: num(cap.limit), cap_unit: str(cap.unit), cap_strategy: str(cap.strategy), deadline_ms: num(config.deadline_ms) },
@@ -131,6 +141,7 @@ export function parseCase(value: Json | undefined): Case {
     context: raw.context === undefined ? null : object(raw.context, 'context'),
     security: raw.security === undefined ? null : object(raw.security, 'security'),
     offered: offered === null ? null : (offered as string[]),
+    stop_reason: stop,
     raw,
   };
 }

@@ -115,6 +115,12 @@ test('offered names the turn\'s tool subset', () => {
   assert.throws(() => parseCase({ id: 'x', tools, calls: [], offered: 'read' }));
 });
 
+test('stop_reason is read and checked', () => {
+  assert.equal(parseCase({ id: 'x', tools: [], calls: [] }).stop_reason, null);
+  assert.equal(parseCase({ id: 'x', tools: [], calls: [], stop_reason: 'max_tokens' }).stop_reason, 'max_tokens');
+  assert.throws(() => parseCase({ id: 'x', tools: [], calls: [], stop_reason: 'length' }));
+});
+
 test('a harness that throws shows nothing for that call, and says so on stderr', async () => {
   const { reply, err } = await runOne({ tools: [tool()], calls: [{ id: 'c1', name: 'crash', input: {} }, { id: 'c2', name: 't', input: {} }] });
   assert.deepEqual(reply.results, [{ tool_use_id: 'c2', is_error: false, content: 'ok' }]);

@@ -126,6 +126,9 @@ class Case:
     `offered` names the tools this turn offers the model when it offers only some of them
     (feature `offered-tools`); `None` means every tool. A harness with per-turn tool subsets
     offers exactly these and must refuse a call to any other tool like an unknown one.
+    `stop_reason` is why the model's turn ended when the case is about it (feature
+    `stop-reason`): `tool_use`, `end_turn` or `max_tokens` (cut off by the output limit: the
+    last call may be incomplete and must not run); `None` otherwise.
     """
 
     id: str
@@ -136,6 +139,7 @@ class Case:
     security: Mapping[str, Json] | None
     raw: Mapping[str, Json]
     offered: Sequence[str] | None = None
+    stop_reason: str | None = None
 
     @staticmethod
     def parse(raw: Json) -> Case:
@@ -149,11 +153,14 @@ class Case:
         if offered is not None and not (isinstance(offered, list)
                                         and all(isinstance(n, str) for n in offered)):
             raise _malformed("case", "offered is not an array of tool names")
+        stop_reason = raw.get("stop_reason")
+        if stop_reason is not None and stop_reason not in ("tool_use", "end_turn", "max_tokens"):
+            raise _malformed("case", "stop_reason is not tool_use, end_turn or max_tokens")
         return Case(id=raw["id"], config=Config.parse(raw.get("config")),
                     tools=tuple(Tool.parse(t) for t in raw["tools"]),
                     calls=tuple(Call.parse(c) for c in raw["calls"]),
                     context=raw.get("context"), security=raw.get("security"), raw=raw,
-                    offered=None if offered is None else tuple(offered))
+                    offered=None if offered is None else tuple(offered), stop_reason=stop_reason)
 
     def tool(self, name: str) -> Tool | None:
         """The case's tool of that name, if any."""
