@@ -36,9 +36,9 @@ impl Progress {
                 ProgressDrawTarget::stderr_with_hz(10),
             );
             let template = if style::stderr_enabled() {
-                "{bar:30.green/dim} {pos}/{len} cases  {msg}  {elapsed} elapsed, ETA {eta}"
+                "{bar:30.green/dim} {msg}  {elapsed} elapsed, ETA {eta}"
             } else {
-                "{bar:30} {pos}/{len} cases  {msg}  {elapsed} elapsed, ETA {eta}"
+                "{bar:30} {msg}  {elapsed} elapsed, ETA {eta}"
             };
             bar.set_style(
                 ProgressStyle::with_template(template)
@@ -64,17 +64,18 @@ impl Progress {
         let Some(bar) = &self.bar else {
             return style::stderr_line(&line);
         };
-        let summary = {
-            let mut counts = self.counts.lock().unwrap_or_else(|e| e.into_inner());
-            if let Some(i) = Verdict::ALL.iter().position(|v| *v == o.verdict) {
-                counts[i] += 1;
-            }
-            counts_text(&counts)
-        };
         if o.verdict.is_unexpected() {
             bar.suspend(|| style::stderr_line(&line));
         }
-        bar.set_message(summary);
+        // Workers finish cases concurrently and the bar redraws on its own clock: the number of
+        // cases done and the verdict counts are one message, made under the lock, so a redraw
+        // never shows one newer than the other.
+        let mut counts = self.counts.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(i) = Verdict::ALL.iter().position(|v| *v == o.verdict) {
+            counts[i] += 1;
+        }
+        let done: usize = counts.iter().sum();
+        bar.set_message(format!("{done}/{total} cases  {}", counts_text(&counts)));
         bar.set_position(done as u64);
     }
 
