@@ -43,7 +43,7 @@ impl Progress {
             bar.set_style(
                 ProgressStyle::with_template(template)
                     .expect("the template is valid")
-                    .progress_chars("━╸ "),
+                    .progress_chars("━╸─"),
             );
             bar.enable_steady_tick(Duration::from_millis(250));
             bar
