@@ -26,12 +26,15 @@ use harness_conformance_suite::needs;
 use harness_conformance_suite::run::RunResult;
 
 mod case_files;
+mod completions;
 mod fuzz;
 mod limits;
 mod matrix_cmd;
 mod out;
+mod progress;
 mod report_cmd;
 mod review;
+mod style;
 
 use out::{say, tell};
 
@@ -47,6 +50,9 @@ struct Cli {
     /// Without a subcommand: `run` against the built-in reference harness.
     #[command(subcommand)]
     command: Option<Cmd>,
+    /// Colour: `auto` colours a terminal (and honours NO_COLOR, CLICOLOR_FORCE).
+    #[arg(long, global = true, value_enum, default_value_t, value_name = "WHEN")]
+    color: style::ColorWhen,
 }
 
 #[derive(Subcommand, Debug)]
@@ -87,6 +93,18 @@ enum Cmd {
     Reject {
         /// The snapshot directory.
         dir: PathBuf,
+    },
+    /// Print the shell completion script (e.g. `harness-conformance completions bash >
+    /// ~/.local/share/bash-completion/completions/harness-conformance`).
+    Completions {
+        /// The shell.
+        shell: clap_complete::Shell,
+    },
+    /// Print the man page, or write one page per command into a directory.
+    Man {
+        /// Write `harness-conformance*.1` here instead of printing the main page.
+        #[arg(long, value_name = "DIR")]
+        dir: Option<PathBuf>,
     },
 }
 
@@ -229,6 +247,7 @@ fn main() -> ExitCode {
 }
 
 fn real_main(cli: Cli) -> Result<ExitCode, String> {
+    style::init(cli.color);
     let command = match cli.command {
         Some(c) => c,
         None => Cli::parse_from(["harness-conformance", "run"])
@@ -237,6 +256,8 @@ fn real_main(cli: Cli) -> Result<ExitCode, String> {
     };
     match command {
         Cmd::Run(args) => cmd_run(args),
+        Cmd::Completions { shell } => completions::completions(shell),
+        Cmd::Man { dir } => completions::man(dir.as_deref()),
         Cmd::List(filter) => {
             let suite = load_suite()?;
             for case in selected(&suite, &filter) {
@@ -389,17 +410,16 @@ fn cmd_run(args: RunArgs) -> Result<ExitCode, String> {
         )?),
         None => None,
     };
-    let quiet = args.quiet;
+    let shown = progress::Progress::new(cases.len(), args.quiet);
     let progress =
         |done: usize, total: usize, o: &harness_conformance_suite::verdict::CaseOutcome| {
             if let Some(r) = &recording {
                 r.record(o);
             }
-            if !quiet {
-                tell!("{}", terminal::progress_line(done, total, o));
-            }
+            shown.case(done, total, o);
         };
     let result = runner::run(&cases, &factory, &cfg, &progress);
+    shown.finish();
 
     let mut reproduce = String::from("harness-conformance run");
     if let Some(c) = &args.harness {
@@ -456,9 +476,12 @@ fn cmd_run(args: RunArgs) -> Result<ExitCode, String> {
         Format::Junit => report::junit::render(&report),
         Format::Markdown => report::markdown::render(&report),
     };
-    emit(&args.output, &text)?;
+    match (&args.output, args.format) {
+        (None, Format::Terminal) => style::stdout_report(&text)?,
+        _ => emit(&args.output, &text)?,
+    }
     if args.format != Format::Terminal && args.output.is_some() {
-        tell!("{}", terminal_text().trim_end_matches('\n'));
+        style::stderr_line(terminal_text().trim_end_matches('\n'));
     }
     if let Some(path) = &args.write_baseline {
         let untestable = result

@@ -69,7 +69,10 @@ pub fn run(args: &ReportArgs) -> Result<ExitCode, String> {
         ReportFormat::Markdown => report::markdown::render(&r),
         ReportFormat::Html => site::standalone(&r, &saved.target, &saved.suite),
     };
-    crate::emit(&args.output, &text)?;
+    match (&args.output, args.format) {
+        (None, ReportFormat::Terminal) => crate::style::stdout_report(&text)?,
+        _ => crate::emit(&args.output, &text)?,
+    }
     Ok(if args.gate && saved.run.failed() {
         ExitCode::FAILURE
     } else {

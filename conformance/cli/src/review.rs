@@ -126,9 +126,18 @@ enum Choice {
     Quit,
 }
 
+const PROMPT: &str =
+    "accept (a), reject (r), skip (s), accept all remaining (A), reject all remaining (R), quit (q)? ";
+
+/// The answer to one snapshot: a single key on a terminal (no Enter), a line otherwise (so a
+/// script can pipe answers in).
 fn ask(input: &mut dyn std::io::BufRead) -> Choice {
+    use std::io::IsTerminal as _;
+    if std::io::stdin().is_terminal() && std::io::stdout().is_terminal() {
+        return ask_key();
+    }
     loop {
-        if crate::out::stdout("accept (a), reject (r), skip (s), accept all remaining (A), reject all remaining (R), quit (q)? ").is_err() {
+        if crate::out::stdout(PROMPT).is_err() {
             return Choice::Quit;
         }
         let mut line = String::new();
@@ -149,6 +158,36 @@ fn ask(input: &mut dyn std::io::BufRead) -> Choice {
                 }
             }
         }
+    }
+}
+
+/// `ask` on a terminal: one key press, echoed as the word it stands for.
+fn ask_key() -> Choice {
+    let term = console::Term::stdout();
+    let prompt = if crate::style::stdout_enabled() {
+        console::style(PROMPT).bold().to_string()
+    } else {
+        PROMPT.to_owned()
+    };
+    if term.write_str(&prompt).is_err() {
+        return Choice::Quit;
+    }
+    loop {
+        let key = match term.read_char() {
+            Ok(c) => c,
+            Err(_) => return Choice::Quit,
+        };
+        let (choice, word) = match key {
+            'a' => (Choice::Accept, "accept"),
+            'r' => (Choice::Reject, "reject"),
+            's' | '\n' | '\r' => (Choice::Skip, "skip"),
+            'A' => (Choice::AcceptRest, "accept all remaining"),
+            'R' => (Choice::RejectRest, "reject all remaining"),
+            'q' | '\u{3}' | '\u{4}' => (Choice::Quit, "quit"),
+            _ => continue,
+        };
+        let _ = term.write_line(word);
+        return choice;
     }
 }
 
@@ -198,7 +237,14 @@ pub fn review(args: &ReviewArgs) -> Result<ExitCode, String> {
                     }
                     Some(old) => shown.push_str(&snapshot::diff(old, &new, 3, 2000)),
                 }
-                crate::out::stdout(&escape::terminal(&shown))?;
+                let shown = escape::terminal(&shown);
+                if crate::style::stdout_enabled() {
+                    crate::out::stdout(&harness_conformance_report::terminal_style::paint_diff(
+                        &shown,
+                    ))?;
+                } else {
+                    crate::out::stdout(&shown)?;
+                }
                 match ask(&mut input) {
                     Choice::Accept => Some(true),
                     Choice::Reject => Some(false),

@@ -14,6 +14,7 @@
 
 pub mod escape;
 pub mod files;
+pub mod hints;
 pub mod json;
 pub mod junit;
 pub mod markdown;
@@ -21,8 +22,10 @@ pub mod matrix;
 pub mod saved;
 pub mod site;
 pub mod snapshot;
+pub mod summary;
 pub mod teaching;
 pub mod terminal;
+pub mod terminal_style;
 
 use harness_conformance_suite::coverage::{RequirementResult, Status};
 use harness_conformance_suite::run::RunResult;

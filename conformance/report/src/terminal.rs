@@ -1,6 +1,9 @@
 //! The terminal report: a progress line per finished case, then details of every unexpected
-//! result with its reproducer and the requirements it fails, then a table by requirement and
-//! level with the coverage summary of each level, then the totals and why the run failed.
+//! result with its reproducer and the requirements it fails (identical ERRORs once, with how
+//! many cases they hit and a hint of the likely cause from `hints`), then a table by
+//! requirement and level with the coverage summary of each level, then the summary at a glance
+//! (`summary`), the totals and why the run failed. Colour is added afterwards, by
+//! `terminal_style::paint`, and never changes the text.
 //!
 //! Everything it returns has been through [`escape::terminal`] once, at the end (so no field
 //! can be forgotten), and every adapter string in it is bounded where it is placed: one-line
@@ -57,6 +60,37 @@ fn push_messages(out: &mut String, messages: &[String]) {
     }
 }
 
+/// The most other case ids named when identical ERRORs are collapsed into one entry.
+pub const MAX_SAME_ERROR_IDS: usize = 5;
+
+/// The line under a collapsed ERROR: how many other cases got exactly the same messages.
+fn push_same_error(out: &mut String, others: &[&str]) {
+    let named: Vec<String> = others
+        .iter()
+        .take(MAX_SAME_ERROR_IDS)
+        .map(|id| escape::one_line(id, MAX_NAME_CHARS))
+        .collect();
+    let more = others.len().saturating_sub(MAX_SAME_ERROR_IDS);
+    let _ = writeln!(
+        out,
+        "  the same ERROR in {} more case(s): {}{}",
+        others.len(),
+        named.join(", "),
+        if more > 0 {
+            format!(" … and {more} more")
+        } else {
+            String::new()
+        }
+    );
+}
+
+/// The likely cause of an ERROR (`hints`), when it is known.
+fn push_hint(out: &mut String, hint: Option<&crate::hints::Hint>) {
+    if let Some(h) = hint {
+        let _ = writeln!(out, "  hint: {} ({})", h.advice, h.code);
+    }
+}
+
 /// The closing report, escaped for a terminal.
 pub fn render(r: &Report) -> String {
     escape::terminal(&render_plain(r)).into_owned()
@@ -70,6 +104,7 @@ fn render_plain(r: &Report) -> String {
             "\n── the handshake failed: no case ran ──\n{}",
             escape::indented(e, MAX_HANDSHAKE_CHARS, "  ")
         );
+        push_hint(&mut out, crate::hints::for_message(e));
     }
     let unexpected: Vec<&CaseOutcome> = if r.run.handshake_error.is_some() {
         Vec::new()
@@ -79,7 +114,8 @@ fn render_plain(r: &Report) -> String {
     if !unexpected.is_empty() {
         let _ = writeln!(out, "\n── unexpected results ──");
     }
-    for o in &unexpected {
+    for group in crate::summary::groups(&unexpected) {
+        let o = group.first;
         let level = r.level_of(o).map_or("?", Level::as_str);
         let failing = o.failing_requirements();
         let blamed = if failing.is_empty() {
@@ -95,7 +131,13 @@ fn render_plain(r: &Report) -> String {
             blamed,
             level
         );
+        if group.ids.len() > 1 {
+            push_same_error(&mut out, &group.ids[1..]);
+        }
         push_messages(&mut out, &o.messages);
+        if o.verdict == Verdict::Error {
+            push_hint(&mut out, crate::hints::for_messages(&o.messages));
+        }
         let _ = writeln!(out, "  reproduce: {}", r.reproducer(&o.id));
     }
     let xfails: Vec<&CaseOutcome> = r
@@ -154,6 +196,7 @@ fn render_plain(r: &Report) -> String {
         );
     }
     out.push_str(&crate::teaching::render_terminal(r));
+    out.push_str(&crate::summary::render_terminal(r));
     let totals: Vec<String> = r.totals().iter().map(|(v, n)| format!("{n} {v}")).collect();
     if let Some(h) = &r.run.hello {
         let i = &h.implementation;
