@@ -55,7 +55,7 @@ APPLIES_LINE = re.compile(r"^Applies: ?(.*)$")
 NEEDS = {
     "cap.configurable", "cap.unit.bytes", "cap.unit.chars", "cap.strategy.head_only",
     "cap.strategy.head_tail", "codes", "retryability", "deadline", "deadline.configurable",
-    "call_form.arguments_text", "call_form.raw", "parallel", "history",
+    "call_form.arguments_text", "call_form.raw", "parallel", "history", "call_ids",
 }
 FEATURES = {"authorization", "budget", "idempotency", "prepare-commit", "path-confinement", "bounds",
             "offered-tools", "stop-reason"}
@@ -423,7 +423,10 @@ def blame_problems(cid, case, reqs):
     if reqs is not None:
         needs = case_needs(case)
         for rid in sorted({o for *_, o, _ in checks if o in reqs}):
-            missing = [n for n in reqs[rid]["applies"] if n not in needs]
+            # `call_ids` is judged check by check instead: on a harness without the model's ids
+            # the runner does not run `tool_use_id` checks (conformance/src/checks.rs), so a case
+            # that only echoes ids runs there and needs nothing.
+            missing = [n for n in reqs[rid]["applies"] if n not in needs and n != "call_ids"]
             if missing:
                 problems.append(f"{cid}: owns checks of {rid}, which applies only with {missing}; the case must need them")
     return problems
