@@ -8,8 +8,9 @@
 #      pass in full through it);
 #   3. the cut-off scenario (a max-tokens stop inside a call's JSON) for every agent, compared
 #      with conformance/wire/cutoff-expected.json;
-#   4. a smoke column for each coding agent (the correlation cases) against its baseline
-#      (opencode's once it has one). Their full columns run on demand:
+#   4. a smoke column for each coding agent (the correlation cases) against its smoke baseline
+#      (smoke-baseline.json, written by a correlation-only run; baseline.json is the full column's;
+#      opencode joins once it has one). Their full columns run on demand:
 #      ci/adapters.sh codex claude-code gemini-cli opencode.
 # Runs unchanged on a laptop; needs python3.11 and node/npm. WIRE_AGENTS=0 stops after step 2.
 set -euo pipefail
@@ -42,9 +43,9 @@ echo "wire: the cut-off scenario"
 # The runner's per-case bound sits above the adapters' own (WIRE_CASE_TIMEOUT, 110 s).
 # opencode joins once its baseline is written (docs/harnesses.md, "Cost per case").
 smoke=(codex claude-code gemini-cli)
-[[ -f conformance/adapters/opencode/baseline.json ]] && smoke+=(opencode)
+[[ -f conformance/adapters/opencode/smoke-baseline.json ]] && smoke+=(opencode)
 for name in "${smoke[@]}"; do
   echo "wire: $name smoke column (correlation cases)"
   report "$runner" run --quiet --jobs 2 --timeout 150 --run correlation \
-    --harness "conformance/adapters/$name/run" --baseline "conformance/adapters/$name/baseline.json"
+    --harness "conformance/adapters/$name/run" --baseline "conformance/adapters/$name/smoke-baseline.json"
 done
