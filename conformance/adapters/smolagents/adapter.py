@@ -179,8 +179,12 @@ def text_of(message: ChatMessage) -> str:
 
 
 def run_turn(scripted: Scripted, turn: Turn) -> None:
+    # One tool thread (`max_tool_threads=1`, a documented setting): with the default pool, which
+    # error smolagents reports for a batch depends on thread timing, so a column would not
+    # reproduce (correlation/every-failure-kind-in-one-batch leaked an internal error in one run of
+    # two). The calls still run through the same parallel-call path, in call order.
     agent = ToolCallingAgent(tools=scripted.tools, model=scripted.model, max_steps=2,
-                             verbosity_level=LogLevel.OFF)
+                             verbosity_level=LogLevel.OFF, max_tool_threads=1)
     with turn.harness_may_raise(turn.case.calls) as running:
         agent.run("run the tools")
     if running.raised or len(scripted.model.sent) < 2:
