@@ -25,6 +25,15 @@ for f in ignores-capabilities reruns-duplicate-keys commits-unverified-tokens \
   confines-paths-lexically echoes-sensitive-arguments; do
   UNSEEN[$f]="a security-gate fault; generated cases have no security fields (caught by selftest)"
 done
+for f in stringifies-non-json encodes-like-json-stringify crashes-on-cycle; do
+  UNSEEN[$f]="a non-JSON output fault; generated tools return JSON values only (caught by selftest)"
+done
+for f in ignores-output-schema skips-falsy-output-validation validates-error-results; do
+  UNSEEN[$f]="an output-schema fault; generated tools declare no output schema (caught by selftest)"
+done
+for f in runs-tools-not-offered runs-cut-off-calls; do
+  UNSEEN[$f]="a turn-shape fault; generated cases offer every tool and end normally (caught by selftest)"
+done
 
 cargo build -q -p harness-conformance -p harness-ref-adapter
 bin=target/debug/harness-conformance
