@@ -36,7 +36,10 @@ echo "wire: harness-ref results round-tripped through every dialect"
 report "$runner" run --quiet --harness "$python conformance/wire/tests/roundtrip.py target/release/harness-ref-adapter"
 
 [[ ${WIRE_AGENTS:-1} == 0 ]] && exit 0
-agents=(codex claude-code gemini-cli opencode)
+# opencode is left out of the gate: its package-lock.json does not install with `npm ci` on a clean
+# machine (the optional per-platform packages are missing from it); `ci/adapters.sh opencode` runs
+# it on demand once the lock is regenerated.
+agents=(codex claude-code gemini-cli)
 conformance/adapters/install.sh "${agents[@]}"
 echo "wire: the cut-off scenario"
 "$python" conformance/wire/cutoff.py --expect conformance/wire/cutoff-expected.json "${agents[@]}"
