@@ -59,6 +59,12 @@ pub enum CheckKind {
     CapNoteLines,
     /// `cap.idempotent`.
     CapIdempotent,
+    /// `cap.rejected`.
+    CapRejected,
+    /// `cap.spilled`.
+    CapSpilled,
+    /// `cap.artifact`.
+    CapArtifact,
     /// `same_as`.
     SameAs,
     /// `represents_output`.
@@ -81,7 +87,7 @@ pub enum CheckKind {
 
 impl CheckKind {
     /// Every kind, in report order.
-    pub const ALL: [CheckKind; 27] = [
+    pub const ALL: [CheckKind; 30] = [
         CheckKind::ResultsCount,
         CheckKind::ToolUseId,
         CheckKind::IsError,
@@ -101,6 +107,9 @@ impl CheckKind {
         CheckKind::CapNoteCounts,
         CheckKind::CapNoteLines,
         CheckKind::CapIdempotent,
+        CheckKind::CapRejected,
+        CheckKind::CapSpilled,
+        CheckKind::CapArtifact,
         CheckKind::SameAs,
         CheckKind::RepresentsOutput,
         CheckKind::TextValid,
@@ -132,6 +141,9 @@ impl CheckKind {
             CheckKind::CapNoteCounts => "cap.note_counts",
             CheckKind::CapNoteLines => "cap.note_lines",
             CheckKind::CapIdempotent => "cap.idempotent",
+            CheckKind::CapRejected => "cap.rejected",
+            CheckKind::CapSpilled => "cap.spilled",
+            CheckKind::CapArtifact => "cap.artifact",
             CheckKind::SameAs => "same_as",
             CheckKind::RepresentsOutput => "represents_output",
             CheckKind::ResultsCount => "results.count",
@@ -184,6 +196,9 @@ impl CheckKind {
             CheckKind::CapNoteCounts => "CAP-6",
             CheckKind::CapNoteLines => "HT-3",
             CheckKind::CapIdempotent => "CAP-7",
+            CheckKind::CapRejected => "STRAT-3",
+            CheckKind::CapSpilled => "STRAT-4",
+            CheckKind::CapArtifact => "STRAT-5",
             CheckKind::HistoryUnchanged => "ISO-1",
             CheckKind::RepresentsOutput => "VOCAB-5",
             _ => return None,
@@ -312,6 +327,9 @@ fn result_kinds(case: &Case, i: usize, exp: &ResultExpect) -> Vec<CheckKind> {
             (c.note_counts, CheckKind::CapNoteCounts),
             (c.note_lines, CheckKind::CapNoteLines),
             (c.idempotent, CheckKind::CapIdempotent),
+            (c.rejected, CheckKind::CapRejected),
+            (c.spilled, CheckKind::CapSpilled),
+            (c.artifact, CheckKind::CapArtifact),
         ] {
             if on {
                 kinds.push(kind);

@@ -250,6 +250,17 @@ pub struct CapExpect {
     /// Capping the capped content again changes nothing.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub idempotent: bool,
+    /// Under `reject`: the over-limit output became an error result whose content states the
+    /// output's size and the limit, in the cap's unit.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub rejected: bool,
+    /// Under `spill`: the content is a preview that is not the output alone and states the
+    /// output's total size (and names the artifact, when the adapter exposes one).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub spilled: bool,
+    /// Under `spill`: the artifact the adapter exposes is the full output, byte for byte.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub artifact: bool,
 }
 
 impl Case {
@@ -289,7 +300,7 @@ impl Case {
     pub fn is_cap_case(&self) -> bool {
         self.requirements
             .iter()
-            .any(|r| r.starts_with("CAP-") || r.starts_with("HT-"))
+            .any(|r| r.starts_with("CAP-") || r.starts_with("HT-") || r.starts_with("STRAT-"))
             || self.config.cap.is_some()
             || self.expect.results.iter().any(|r| r.cap.is_some())
             || self

@@ -441,7 +441,10 @@ fn universal(
     // nominal cap on cap cases: there, going over it is the "has no cap" failure.
     if cap.declared || case.is_cap_case() {
         for (i, res) in obs.results.iter().enumerate() {
-            let size = measure(&res.content, cap.unit);
+            // A structured copy the model is also shown counts with the text (STRAT-7).
+            let copy = res.structured.as_ref().map(|v| v.to_string());
+            let size = measure(&res.content, cap.unit)
+                + copy.as_deref().map_or(0, |c| measure(c, cap.unit));
             if size > cap.limit {
                 let why = if cap.declared {
                     String::new()
@@ -456,9 +459,14 @@ fn universal(
                     CheckKind::CapWithin,
                     Some(i),
                     format!(
-                        "{}: content is {size} {} (note included); the cap is {} {}{why}: {}",
+                        "{}: content is {size} {} (note included{}); the cap is {} {}{why}: {}",
                         label_at(case, i),
                         cap.unit.as_str(),
+                        if copy.is_some() {
+                            ", with the structured copy the model is also shown"
+                        } else {
+                            ""
+                        },
                         cap.limit,
                         cap.unit.as_str(),
                         quote(&res.content)
@@ -912,6 +920,9 @@ fn cut_checks(exp: &CapExpect) -> Vec<CheckKind> {
         (exp.note_counts, CheckKind::CapNoteCounts),
         (exp.note_lines, CheckKind::CapNoteLines),
         (exp.idempotent, CheckKind::CapIdempotent),
+        (exp.rejected, CheckKind::CapRejected),
+        (exp.spilled, CheckKind::CapSpilled),
+        (exp.artifact, CheckKind::CapArtifact),
     ] {
         if on {
             kinds.push(kind);
@@ -1006,7 +1017,13 @@ fn check_cap(
             // A cut says so: something in the content is not output text. Content that is the
             // output's head, or its head then its tail, and nothing else, was cut silently.
             let p = note::common_prefix(c, o);
-            let silent = o.ends_with(&c[p..]);
+            // Truncation metadata that says something was omitted announces the cut as a note
+            // does (PROTOCOL.md 3c).
+            let announced = res
+                .truncation
+                .as_ref()
+                .is_some_and(|t| t.omitted.is_some_and(|n| n > 0));
+            let silent = o.ends_with(&c[p..]) && !announced;
             let failure = (c.is_empty() || silent).then(|| {
                 format!(
                     "{label}: expected the output ({} {}) cut to the cap of {} {} with a note saying so; the harness returned {} {} {}",
@@ -1050,6 +1067,14 @@ fn check_cap(
     if exp.note_counts {
         let failure = if c == o {
             None
+        } else if let Some(meta) = res.truncation.as_ref().filter(|t| t.omitted.is_some()) {
+            meta_counts(o, c, meta, cap).err().map(|want| {
+                format!(
+                    "{label}: expected truncation metadata stating truly how much was omitted ({want}), the harness returned {} with {}",
+                    quote(c),
+                    quote_json(&serde_json::to_value(meta).unwrap_or_default())
+                )
+            })
         } else {
             note::check_counts(o, c, cap).err().map(|want| {
                 format!(
@@ -1075,6 +1100,173 @@ fn check_cap(
     }
     if exp.idempotent {
         follow_up(index, call, c, wire, r);
+    }
+    if exp.rejected {
+        r.outcome(
+            CheckKind::CapRejected,
+            i,
+            rejected_failure(label, o, res, cap),
+        );
+    }
+    if exp.spilled {
+        r.outcome(
+            CheckKind::CapSpilled,
+            i,
+            spilled_failure(label, o, res, cap),
+        );
+    }
+    if exp.artifact {
+        match &res.artifact {
+            None => r.not_run(
+                CheckKind::CapArtifact,
+                i,
+                "the adapter does not expose the spilled artifact (`artifact` in the result)",
+            ),
+            Some(a) => {
+                let failure = (a.text != o).then(|| {
+                    format!(
+                        "{label}: expected the artifact {} to hold the full output ({} bytes) byte for byte; it holds {} bytes: {}",
+                        quote(&a.id),
+                        o.len(),
+                        a.text.len(),
+                        quote(&a.text)
+                    )
+                });
+                r.outcome(CheckKind::CapArtifact, i, failure);
+            }
+        }
+    }
+}
+
+/// The numbers of `text`, digits grouped by `,` or `_` read as one number.
+fn stated_numbers(text: &str) -> Vec<u64> {
+    let mut out = Vec::new();
+    let mut cur: Option<u64> = None;
+    let mut chars = text.chars().peekable();
+    while let Some(ch) = chars.next() {
+        if let Some(d) = ch.to_digit(10) {
+            cur = Some(
+                cur.unwrap_or(0)
+                    .saturating_mul(10)
+                    .saturating_add(u64::from(d)),
+            );
+        } else if matches!(ch, ',' | '_')
+            && cur.is_some()
+            && chars.peek().is_some_and(char::is_ascii_digit)
+        {
+            continue;
+        } else if let Some(n) = cur.take() {
+            out.push(n);
+        }
+    }
+    out.extend(cur);
+    out
+}
+
+/// `cap.rejected`: the over-limit output became an error result that states the output's size
+/// and the limit in the cap's unit (numbers may be grouped: `12,000`).
+fn rejected_failure(
+    label: &str,
+    o: &str,
+    res: &ObservedResult,
+    cap: &EffectiveCap,
+) -> Option<String> {
+    let size = measure(o, cap.unit);
+    if !res.is_error {
+        return Some(format!(
+            "{label}: expected the output ({size} {} over the limit of {}) rejected with an error result, the harness returned a success: {}",
+            cap.unit.as_str(),
+            cap.limit,
+            quote(&res.content)
+        ));
+    }
+    let numbers = stated_numbers(&res.content);
+    let missing: Vec<String> = [("size", size), ("limit", cap.limit)]
+        .into_iter()
+        .filter(|(_, n)| !numbers.contains(n))
+        .map(|(what, n)| format!("the {what} {n}"))
+        .collect();
+    (!missing.is_empty()).then(|| {
+        format!(
+            "{label}: expected the rejection to state the output's size ({size} {unit}) and the limit ({} {unit}); it does not state {}: {}",
+            cap.limit,
+            missing.join(" or "),
+            quote(&res.content),
+            unit = cap.unit.as_str()
+        )
+    })
+}
+
+/// `cap.spilled`: a success whose content is not the output alone (the model is told the rest
+/// is elsewhere), states the output's total size in the cap's unit, and names the artifact when
+/// the adapter exposes one. Metadata beside the content counts as part of it.
+fn spilled_failure(
+    label: &str,
+    o: &str,
+    res: &ObservedResult,
+    cap: &EffectiveCap,
+) -> Option<String> {
+    let c = res.content.as_str();
+    let total = measure(o, cap.unit);
+    let meta = res.truncation.as_ref();
+    let mut problems = Vec::new();
+    let p = note::common_prefix(c, o);
+    if o.ends_with(&c[p..]) && meta.is_none() {
+        problems.push(
+            "the preview is output text alone, with nothing saying the rest was kept aside"
+                .to_owned(),
+        );
+    }
+    let states_total =
+        stated_numbers(c).contains(&total) || meta.is_some_and(|m| m.total == Some(total));
+    if !states_total {
+        problems.push(format!(
+            "it does not state the total size ({total} {})",
+            cap.unit.as_str()
+        ));
+    }
+    if let Some(a) = &res.artifact {
+        let named = c.contains(a.id.as_str())
+            || meta.is_some_and(|m| m.artifact.as_deref() == Some(a.id.as_str()));
+        if !named {
+            problems.push(format!("it does not name the artifact {}", quote(&a.id)));
+        }
+    }
+    (!problems.is_empty()).then(|| {
+        format!(
+            "{label}: expected a preview within the cap that points to the kept output; {}: {}",
+            problems.join("; "),
+            quote(c)
+        )
+    })
+}
+
+/// `cap.note_counts` read off truncation metadata: `omitted` (in `unit`, the cap's when
+/// absent) is what the content leaves out of the output, and `total` (if given) is its size.
+/// The content's own text is then taken to be kept output only.
+fn meta_counts(
+    o: &str,
+    c: &str,
+    meta: &harness_conformance_protocol::TruncationMeta,
+    cap: &EffectiveCap,
+) -> Result<(), String> {
+    let unit = meta.unit.unwrap_or(cap.unit);
+    let total = measure(o, unit);
+    let kept = measure(c, unit).min(total);
+    let gone = total - kept;
+    let omitted = meta.omitted.unwrap_or(0);
+    if !(gone.saturating_sub(NOTE_SLACK)..=gone).contains(&omitted) {
+        return Err(format!(
+            "{gone} {} of {total} omitted, metadata says {omitted}",
+            unit.as_str()
+        ));
+    }
+    match meta.total {
+        Some(t) if t != total => Err(format!(
+            "the output is {total} {}, metadata says {t}",
+            unit.as_str()
+        )),
+        _ => Ok(()),
     }
 }
 
@@ -1163,6 +1355,13 @@ fn prefix_units(s: &str, n: u64, unit: Unit) -> &str {
             }
             &s[..i]
         }
+        Unit::Lines => match n {
+            0 => "",
+            n => s
+                .match_indices('\n')
+                .nth(n as usize - 1)
+                .map_or(s, |(i, _)| &s[..=i]),
+        },
     }
 }
 

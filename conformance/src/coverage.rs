@@ -375,6 +375,7 @@ mod tests {
                 limit: 100,
                 configurable: false,
                 strategies: vec![Strategy::HeadOnly],
+                units: Vec::new(),
             }),
             deadline: None::<DeadlineCapability>,
             ..Capabilities::default()

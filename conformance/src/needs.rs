@@ -15,12 +15,16 @@ use serde_json::Value;
 use crate::case::Case;
 
 /// Every need name a case may list (besides `feature.<name>`).
-pub const NEED_NAMES: [&str; 14] = [
+pub const NEED_NAMES: [&str; 18] = [
     "cap.configurable",
     "cap.unit.bytes",
     "cap.unit.chars",
     "cap.strategy.head_only",
     "cap.strategy.head_tail",
+    "cap.unit.lines",
+    "cap.strategy.reject",
+    "cap.strategy.spill",
+    "cap.cuts",
     "codes",
     "retryability",
     "deadline",
@@ -119,6 +123,17 @@ pub fn case_needs(case: &Case) -> Vec<String> {
             needs.insert(format!("cap.strategy.{}", strategy.as_str()));
         }
     }
+    // A cap case that names no strategy judges a cut: a harness whose cap rejects or spills
+    // over-limit output by default is judged by the cases that name its strategy instead.
+    if case.is_cap_case()
+        && case
+            .config
+            .cap
+            .as_ref()
+            .is_none_or(|c| c.strategy.is_none())
+    {
+        needs.insert("cap.cuts".into());
+    }
     // Sleeps relative to the deadline run on any harness with a deadline, configurable or not
     // (the case's `deadline_ms` is then only the preferred one); absolute sleeps under a
     // configured deadline need it configurable.
@@ -195,6 +210,13 @@ pub fn declared(need: &str, caps: &Capabilities) -> bool {
         "cap.unit.chars" => cap.is_some_and(|c| c.unit == Unit::Chars || c.configurable),
         "cap.strategy.head_only" => strategy(caps, Strategy::HeadOnly),
         "cap.strategy.head_tail" => strategy(caps, Strategy::HeadTail),
+        "cap.strategy.reject" => strategy(caps, Strategy::Reject),
+        "cap.strategy.spill" => strategy(caps, Strategy::Spill),
+        // Lines are never implied by a configurable cap: a harness lists them in `units`.
+        "cap.unit.lines" => cap.is_some_and(|c| {
+            c.unit == Unit::Lines || (c.configurable && c.units.contains(&Unit::Lines))
+        }),
+        "cap.cuts" => cap.is_some_and(|c| c.strategies.first().is_none_or(|s| s.cuts())),
         "codes" => caps.codes.is_some(),
         "retryability" => caps.retryability,
         "deadline" => caps
@@ -311,6 +333,7 @@ mod tests {
             limit: 100,
             configurable: false,
             strategies: vec![Strategy::HeadTail],
+            units: Vec::new(),
         });
         assert!(!declared("cap.configurable", &caps));
         assert!(declared("cap.unit.bytes", &caps));

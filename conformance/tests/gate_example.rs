@@ -109,6 +109,9 @@ impl InProcessHarness for Mini {
                 code: code.map(str::to_owned),
                 retryable: None,
                 native: None,
+                truncation: None,
+                artifact: None,
+                structured: None,
             });
         }
         ReplyOutcome::Observed {

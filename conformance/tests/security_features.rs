@@ -123,6 +123,9 @@ fn same_as_tells_a_replay_from_a_rerun() {
         code: Some(code.to_owned()),
         retryable: Some(false),
         native: None,
+        truncation: None,
+        artifact: None,
+        structured: None,
     };
     let inv = Invocation {
         tool: "charge_card".into(),

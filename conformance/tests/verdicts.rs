@@ -54,6 +54,9 @@ fn result(id: &str, is_error: bool, content: &str) -> ObservedResult {
         code: None,
         retryable: None,
         native: None,
+        truncation: None,
+        artifact: None,
+        structured: None,
     }
 }
 
@@ -538,6 +541,7 @@ fn unit_and_strategy_needs_follow_the_declared_cap() {
         limit: 10,
         configurable: true,
         strategies: vec![Strategy::HeadTail],
+        units: Vec::new(),
     };
     let caps = json!({"cap": c, "keywords": ["type"]});
     let (o, _) = run_one(&case, caps, Box::new(|_| reply(vec![])));

@@ -56,6 +56,7 @@ NEEDS = {
     "cap.configurable", "cap.unit.bytes", "cap.unit.chars", "cap.strategy.head_only",
     "cap.strategy.head_tail", "codes", "retryability", "deadline", "deadline.configurable",
     "call_form.arguments_text", "call_form.raw", "parallel", "history", "call_ids",
+    "cap.unit.lines", "cap.strategy.reject", "cap.strategy.spill", "cap.cuts",
 }
 FEATURES = {"authorization", "budget", "idempotency", "prepare-commit", "path-confinement", "bounds",
             "offered-tools", "stop-reason"}
@@ -66,7 +67,7 @@ RESULT_KINDS = {
     "content.equals", "content.contains", "content.contains_any", "content.not_contains",
     "content.matches", "content.max_chars", "content.max_size", "content.equals_output",
     "cap.truncated", "cap.keeps_head", "cap.keeps_last_line", "cap.note_counts", "cap.note_lines",
-    "cap.idempotent",
+    "cap.idempotent", "cap.rejected", "cap.spilled", "cap.artifact",
 }
 CASE_KINDS = {"results.count", "text.valid", "cap.within", "secret", "invocations",
               "received_args", "history_unchanged"}
@@ -76,6 +77,7 @@ DEFAULT_OWNER = {
     "tool_use_id": "CORR-1", "class": "OUT-7", "retryable": "OUT-6",
     "cap.keeps_head": "CAP-10", "cap.keeps_last_line": "HT-2", "cap.note_counts": "CAP-6",
     "cap.note_lines": "HT-3", "cap.idempotent": "CAP-7",
+    "cap.rejected": "STRAT-3", "cap.spilled": "STRAT-4", "cap.artifact": "STRAT-5",
     "results.count": "CORR-1", "text.valid": "ENC-1", "cap.within": "CAP-1", "secret": "OUT-5",
     "history_unchanged": "ISO-1", "represents_output": "VOCAB-5",
 }
@@ -83,7 +85,7 @@ DEFAULT_OWNER = {
 TRUNCATED_OWNER = {False: "CAP-2", True: "CAP-5"}
 # Checks every case gets; on their default owner they need not be listed in `requirements`.
 UNIVERSAL = {"tool_use_id", "results.count", "text.valid", "cap.within", "secret"}
-CAP_AREAS = {"cap", "head-tail"}
+CAP_AREAS = {"cap", "head-tail", "cap-strategies"}
 
 
 # ---------------------------------------------------------------------------------------- SPEC
@@ -416,7 +418,7 @@ def blame_problems(cid, case, reqs):
             problems.append(f"{cid}: lists {rid}, but no check of the case is owned by it (blame one, or drop it)")
     # Rule 5: a case in a cap area lists a CAP-* or HT-* requirement, which makes it a cap case:
     # its content is checked against the cap even on a harness without one (the nominal cap).
-    if cid.split("/")[0] in CAP_AREAS and not any(r.startswith(("CAP-", "HT-")) for r in listed):
+    if cid.split("/")[0] in CAP_AREAS and not any(r.startswith(("CAP-", "HT-", "STRAT-")) for r in listed):
         problems.append(f"{cid}: a case in a cap area must list a CAP-* or HT-* requirement (it is then a cap case, checked against the cap even on a harness without one)")
     # Applies: a check owned by a requirement that applies only with some capabilities runs only
     # on harnesses that have them, so the case must need them.
@@ -447,12 +449,37 @@ def case_needs(case):
         needs.add(f"cap.unit.{cap['unit']}")
     if "strategy" in cap:
         needs.add(f"cap.strategy.{cap['strategy']}")
+    elif is_cap_case(case):
+        # A cap case naming no strategy judges a cut (conformance/src/needs.rs).
+        needs.add("cap.cuts")
     if "offered" in case:
         needs.add("feature.offered-tools")
     if "stop_reason" in case:
         needs.add("feature.stop-reason")
     needs |= {f"feature.{f}" for f in implied_features(case)}
     return needs
+
+
+def is_cap_case(case):
+    """conformance/src/case.rs `Case::is_cap_case`."""
+    if any(r.startswith(("CAP-", "HT-", "STRAT-")) for r in case.get("requirements", [])):
+        return True
+    if "cap" in case.get("config", {}):
+        return True
+    if any("cap" in r for r in case.get("expect", {}).get("results", [])):
+        return True
+    return any(relative_size(t.get("behavior")) for t in case.get("tools", []))
+
+
+def relative_size(node):
+    """Whether a behaviour holds a size relative to the cap (`{"cap": k, "plus": n}`)."""
+    if isinstance(node, dict):
+        if "cap" in node and "plus" in node:
+            return True
+        return any(relative_size(v) for v in node.values())
+    if isinstance(node, list):
+        return any(relative_size(v) for v in node)
+    return False
 
 
 def implied_features(case):

@@ -30,6 +30,20 @@
 //!   kept; [`Truncation`] still reports the exact numbers. The model learns that something was
 //!   cut as far as the limit allows.
 //!
+//! # Other units and strategies
+//!
+//! * [`Unit::Lines`] counts lines: a line ends at `\n`, and a non-empty last line without one
+//!   counts too. A cut keeps whole lines: `head + note + "\n" + tail` (the head ends with its
+//!   `\n`, so no separator line is added); the note is one line, so the budget is `limit - 1`
+//!   lines. A lines cap bounds lines, not bytes: one huge line stays huge.
+//! * [`Strategy::Reject`] is not a cut: the harness turns an output over the limit
+//!   ([`over_limit`]) into an error result. [`cap`] under `Reject` cuts head+tail, which is what
+//!   the harness does to its own error messages.
+//! * [`Strategy::Spill`] keeps the full output aside as an artifact and shows a head-only
+//!   preview whose note gives the total size and the artifact's id ([`Truncation::artifact`],
+//!   [`artifact_id`]): `[output too large: 5000 chars in total (63 lines), the first 1800 shown;
+//!   the full output is kept as artifact out-…; read it in narrower ranges]`.
+//!
 //! # Streaming
 //!
 //! [`StreamCapper`] (and [`cap_chunks`], [`cap_reader`]) accept the output in chunks and hold
@@ -49,6 +63,8 @@ pub enum Unit {
     Bytes,
     /// Unicode scalar values (Rust `char`; Python's code points minus surrogates).
     Chars,
+    /// Lines ([`count_lines`]).
+    Lines,
 }
 
 impl Unit {
@@ -57,6 +73,7 @@ impl Unit {
         match self {
             Unit::Bytes => "bytes",
             Unit::Chars => "chars",
+            Unit::Lines => "lines",
         }
     }
 }
@@ -76,6 +93,11 @@ pub enum Strategy {
     HeadTail,
     /// Keep the beginning only.
     HeadOnly,
+    /// Refuse an output over the limit with an error result (the harness's job; see the
+    /// module documentation).
+    Reject,
+    /// Keep the full output as an artifact and show a head-only preview naming it.
+    Spill,
 }
 
 impl Strategy {
@@ -84,6 +106,8 @@ impl Strategy {
         match self {
             Strategy::HeadTail => "head_tail",
             Strategy::HeadOnly => "head_only",
+            Strategy::Reject => "reject",
+            Strategy::Spill => "spill",
         }
     }
 }
@@ -151,8 +175,8 @@ impl CapConfig {
 
     fn split(&self, budget: usize) -> (usize, usize) {
         match self.strategy {
-            Strategy::HeadOnly => (budget, 0),
-            Strategy::HeadTail => {
+            Strategy::HeadOnly | Strategy::Spill => (budget, 0),
+            Strategy::HeadTail | Strategy::Reject => {
                 let permille = usize::from(self.head_permille.min(1000));
                 // budget * permille / 1000 without overflow for any usize budget.
                 let head = (budget / 1000) * permille + (budget % 1000) * permille / 1000;
@@ -162,9 +186,20 @@ impl CapConfig {
     }
 
     fn separators(&self) -> usize {
+        match (self.unit, self.strategy) {
+            // The head ends with its own `\n`; the note's line ends the note.
+            (Unit::Lines, _) => 0,
+            (_, Strategy::HeadTail | Strategy::Reject) => 2,
+            (_, Strategy::HeadOnly | Strategy::Spill) => 1,
+        }
+    }
+
+    /// The same cap as error messages get it: `reject` and `spill` apply to a handler's
+    /// output; a message the harness composed is cut head+tail.
+    pub fn for_messages(self) -> CapConfig {
         match self.strategy {
-            Strategy::HeadTail => 2,
-            Strategy::HeadOnly => 1,
+            Strategy::Reject | Strategy::Spill => self.with_strategy(Strategy::HeadTail),
+            _ => self,
         }
     }
 
@@ -176,12 +211,18 @@ impl CapConfig {
             limit: self.limit,
             original_size: size,
             original_lines: lines,
-            head_size: 0,
+            // A spill's note shows the head's size: the largest it could be.
+            head_size: size,
             tail_size: 0,
             omitted_size: size,
             omitted_lines: lines,
+            artifact: (self.strategy == Strategy::Spill).then_some(u64::MAX),
         };
-        self.separators() + worst.note().len()
+        match self.unit {
+            // The note is one line.
+            Unit::Lines => 1,
+            _ => self.separators() + worst.note().len(),
+        }
     }
 }
 
@@ -206,6 +247,8 @@ pub struct Truncation {
     pub omitted_size: u64,
     /// `\n` characters inside the omitted span.
     pub omitted_lines: u64,
+    /// Under [`Strategy::Spill`]: the artifact holding the full output ([`artifact_id`]).
+    pub artifact: Option<u64>,
 }
 
 impl Truncation {
@@ -216,9 +259,19 @@ impl Truncation {
 
     /// The note exactly as it appears in the content (without separators).
     pub fn note(&self) -> String {
+        if let Some(id) = self.artifact {
+            return format!(
+                "[output too large: {} {} in total ({} lines), the first {} shown; the full output is kept as artifact {}; read it in narrower ranges]",
+                self.original_size,
+                self.unit,
+                self.original_lines,
+                self.head_size,
+                artifact_id(id)
+            );
+        }
         let place = match self.strategy {
-            Strategy::HeadTail => "from the middle",
-            Strategy::HeadOnly => "at the end",
+            Strategy::HeadTail | Strategy::Reject => "from the middle",
+            Strategy::HeadOnly | Strategy::Spill => "at the end",
         };
         format!(
             "[truncated: {} of {} {} omitted {} ({} of {} lines); to see them, call again asking for a narrower range]",
@@ -251,7 +304,31 @@ pub fn measure(text: &str, unit: Unit) -> usize {
     match unit {
         Unit::Bytes => text.len(),
         Unit::Chars => text.chars().count(),
+        Unit::Lines => count_lines(text) as usize,
     }
+}
+
+/// The size of `text` when it is over `config`'s limit (what [`Strategy::Reject`] refuses),
+/// else `None`.
+pub fn over_limit(text: &str, config: &CapConfig) -> Option<u64> {
+    if text.len() <= config.limit {
+        return None;
+    }
+    let size = measure(text, config.unit);
+    (size > config.limit).then_some(size as u64)
+}
+
+/// The artifact hash of a spilled output: FNV-1a over its bytes, so the same output always
+/// gets the same id (results are byte-identical across runs).
+pub fn artifact_hash(text: &str) -> u64 {
+    text.bytes().fold(0xcbf2_9ce4_8422_2325, |h, b| {
+        (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3)
+    })
+}
+
+/// The id a spilled output is kept under, as the note shows it (fixed width).
+pub fn artifact_id(hash: u64) -> String {
+    format!("out-{hash:016x}")
 }
 
 /// The number of lines: `\n` count, plus one when `text` is non-empty and does not end in `\n`.
@@ -276,6 +353,7 @@ pub fn cap<'a>(text: &'a str, config: &CapConfig) -> Capped<'a> {
     let (size, newlines) = match config.unit {
         Unit::Bytes => (text.len(), count_newlines(text.as_bytes())),
         Unit::Chars => count_chars_and_newlines(text),
+        Unit::Lines => (count_lines(text) as usize, count_newlines(text.as_bytes())),
     };
     if size <= config.limit {
         return Capped {
@@ -284,7 +362,8 @@ pub fn cap<'a>(text: &'a str, config: &CapConfig) -> Capped<'a> {
         };
     }
     let lines = newlines + u64::from(!text.ends_with('\n'));
-    let assembled = assemble(text, text, size as u64, newlines, lines, config);
+    let spilled = (config.strategy == Strategy::Spill).then(|| artifact_hash(text));
+    let assembled = assemble(text, text, size as u64, newlines, lines, spilled, config);
     Capped {
         content: Cow::Owned(assembled.0),
         truncation: Some(assembled.1),
@@ -348,6 +427,7 @@ fn assemble(
     size: u64,
     newlines: u64,
     lines: u64,
+    artifact: Option<u64>,
     config: &CapConfig,
 ) -> (String, Truncation) {
     let mut t = Truncation {
@@ -360,6 +440,7 @@ fn assemble(
         tail_size: 0,
         omitted_size: size,
         omitted_lines: newlines,
+        artifact,
     };
     let Some((head_units, tail_units)) = config.text_budget(size, lines) else {
         // The note alone does not fit: show as much of it as the limit allows (ASCII, so any
@@ -377,9 +458,11 @@ fn assemble(
     let note = t.note();
     let mut out = String::with_capacity(head.len() + tail.len() + note.len() + 2);
     out.push_str(head);
-    out.push('\n');
+    if config.unit != Unit::Lines {
+        out.push('\n');
+    }
     out.push_str(&note);
-    if config.strategy == Strategy::HeadTail {
+    if matches!(config.strategy, Strategy::HeadTail | Strategy::Reject) {
         out.push('\n');
         out.push_str(tail);
     }
@@ -390,8 +473,9 @@ fn measure_u64(text: &str, unit: Unit) -> u64 {
     measure(text, unit) as u64
 }
 
-/// The longest prefix of `text` of at most `units` units that ends on a character boundary.
-fn prefix_units(text: &str, units: usize, unit: Unit) -> &str {
+/// The longest prefix of `text` of at most `units` units that ends on a character boundary
+/// (whole lines, for [`Unit::Lines`]).
+pub fn prefix_units(text: &str, units: usize, unit: Unit) -> &str {
     match unit {
         Unit::Bytes => {
             let mut end = units.min(text.len());
@@ -404,11 +488,18 @@ fn prefix_units(text: &str, units: usize, unit: Unit) -> &str {
             Some((end, _)) => &text[..end],
             None => text,
         },
+        Unit::Lines => match memchr::memchr_iter(b'\n', text.as_bytes()).nth(units.wrapping_sub(1))
+        {
+            _ if units == 0 => &text[..0],
+            Some(at) => &text[..=at],
+            None => text,
+        },
     }
 }
 
-/// The longest suffix of `text` of at most `units` units that starts on a character boundary.
-fn suffix_units(text: &str, units: usize, unit: Unit) -> &str {
+/// The longest suffix of `text` of at most `units` units that starts on a character boundary
+/// (whole lines, for [`Unit::Lines`]).
+pub fn suffix_units(text: &str, units: usize, unit: Unit) -> &str {
     match unit {
         Unit::Bytes => {
             let mut start = text.len().saturating_sub(units);
@@ -423,6 +514,18 @@ fn suffix_units(text: &str, units: usize, unit: Unit) -> &str {
             }
             match text.char_indices().rev().nth(units - 1) {
                 Some((start, _)) => &text[start..],
+                None => text,
+            }
+        }
+        Unit::Lines => {
+            if units == 0 {
+                return &text[text.len()..];
+            }
+            // The `\n` that ends the line before the kept ones (a final `\n` ends the last
+            // line, not a line of its own).
+            let body = text.strip_suffix('\n').unwrap_or(text);
+            match memchr::memrchr_iter(b'\n', body.as_bytes()).nth(units - 1) {
+                Some(at) => &text[at + 1..],
                 None => text,
             }
         }
@@ -446,6 +549,9 @@ pub struct StreamCapper {
     size: u64,
     newlines: u64,
     ends_with_newline: bool,
+    /// Under [`Unit::Lines`] or [`Strategy::Spill`]: the whole output (a lines cut needs the
+    /// line count first; a spill keeps everything anyway), capped at the end by [`cap`].
+    whole: Option<String>,
 }
 
 impl StreamCapper {
@@ -461,6 +567,8 @@ impl StreamCapper {
             size: 0,
             newlines: 0,
             ends_with_newline: false,
+            whole: (config.unit == Unit::Lines || config.strategy == Strategy::Spill)
+                .then(String::new),
         }
     }
 
@@ -469,11 +577,17 @@ impl StreamCapper {
         if chunk.is_empty() {
             return;
         }
+        if let Some(whole) = &mut self.whole {
+            whole.push_str(chunk);
+            return;
+        }
         let unit = self.config.unit;
         let limit = self.config.limit;
         let (chunk_units, chunk_newlines) = match unit {
             Unit::Bytes => (chunk.len(), count_newlines(chunk.as_bytes())),
             Unit::Chars => count_chars_and_newlines(chunk),
+            // Buffered whole above.
+            Unit::Lines => (0, 0),
         };
         self.size += chunk_units as u64;
         self.newlines += chunk_newlines;
@@ -510,11 +624,16 @@ impl StreamCapper {
 
     /// The bytes currently held (head and tail buffers), for memory accounting.
     pub fn buffered_bytes(&self) -> usize {
-        self.head.capacity() + self.tail.capacity()
+        self.head.capacity()
+            + self.tail.capacity()
+            + self.whole.as_ref().map_or(0, String::capacity)
     }
 
     /// Finishes and returns the capped content.
     pub fn finish(self) -> Capped<'static> {
+        if let Some(whole) = &self.whole {
+            return cap(whole, &self.config).into_owned();
+        }
         if self.size <= self.config.limit as u64 {
             return Capped {
                 content: Cow::Owned(self.head),
@@ -528,6 +647,7 @@ impl StreamCapper {
             self.size,
             self.newlines,
             lines,
+            None,
             &self.config,
         );
         Capped {
@@ -552,6 +672,8 @@ fn window_start(text: &str, units: usize, keep: usize, unit: Unit) -> usize {
             let skip = units.saturating_sub(keep);
             text.char_indices().nth(skip).map_or(text.len(), |(i, _)| i)
         }
+        // Lines are buffered whole (`StreamCapper::whole`); never windowed.
+        Unit::Lines => 0,
     }
 }
 
@@ -695,5 +817,59 @@ mod tests {
         assert_eq!(a, b);
         assert!(cap_reader(&b"ab\xffcd"[..], &cfg).is_err());
         assert!(cap_reader(&b"ab\xc3"[..], &cfg).is_err());
+    }
+
+    #[test]
+    fn lines_are_counted_honestly_and_cut_whole() {
+        // (text, limit, expected content) under a head+tail lines cap with an even split.
+        let cases: [(&str, usize, Option<&str>); 4] = [
+            ("a\nb\nc\n", 3, None),
+            ("a\nb\nc", 3, None),
+            ("a\nb\nc\nd", 3, Some("a\n[truncated: 2 of 4 lines omitted from the middle (2 of 4 lines); to see them, call again asking for a narrower range]\nd")),
+            ("1\n2\n3\n4\n5\n", 4, Some("1\n[truncated: 2 of 5 lines omitted from the middle (2 of 5 lines); to see them, call again asking for a narrower range]\n4\n5\n")),
+        ];
+        for (text, limit, want) in cases {
+            let cfg = CapConfig::new(limit, Unit::Lines);
+            let c = cap(text, &cfg);
+            assert_eq!(c.content, want.unwrap_or(text), "{text:?}");
+            assert!(count_lines(&c.content) <= limit as u64, "{text:?}");
+            assert_eq!(cap_chunks(text.split_inclusive('\n'), &cfg), c.into_owned());
+        }
+        let head_only = CapConfig::new(2, Unit::Lines).with_strategy(Strategy::HeadOnly);
+        let c = cap("a\nb\nc", &head_only);
+        assert!(c
+            .content
+            .starts_with("a\n[truncated: 2 of 3 lines omitted at the end"));
+        assert_eq!(count_lines(&c.content), 2);
+    }
+
+    #[test]
+    fn spill_preview_fits_and_names_the_artifact() {
+        let text = "0123456789".repeat(100);
+        for unit in [Unit::Bytes, Unit::Chars, Unit::Lines] {
+            let limit = if unit == Unit::Lines { 1 } else { 400 };
+            let text = if unit == Unit::Lines {
+                "x\n".repeat(5)
+            } else {
+                text.clone()
+            };
+            let cfg = CapConfig::new(limit, unit).with_strategy(Strategy::Spill);
+            let c = cap(&text, &cfg);
+            let t = c.truncation.expect("spilled");
+            assert!(measure(&c.content, unit) <= limit, "{unit}: {}", c.content);
+            assert!(c.content.contains(&artifact_id(artifact_hash(&text))));
+            assert!(c
+                .content
+                .contains(&format!("{} {unit} in total", measure(&text, unit))));
+            assert_eq!(t.artifact, Some(artifact_hash(&text)));
+        }
+    }
+
+    #[test]
+    fn over_limit_is_what_reject_refuses() {
+        let cfg = CapConfig::new(3, Unit::Lines).with_strategy(Strategy::Reject);
+        assert_eq!(over_limit("a\nb\nc\n", &cfg), None);
+        assert_eq!(over_limit("a\nb\nc\nd", &cfg), Some(4));
+        assert_eq!(cfg.for_messages().strategy, Strategy::HeadTail);
     }
 }

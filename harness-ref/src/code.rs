@@ -46,11 +46,14 @@ pub enum ErrorCode {
     /// A commit did not match its prepare (arguments, caller, policy version, target, expired
     /// or unknown token), or a prepare-first tool was called without one; nothing ran.
     CommitRejected,
+    /// The handler's output is over the cap and the cap's strategy is `reject`: nothing of it
+    /// is shown.
+    OutputTooLarge,
 }
 
 impl ErrorCode {
     /// Every code, in the documentation's order.
-    pub const ALL: [ErrorCode; 14] = [
+    pub const ALL: [ErrorCode; 15] = [
         ErrorCode::InvalidArguments,
         ErrorCode::UnknownTool,
         ErrorCode::MalformedCall,
@@ -65,6 +68,7 @@ impl ErrorCode {
         ErrorCode::BudgetExhausted,
         ErrorCode::IdempotencyConflict,
         ErrorCode::CommitRejected,
+        ErrorCode::OutputTooLarge,
     ];
 
     /// The stable machine string, e.g. `"invalid_arguments"`.
@@ -84,6 +88,7 @@ impl ErrorCode {
             ErrorCode::BudgetExhausted => "budget_exhausted",
             ErrorCode::IdempotencyConflict => "idempotency_conflict",
             ErrorCode::CommitRejected => "commit_rejected",
+            ErrorCode::OutputTooLarge => "output_too_large",
         }
     }
 
@@ -123,6 +128,9 @@ impl ErrorCode {
             }
             ErrorCode::CommitRejected => {
                 "the commit does not match its prepare (or none was made), or the token expired; nothing ran"
+            }
+            ErrorCode::OutputTooLarge => {
+                "the output is over the cap and the cap rejects such output; none of it is shown"
             }
         }
     }

@@ -27,6 +27,15 @@ pub struct ErrorInfo {
     pub violations: Vec<Violation>,
 }
 
+/// The full output a `spill` cap kept aside, under the id its note shows.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Artifact {
+    /// The id the model is pointed to (`out-` and 16 hex digits).
+    pub id: String,
+    /// The full output, exactly as the handler returned it.
+    pub text: String,
+}
+
 /// The answer to one tool call.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ToolResult {
@@ -34,6 +43,7 @@ pub struct ToolResult {
     pub(crate) content: String,
     pub(crate) error: Option<Box<ErrorInfo>>,
     pub(crate) truncation: Option<Truncation>,
+    pub(crate) artifact: Option<Box<Artifact>>,
 }
 
 impl ToolResult {
@@ -70,6 +80,11 @@ impl ToolResult {
     /// What the cap cut, if anything.
     pub fn truncation(&self) -> Option<&Truncation> {
         self.truncation.as_ref()
+    }
+
+    /// The artifact a `spill` cap kept the full output in, if it spilled.
+    pub fn artifact(&self) -> Option<&Artifact> {
+        self.artifact.as_deref()
     }
 
     /// The structured error, if this is an error.

@@ -21,10 +21,10 @@ use std::time::{Duration, Instant};
 use serde_json::Value;
 
 use crate::block::{fields_of, fields_of_ref, take_string, Fields};
-use crate::cap::{self, CapConfig, StreamCapper, Truncation};
+use crate::cap::{self, CapConfig, Strategy, StreamCapper, Truncation};
 use crate::code::ErrorCode;
 use crate::diagnostics::{Diagnostic, DiagnosticSink, NullSink};
-use crate::envelope::{ErrorInfo, ToolResult};
+use crate::envelope::{Artifact, ErrorInfo, ToolResult};
 use crate::messages;
 use crate::output::{self, OutputLimits, OutputProblem};
 use crate::schema::{InputSchema, SchemaError, UnknownFields, Violation};
@@ -466,7 +466,7 @@ struct Ready<'a, 'h> {
 }
 
 /// What the run stage produced: content already checked and capped, or a failure.
-type RunOutcome = Result<(String, Option<Truncation>), Failure>;
+type RunOutcome = Result<(String, Option<Truncation>, Option<Box<Artifact>>), Failure>;
 
 /// A call on its way: answered already, or an isolated handler still running.
 enum Started<'h> {
@@ -918,11 +918,12 @@ impl Harness {
         outcome: RunOutcome,
     ) -> ToolResult {
         match outcome {
-            Ok((content, truncation)) => ToolResult {
+            Ok((content, truncation, artifact)) => ToolResult {
                 tool_use_id: id,
                 content,
                 error: None,
                 truncation,
+                artifact,
             },
             Err(failure) => {
                 if let Some((stage, detail)) = failure.diagnostic {
@@ -937,7 +938,7 @@ impl Harness {
                     let _ = catch_unwind(AssertUnwindSafe(|| self.sink.record(diagnostic)));
                 }
                 let text = messages::render(&failure.message, failure.remedy.as_deref());
-                let (content, truncation) = cap::cap_string(text, &self.config.cap);
+                let (content, truncation) = cap::cap_string(text, &self.config.cap.for_messages());
                 let info = ErrorInfo {
                     code: failure.code,
                     message: failure.message,
@@ -950,6 +951,7 @@ impl Harness {
                     content,
                     error: Some(Box::new(info)),
                     truncation,
+                    artifact: None,
                 }
             }
         }
@@ -1140,22 +1142,38 @@ fn check_and_cap(
             json.to_string()
         }
         ToolOutput::Chunks(chunks) => {
-            let mut capper = StreamCapper::new(*cap);
-            for chunk in chunks {
-                if ctx.expired() {
-                    return Err(Failure::new(
-                        ErrorCode::Timeout,
-                        messages::timeout(&tool.name, ctx.deadline - ctx.started),
-                    )
-                    .private(
-                        Stage::CheckOutput,
-                        "streamed output still arriving at the deadline".to_string(),
-                    ));
+            let streamed_too_long = || {
+                Failure::new(
+                    ErrorCode::Timeout,
+                    messages::timeout(&tool.name, ctx.deadline - ctx.started),
+                )
+                .private(
+                    Stage::CheckOutput,
+                    "streamed output still arriving at the deadline".to_string(),
+                )
+            };
+            // A rejecting cap must see the whole output before it can refuse it, and a
+            // spilling one keeps all of it: both take the text path below.
+            if matches!(cap.strategy, Strategy::Reject | Strategy::Spill) {
+                let mut text = String::new();
+                for chunk in chunks {
+                    if ctx.expired() {
+                        return Err(streamed_too_long());
+                    }
+                    text.push_str(&chunk);
                 }
-                capper.push(&chunk);
+                text
+            } else {
+                let mut capper = StreamCapper::new(*cap);
+                for chunk in chunks {
+                    if ctx.expired() {
+                        return Err(streamed_too_long());
+                    }
+                    capper.push(&chunk);
+                }
+                let capped = capper.finish();
+                return Ok((capped.content.into_owned(), capped.truncation, None));
             }
-            let capped = capper.finish();
-            return Ok((capped.content.into_owned(), capped.truncation));
         }
     };
     if text.len() > limits.max_bytes {
@@ -1164,7 +1182,24 @@ fn check_and_cap(
             limit: limits.max_bytes,
         }));
     }
-    Ok(cap::cap_string(text, cap))
+    if cap.strategy == Strategy::Reject {
+        if let Some(size) = cap::over_limit(&text, cap) {
+            return Err(Failure::new(
+                ErrorCode::OutputTooLarge,
+                messages::output_too_large(&tool.name, size, cap.limit, cap.unit),
+            ));
+        }
+    }
+    let spilled = (cap.strategy == Strategy::Spill && cap::over_limit(&text, cap).is_some())
+        .then(|| text.clone());
+    let (content, truncation) = cap::cap_string(text, cap);
+    let artifact = spilled.map(|text| {
+        Box::new(Artifact {
+            id: cap::artifact_id(cap::artifact_hash(&text)),
+            text,
+        })
+    });
+    Ok((content, truncation, artifact))
 }
 
 /// A call that passed parse → correlate id → look up tool → validate → semantic checks, held
@@ -1236,12 +1271,13 @@ impl Harness {
     /// A successful result with `text` as its content (capped), for a gate's own answer (a
     /// prepare's preview).
     pub(crate) fn answer(&self, id: String, text: String) -> ToolResult {
-        let (content, truncation) = cap::cap_string(text, &self.config.cap);
+        let (content, truncation) = cap::cap_string(text, &self.config.cap.for_messages());
         ToolResult {
             tool_use_id: Some(id),
             content,
             error: None,
             truncation,
+            artifact: None,
         }
     }
 }

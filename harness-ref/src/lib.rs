@@ -104,7 +104,7 @@ mod tool;
 pub use cap::{CapConfig, Strategy, Truncation, Unit};
 pub use code::ErrorCode;
 pub use diagnostics::{Diagnostic, DiagnosticSink, MemorySink, NullSink};
-pub use envelope::{ErrorInfo, ToolResult};
+pub use envelope::{Artifact, ErrorInfo, ToolResult};
 pub use harness::{
     Call, CallRef, Harness, HarnessConfig, RegisteredTool, RegistrationError,
     RegistrationErrorKind, Registry, Stage,

@@ -55,6 +55,7 @@ pub(crate) fn default_remedy(code: ErrorCode) -> Option<String> {
             "resend the original arguments with this key, or use a new key for a different request"
         }
         ErrorCode::CommitRejected => "prepare the call again, then commit it with the new token",
+        ErrorCode::OutputTooLarge => "call again asking for less (a narrower range, a filter, a page)",
         // A code added later gets no remedy until one is written here.
         #[allow(unreachable_patterns)]
         _ => return None,
@@ -180,6 +181,13 @@ pub(crate) fn duplicate_id(id: &str) -> String {
 
 pub(crate) fn unavailable(tool: &str, message: &str) -> String {
     format!("tool {} is unavailable: {message}", quoted(tool))
+}
+
+pub(crate) fn output_too_large(tool: &str, size: u64, limit: usize, unit: crate::Unit) -> String {
+    format!(
+        "tool {} returned output too large to show: {size} {unit}, over the limit of {limit} {unit}; none of it is shown",
+        quoted(tool)
+    )
 }
 
 pub(crate) fn timeout(tool: &str, budget: Duration) -> String {

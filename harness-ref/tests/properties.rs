@@ -171,6 +171,11 @@ fn prefix_units(text: &str, units: u64, unit: Unit) -> &str {
             .char_indices()
             .nth(units as usize)
             .map_or(text.len(), |(i, _)| i),
+        Unit::Lines => text
+            .match_indices('\n')
+            .nth((units as usize).wrapping_sub(1))
+            .filter(|_| units > 0)
+            .map_or(if units == 0 { 0 } else { text.len() }, |(i, _)| i + 1),
     };
     &text[..end]
 }
@@ -183,6 +188,14 @@ fn suffix_units(text: &str, units: u64, unit: Unit) -> &str {
             .char_indices()
             .nth((total - units) as usize)
             .map_or(text.len(), |(i, _)| i),
+        // The start of line `total - units` (0-based): just after the `\n` ending the line before.
+        Unit::Lines => match (total - units) as usize {
+            0 => 0,
+            skip => text
+                .match_indices('\n')
+                .nth(skip - 1)
+                .map_or(text.len(), |(i, _)| i + 1),
+        },
     };
     &text[start..]
 }

@@ -841,7 +841,7 @@ proptest! {
             let mut opts = if prepare { CallOptions::prepare() } else { CallOptions::direct() };
             if let Some(k) = key { opts = opts.with_key(format!("k{k}")); }
             let out = secure.handle(&alice(), call(&format!("t{i}"), "write_file", json!({"path": path.clone(), "text": text.clone()})), opts);
-            let size = match unit { Unit::Bytes => out.result.content().len(), Unit::Chars => out.result.content().chars().count() };
+            let size = harness_ref::cap::measure(out.result.content(), unit);
             prop_assert!(size <= limit, "{} > {limit}: {:?}", size, out.result.content());
         }
     }

@@ -128,6 +128,8 @@ fn measure(text: &str, unit: Unit) -> usize {
     match unit {
         Unit::Bytes => text.len(),
         Unit::Chars => text.chars().count(),
+        // This model covers bytes and chars; lines are tested in harness-ref's own cap tests.
+        Unit::Lines => harness_ref::cap::measure(text, unit),
     }
 }
 
@@ -295,8 +297,9 @@ pub fn check_in_memory(input: &CapOutput) {
         } else {
             let budget = limit - reserve;
             let (head_units, tail_units) = match input.strategy {
-                Strategy::HeadOnly => (budget, 0),
-                Strategy::HeadTail => {
+                // The generator draws head-only or head+tail only (see `Arbitrary` above).
+                Strategy::HeadOnly | Strategy::Spill => (budget, 0),
+                Strategy::HeadTail | Strategy::Reject => {
                     let permille = usize::from(input.head_permille.min(1000));
                     let head = budget * permille / 1000;
                     (head, budget - head)

@@ -268,6 +268,9 @@ fn insta_reads_awkward_files_as_written() {
             code: Some("invalid_arguments".to_owned()),
             retryable: Some(false),
             native: None,
+            truncation: None,
+            artifact: None,
+            structured: None,
         },
         ObservedResult {
             tool_use_id: serde_json::Value::Null,
@@ -276,6 +279,9 @@ fn insta_reads_awkward_files_as_written() {
             code: None,
             retryable: None,
             native: None,
+            truncation: None,
+            artifact: None,
+            structured: None,
         },
     ];
     let body = snapshot::render_body(&[Some("toolu_01"), None], &results);

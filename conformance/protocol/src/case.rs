@@ -94,6 +94,10 @@ pub enum Unit {
     Bytes,
     /// Unicode scalar values (what Rust calls `char` and Python calls a code point).
     Chars,
+    /// Lines: a line ends at `\n`; a non-empty last line without one counts too (so `"a\nb"`
+    /// and `"a\nb\n"` are two lines, `""` none). Generated outputs of a lines-capped case are
+    /// sized in chars ([`Unit::generation`]).
+    Lines,
 }
 
 impl Unit {
@@ -102,6 +106,17 @@ impl Unit {
         match self {
             Unit::Bytes => "bytes",
             Unit::Chars => "chars",
+            Unit::Lines => "lines",
+        }
+    }
+
+    /// The unit generated outputs are sized in under a cap of this unit: the unit itself, or
+    /// chars for `lines` (a case sizes a lines-capped output by its line width: `{"cap": 5.0}`
+    /// of `"line\n"` is as many lines as the limit).
+    pub fn generation(self) -> Unit {
+        match self {
+            Unit::Lines => Unit::Chars,
+            u => u,
         }
     }
 }
@@ -114,14 +129,28 @@ pub enum Strategy {
     HeadTail,
     /// Keep the beginning only.
     HeadOnly,
+    /// Keep nothing: an output over the limit becomes an error result saying it was too large,
+    /// its size and the limit (class `output_too_large`).
+    Reject,
+    /// Keep the full output aside (an artifact) and show a preview within the limit that says
+    /// the output's total size and where the rest is kept.
+    Spill,
 }
 
 impl Strategy {
+    /// Whether the strategy cuts the output (head+tail, head-only) rather than refusing or
+    /// spilling it.
+    pub fn cuts(self) -> bool {
+        matches!(self, Strategy::HeadTail | Strategy::HeadOnly)
+    }
+
     /// The strategy's name as it appears on the wire.
     pub fn as_str(self) -> &'static str {
         match self {
             Strategy::HeadTail => "head_tail",
             Strategy::HeadOnly => "head_only",
+            Strategy::Reject => "reject",
+            Strategy::Spill => "spill",
         }
     }
 }

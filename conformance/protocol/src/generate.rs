@@ -83,12 +83,18 @@ pub fn measure(text: &str, unit: Unit) -> u64 {
     match unit {
         Unit::Bytes => text.len() as u64,
         Unit::Chars => text.chars().count() as u64,
+        Unit::Lines => {
+            let newlines = text.bytes().filter(|&b| b == b'\n').count() as u64;
+            newlines + u64::from(!text.is_empty() && !text.ends_with('\n'))
+        }
     }
 }
 
 /// Expands a generated output whose sizes are all resolved. Its size in bytes is checked
 /// against [`MAX_GENERATED_BYTES`] first, and the text is allocated once at that size.
 pub fn materialize(gen: &Gen, unit: Unit) -> Result<String, GenError> {
+    // A lines-capped case sizes its outputs in chars.
+    let unit = unit.generation();
     let bytes = expanded_bytes(gen, unit)?;
     let mut out = String::with_capacity(bytes as usize);
     expand(gen, unit, &mut out)?;
@@ -99,6 +105,8 @@ pub fn materialize(gen: &Gen, unit: Unit) -> Result<String, GenError> {
 /// allocated); an error when a size is unresolved or invalid, or the total is over
 /// [`MAX_GENERATED_BYTES`] (found as soon as the running total passes it).
 pub fn expanded_bytes(gen: &Gen, unit: Unit) -> Result<u64, GenError> {
+    // A lines-capped case sizes its outputs in chars.
+    let unit = unit.generation();
     let over = |n: Option<u64>| match n {
         Some(n) if n <= MAX_GENERATED_BYTES => Ok(n),
         Some(n) => Err(GenError::TooManyBytes(n)),
@@ -142,6 +150,8 @@ pub fn expanded_bytes(gen: &Gen, unit: Unit) -> Result<u64, GenError> {
 /// Checks that every generated output of a resolved case expands to at most
 /// [`MAX_GENERATED_BYTES`] in `unit`, before the case is sent or anything is expanded.
 pub fn check_expansion(case: &WireCase, unit: Unit) -> Result<(), GenError> {
+    // A lines-capped case sizes its outputs in chars.
+    let unit = unit.generation();
     for tool in &case.tools {
         let mut behavior = &tool.behavior;
         loop {

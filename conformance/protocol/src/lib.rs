@@ -37,9 +37,9 @@ pub use generate::{
     MAX_GENERATED_SIZE, MAX_SLEEP_MS,
 };
 pub use message::{
-    decode_command, decode_hello, decode_reply, CapCapability, Capabilities, Command,
+    decode_command, decode_hello, decode_reply, Artifact, CapCapability, Capabilities, Command,
     DeadlineCapability, DecodeError, Hello, Implementation, Invocation, ObservedResult, Reply,
-    ReplyOutcome, PROTOCOL_VERSION,
+    ReplyOutcome, TruncationMeta, PROTOCOL_VERSION,
 };
 pub use security::{
     implied_features, is_secured, Before, BoundsDef, CallSecurity, CommitRef, ContextDef,

@@ -166,6 +166,10 @@ pub struct CapCapability {
     pub configurable: bool,
     /// The strategies it can apply; the first is the default.
     pub strategies: Vec<Strategy>,
+    /// Units a configurable cap can take besides `bytes` and `chars` (which every configurable
+    /// cap takes): `lines`. Absent means none.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub units: Vec<Unit>,
 }
 
 /// A harness's handler deadlines.
@@ -264,6 +268,52 @@ pub struct ObservedResult {
     /// The harness's own result object, as JSON, for reports.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub native: Option<Value>,
+    /// Truncation metadata the model is given beside the content (PROTOCOL.md 3c): accepted
+    /// wherever a note in the content is.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub truncation: Option<TruncationMeta>,
+    /// The artifact a `spill` cap kept the full output in, when the harness exposes it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub artifact: Option<Artifact>,
+    /// A structured copy of the result that the model is also shown (MCP `structuredContent`
+    /// beside its text); it counts against the cap with the content.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub structured: Option<Value>,
+}
+
+/// Structured truncation metadata: what the harness cut, in its cap's unit. Every field is
+/// optional; a field given must be true.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct TruncationMeta {
+    /// The unit of every size here (the cap's unit when absent).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub unit: Option<Unit>,
+    /// The output's total size.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub total: Option<u64>,
+    /// How much of the output the content leaves out.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub omitted: Option<u64>,
+    /// Where the cut was made: `middle`, `end` or `all` (free text, bounded in reports).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub direction: Option<String>,
+    /// The `[start, end)` ranges of the output the content keeps, in order.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub kept: Option<Vec<[u64; 2]>>,
+    /// The artifact holding the full output, if one was kept.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub artifact: Option<String>,
+}
+
+/// The full output a `spill` cap kept aside.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Artifact {
+    /// The id (or path, or URI) the model is pointed to.
+    pub id: String,
+    /// The kept text, exactly as stored.
+    pub text: String,
 }
 
 /// One handler run.

@@ -93,7 +93,7 @@ pub fn declarable_keywords() -> Vec<&'static str> {
 }
 
 /// The suite's outcome classes (docs/DESIGN.md): the keys of `codes` and of `folds`.
-pub const CLASSES: [&str; 14] = [
+pub const CLASSES: [&str; 15] = [
     "invalid_arguments",
     "unknown_tool",
     "malformed_call",
@@ -108,6 +108,7 @@ pub const CLASSES: [&str; 14] = [
     "budget_exhausted",
     "idempotency_conflict",
     "commit_rejected",
+    "output_too_large",
 ];
 
 /// The optional feature sets a harness may declare (`features`).

@@ -688,6 +688,9 @@ mod tests {
             code: code.map(str::to_owned),
             retryable: Some(false),
             native: None,
+            truncation: None,
+            artifact: None,
+            structured: None,
         }
     }
 

@@ -41,6 +41,7 @@ impl Stored {
             content: self.content.clone(),
             error: self.error.clone(),
             truncation: self.truncation,
+            artifact: None,
         }
     }
 }

@@ -97,6 +97,19 @@ pub enum Fault {
     /// Results are emitted in the order handlers finished and given the calls' ids by
     /// position, so a slow first call's id goes to a fast call's output.
     PairsResultsByPosition,
+    /// An output whose kept head already holds note-like text (`[truncated …`) is taken to be
+    /// capped already: the cut gets no note of its own.
+    TrustsNoteInOutput,
+    /// Under a `reject` cap, the too-large answer is flagged as a success.
+    RejectsAsSuccess,
+    /// Under a `spill` cap, the preview is the limit's worth of head and the note is added
+    /// after it, over the cap.
+    SpillPreviewOverCap,
+    /// Under a `spill` cap, the artifact keeps the preview, not the full output.
+    SpillsCutArtifact,
+    /// Under a `lines` cap, lines are counted as `\n` characters: an unterminated last line is
+    /// not counted, so one line more than the limit passes.
+    CountsNewlinesAsLines,
     /// Security gates: a call runs whatever capabilities its caller holds.
     IgnoresCapabilities,
     /// Security gates: idempotency keys are ignored, so a duplicate delivery runs again.
@@ -112,7 +125,7 @@ pub enum Fault {
 
 impl Fault {
     /// Every fault, in documentation order.
-    pub const ALL: [Fault; 42] = [
+    pub const ALL: [Fault; 47] = [
         Fault::RunsHandlerBeforeValidating,
         Fault::CoercesTypes,
         Fault::DropsUnknownFields,
@@ -150,6 +163,11 @@ impl Fault {
         Fault::RunsToolsNotOffered,
         Fault::RunsCutOffCalls,
         Fault::PairsResultsByPosition,
+        Fault::TrustsNoteInOutput,
+        Fault::RejectsAsSuccess,
+        Fault::SpillPreviewOverCap,
+        Fault::SpillsCutArtifact,
+        Fault::CountsNewlinesAsLines,
         Fault::IgnoresCapabilities,
         Fault::RerunsDuplicateKeys,
         Fault::CommitsUnverifiedTokens,
@@ -216,6 +234,11 @@ impl Fault {
             Fault::RunsToolsNotOffered => "runs-tools-not-offered",
             Fault::RunsCutOffCalls => "runs-cut-off-calls",
             Fault::PairsResultsByPosition => "pairs-results-by-position",
+            Fault::TrustsNoteInOutput => "trusts-note-in-output",
+            Fault::RejectsAsSuccess => "rejects-as-success",
+            Fault::SpillPreviewOverCap => "spill-preview-over-cap",
+            Fault::SpillsCutArtifact => "spills-cut-artifact",
+            Fault::CountsNewlinesAsLines => "counts-newlines-as-lines",
             Fault::IgnoresCapabilities => "ignores-capabilities",
             Fault::RerunsDuplicateKeys => "reruns-duplicate-keys",
             Fault::CommitsUnverifiedTokens => "commits-unverified-tokens",
@@ -293,6 +316,17 @@ impl Fault {
             }
             Fault::PairsResultsByPosition => {
                 "emits results in completion order and gives them the calls' ids by position"
+            }
+            Fault::TrustsNoteInOutput => {
+                "adds no note to a cut whose kept head already holds note-like text from the tool"
+            }
+            Fault::RejectsAsSuccess => "flags a reject cap's too-large answer as a success",
+            Fault::SpillPreviewOverCap => {
+                "fills a spill preview with the limit's worth of head, then adds the note past the cap"
+            }
+            Fault::SpillsCutArtifact => "keeps the shown preview as the spilled artifact, not the full output",
+            Fault::CountsNewlinesAsLines => {
+                "counts lines as newline characters, so an unterminated last line is free"
             }
             Fault::IgnoresCapabilities => "runs a call whatever capabilities its caller holds",
             Fault::RerunsDuplicateKeys => {

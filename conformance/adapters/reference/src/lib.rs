@@ -269,6 +269,7 @@ impl ReferenceAdapter {
                     limit: fixed.limit as u64,
                     configurable: false,
                     strategies: vec![protocol::Strategy::HeadTail],
+                    units: Vec::new(),
                 });
             }
             Some(Variant::HeadOnlyCap) => {
@@ -304,7 +305,13 @@ impl ReferenceAdapter {
                     unit: to_wire_unit(defaults.cap.unit),
                     limit: defaults.cap.limit as u64,
                     configurable: true,
-                    strategies: vec![protocol::Strategy::HeadTail, protocol::Strategy::HeadOnly],
+                    strategies: vec![
+                        protocol::Strategy::HeadTail,
+                        protocol::Strategy::HeadOnly,
+                        protocol::Strategy::Reject,
+                        protocol::Strategy::Spill,
+                    ],
+                    units: vec![protocol::Unit::Lines],
                 }),
                 codes: Some(
                     ErrorCode::ALL
@@ -1164,6 +1171,13 @@ fn observe_result(result: &ToolResult) -> ObservedResult {
         code: result.code_str().map(str::to_owned),
         retryable: Some(result.retryable()),
         native: Some(result.to_block()),
+        truncation: None,
+        // A spill's artifact, which the embedder reads back through `ToolResult::artifact`.
+        artifact: result.artifact().map(|a| protocol::Artifact {
+            id: a.id.clone(),
+            text: a.text.clone(),
+        }),
+        structured: None,
     }
 }
 
@@ -1198,6 +1212,36 @@ fn perturb_result(
         Fault::OmitsNote => {
             if let Some(truncation) = result.truncation() {
                 o.content = perturb::strip_note(result.content(), truncation);
+            }
+        }
+        Fault::TrustsNoteInOutput => {
+            if let Some(truncation) = result.truncation() {
+                let head =
+                    perturb::head_units(result.content(), truncation.head_size, truncation.unit);
+                if head.contains("[truncated") {
+                    o.content = perturb::strip_note(result.content(), truncation);
+                }
+            }
+        }
+        Fault::RejectsAsSuccess if code == Some(ErrorCode::OutputTooLarge) => {
+            o.is_error = false;
+            o.code = None;
+            o.retryable = Some(false);
+        }
+        Fault::SpillPreviewOverCap => {
+            if let (Some(a), Some(t)) = (result.artifact(), result.truncation()) {
+                let head = perturb::head_units(&a.text, cx.intended.limit as u64, t.unit);
+                let note = harness_ref::Truncation {
+                    head_size: harness_ref::cap::measure(head, t.unit) as u64,
+                    ..*t
+                }
+                .note();
+                o.content = format!("{head}\n{note}");
+            }
+        }
+        Fault::SpillsCutArtifact => {
+            if let Some(a) = &mut o.artifact {
+                a.text = result.content().to_owned();
             }
         }
         Fault::LeaksInternalError if code == Some(ErrorCode::InternalError) => {
@@ -1424,6 +1468,13 @@ fn requested_cap(case: &WireCase) -> Result<CapConfig, String> {
 fn harness_cap(intended: CapConfig, fault: Option<Fault>) -> CapConfig {
     match fault {
         Some(Fault::CapsHeadOnly) => intended.with_strategy(harness_ref::Strategy::HeadOnly),
+        // One line short: what counting `\n`s gives for an output whose last line has none.
+        Some(Fault::CountsNewlinesAsLines) if intended.unit == harness_ref::Unit::Lines => {
+            CapConfig {
+                limit: intended.limit.saturating_add(1),
+                ..intended
+            }
+        }
         Some(Fault::CountsCharsForBytes) if intended.unit == harness_ref::Unit::Bytes => {
             CapConfig {
                 unit: harness_ref::Unit::Chars,
@@ -1443,6 +1494,7 @@ fn to_wire_unit(unit: harness_ref::Unit) -> protocol::Unit {
     match unit {
         harness_ref::Unit::Bytes => protocol::Unit::Bytes,
         harness_ref::Unit::Chars => protocol::Unit::Chars,
+        harness_ref::Unit::Lines => protocol::Unit::Lines,
     }
 }
 
@@ -1450,6 +1502,7 @@ fn from_wire_unit(unit: protocol::Unit) -> harness_ref::Unit {
     match unit {
         protocol::Unit::Bytes => harness_ref::Unit::Bytes,
         protocol::Unit::Chars => harness_ref::Unit::Chars,
+        protocol::Unit::Lines => harness_ref::Unit::Lines,
     }
 }
 
@@ -1457,5 +1510,7 @@ fn from_wire_strategy(strategy: protocol::Strategy) -> harness_ref::Strategy {
     match strategy {
         protocol::Strategy::HeadTail => harness_ref::Strategy::HeadTail,
         protocol::Strategy::HeadOnly => harness_ref::Strategy::HeadOnly,
+        protocol::Strategy::Reject => harness_ref::Strategy::Reject,
+        protocol::Strategy::Spill => harness_ref::Strategy::Spill,
     }
 }

@@ -18,6 +18,7 @@ pub(crate) fn head_units(text: &str, n: u64, unit: Unit) -> &str {
             Some((i, _)) => &text[..i],
             None => text,
         },
+        Unit::Lines => cap::prefix_units(text, n, unit),
     }
 }
 
@@ -41,6 +42,7 @@ pub(crate) fn tail_units(text: &str, n: u64, unit: Unit) -> &str {
                 None => text,
             }
         }
+        Unit::Lines => cap::suffix_units(text, n, unit),
     }
 }
 
@@ -59,8 +61,10 @@ fn floor_boundary(text: &str, mut i: usize) -> usize {
 pub(crate) fn strip_note(content: &str, truncation: &Truncation) -> String {
     let head = head_units(content, truncation.head_size, truncation.unit);
     let tail = match truncation.strategy {
-        Strategy::HeadTail => tail_units(content, truncation.tail_size, truncation.unit),
-        Strategy::HeadOnly => "",
+        Strategy::HeadTail | Strategy::Reject => {
+            tail_units(content, truncation.tail_size, truncation.unit)
+        }
+        Strategy::HeadOnly | Strategy::Spill => "",
     };
     format!("{head}{tail}")
 }
@@ -74,8 +78,8 @@ pub(crate) fn note_outside_cap(text: &str, config: &CapConfig) -> String {
     };
     let limit = config.limit as u64;
     let (head_budget, tail_budget) = match config.strategy {
-        Strategy::HeadOnly => (limit, 0),
-        Strategy::HeadTail => {
+        Strategy::HeadOnly | Strategy::Spill => (limit, 0),
+        Strategy::HeadTail | Strategy::Reject => {
             let head = limit * u64::from(config.head_permille.min(1000)) / 1000;
             (head, limit - head)
         }
@@ -96,8 +100,8 @@ pub(crate) fn note_outside_cap(text: &str, config: &CapConfig) -> String {
     }
     .note();
     match config.strategy {
-        Strategy::HeadOnly => format!("{head}\n{note}"),
-        Strategy::HeadTail => format!("{head}\n{note}\n{tail}"),
+        Strategy::HeadOnly | Strategy::Spill => format!("{head}\n{note}"),
+        Strategy::HeadTail | Strategy::Reject => format!("{head}\n{note}\n{tail}"),
     }
 }
 
@@ -116,6 +120,8 @@ pub(crate) fn split_code_point(text: &str, config: &CapConfig) -> String {
         return honest.content.into_owned();
     };
     let (head, middle_newlines, tail) = match config.unit {
+        // A lines cut keeps whole lines: there is no code point to split.
+        Unit::Lines => return honest.content.into_owned(),
         Unit::Bytes => {
             let bytes = text.as_bytes();
             let tail_start = bytes.len().saturating_sub(tail_budget).max(head_budget);
@@ -148,8 +154,8 @@ pub(crate) fn split_code_point(text: &str, config: &CapConfig) -> String {
     }
     .note();
     match config.strategy {
-        Strategy::HeadOnly => format!("{head}\n{note}"),
-        Strategy::HeadTail => format!("{head}\n{note}\n{tail}"),
+        Strategy::HeadOnly | Strategy::Spill => format!("{head}\n{note}"),
+        Strategy::HeadTail | Strategy::Reject => format!("{head}\n{note}\n{tail}"),
     }
 }
 

@@ -44,8 +44,8 @@ fn note(style: NoteStyle, t: &Truncation) -> String {
         NoteStyle::AfterTail | NoteStyle::BeforeHead => t.note(),
         NoteStyle::Grouped => {
             let place = match t.strategy {
-                Strategy::HeadTail => "from the middle",
-                Strategy::HeadOnly => "at the end",
+                Strategy::HeadTail | Strategy::Reject => "from the middle",
+                Strategy::HeadOnly | Strategy::Spill => "at the end",
             };
             let lines = if t.omitted_lines == 1 {
                 "line"
@@ -60,8 +60,12 @@ fn note(style: NoteStyle, t: &Truncation) -> String {
             )
         }
         NoteStyle::Inline => match t.strategy {
-            Strategy::HeadTail => format!("[… {} {} cut …]", t.omitted_size, t.unit),
-            Strategy::HeadOnly => format!("[… {} {} cut]", t.omitted_size, t.unit),
+            Strategy::HeadTail | Strategy::Reject => {
+                format!("[… {} {} cut …]", t.omitted_size, t.unit)
+            }
+            Strategy::HeadOnly | Strategy::Spill => {
+                format!("[… {} {} cut]", t.omitted_size, t.unit)
+            }
         },
     }
 }
@@ -84,7 +88,13 @@ pub(crate) fn renote(content: &str, truncation: Option<&Truncation>, style: Note
     }
     let head = head_units(content, t.head_size, t.unit);
     let tail = tail_units(content, t.tail_size, t.unit);
-    match (t.strategy, style) {
+    // A spill's preview is placed like a head-only cut; a reject's messages are cut head+tail.
+    let strategy = match t.strategy {
+        Strategy::Spill => Strategy::HeadOnly,
+        Strategy::Reject => Strategy::HeadTail,
+        s => s,
+    };
+    match (strategy, style) {
         (Strategy::HeadOnly, NoteStyle::AfterTail) => content.to_owned(),
         (Strategy::HeadOnly, NoteStyle::BeforeHead) => format!("{note}\n{head}"),
         (Strategy::HeadTail, NoteStyle::BeforeHead) => format!("{note}\n{head}\n{tail}"),
@@ -93,6 +103,7 @@ pub(crate) fn renote(content: &str, truncation: Option<&Truncation>, style: Note
         (Strategy::HeadTail, NoteStyle::Grouped) => format!("{head}\n{note}\n{tail}"),
         (Strategy::HeadOnly, NoteStyle::Inline) => format!("{head}{note}"),
         (Strategy::HeadTail, NoteStyle::Inline) => format!("{head}{note}{tail}"),
+        (Strategy::Reject | Strategy::Spill, _) => content.to_owned(),
     }
 }
 

@@ -10,13 +10,13 @@ export const CAPABILITY_FIELDS = ["cap", "codes", "retryability", "deadline", "k
 export const IMPLEMENTATION_FIELDS = ["name", "language", "version", "homepage"] as const;
 
 /** What a cap counts: UTF-8 bytes or Unicode scalar values. */
-export const CAP_UNITS = ["bytes", "chars"] as const;
+export const CAP_UNITS = ["bytes", "chars", "lines"] as const;
 
 /** How a cap cuts; the first a harness lists is its default. */
-export const CAP_STRATEGIES = ["head_tail", "head_only"] as const;
+export const CAP_STRATEGIES = ["head_tail", "head_only", "reject", "spill"] as const;
 
 /** The suite's outcome classes, the keys of the hello's `codes` map. */
-export const OUTCOME_CLASSES = ["invalid_arguments", "unknown_tool", "malformed_call", "duplicate_call_id", "tool_refused", "tool_unavailable", "timeout", "internal_error", "invalid_tool_output", "semantic_violation", "permission_denied", "budget_exhausted", "idempotency_conflict", "commit_rejected"] as const;
+export const OUTCOME_CLASSES = ["invalid_arguments", "unknown_tool", "malformed_call", "duplicate_call_id", "tool_refused", "tool_unavailable", "timeout", "internal_error", "invalid_tool_output", "semantic_violation", "permission_denied", "budget_exhausted", "idempotency_conflict", "commit_rejected", "output_too_large"] as const;
 
 /** How a call reaches the harness. */
 export const CALL_FORMS = ["structured", "arguments_text", "raw"] as const;

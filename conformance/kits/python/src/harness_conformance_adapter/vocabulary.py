@@ -11,13 +11,13 @@ CAPABILITY_FIELDS: tuple[str, ...] = ("cap", "codes", "retryability", "deadline"
 IMPLEMENTATION_FIELDS: tuple[str, ...] = ("name", "language", "version", "homepage")
 """Every field of a hello's `implementation`."""
 
-CAP_UNITS: tuple[str, ...] = ("bytes", "chars")
+CAP_UNITS: tuple[str, ...] = ("bytes", "chars", "lines")
 """What a cap counts: UTF-8 bytes or Unicode scalar values."""
 
-CAP_STRATEGIES: tuple[str, ...] = ("head_tail", "head_only")
+CAP_STRATEGIES: tuple[str, ...] = ("head_tail", "head_only", "reject", "spill")
 """How a cap cuts; the first a harness lists is its default."""
 
-OUTCOME_CLASSES: tuple[str, ...] = ("invalid_arguments", "unknown_tool", "malformed_call", "duplicate_call_id", "tool_refused", "tool_unavailable", "timeout", "internal_error", "invalid_tool_output", "semantic_violation", "permission_denied", "budget_exhausted", "idempotency_conflict", "commit_rejected")
+OUTCOME_CLASSES: tuple[str, ...] = ("invalid_arguments", "unknown_tool", "malformed_call", "duplicate_call_id", "tool_refused", "tool_unavailable", "timeout", "internal_error", "invalid_tool_output", "semantic_violation", "permission_denied", "budget_exhausted", "idempotency_conflict", "commit_rejected", "output_too_large")
 """The suite's outcome classes, the keys of the hello's `codes` map."""
 
 CALL_FORMS: tuple[str, ...] = ("structured", "arguments_text", "raw")
