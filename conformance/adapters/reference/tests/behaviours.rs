@@ -301,7 +301,16 @@ fn the_handshake_declares_what_harness_ref_does() {
         (cap.unit, cap.limit, cap.configurable),
         (Unit::Bytes, 16384, true)
     );
-    assert_eq!(cap.strategies, [Strategy::HeadTail, Strategy::HeadOnly]);
+    assert_eq!(
+        cap.strategies,
+        [
+            Strategy::HeadTail,
+            Strategy::HeadOnly,
+            Strategy::Reject,
+            Strategy::Spill
+        ]
+    );
+    assert_eq!(cap.units, [Unit::Lines]);
     let codes = caps.codes.as_ref().unwrap();
     for code in [
         "invalid_arguments",

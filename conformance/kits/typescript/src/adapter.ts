@@ -40,9 +40,10 @@ export function defineAdapter<H>(adapter: Adapter<H>): Adapter<H> {
 
 export const ERROR_LIMIT = 2000;
 
-/** The unit a case's generated sizes are measured in. */
+/** The unit a case's generated sizes are measured in (chars under a lines cap). */
 export function unitFor(adapter: Adapter<unknown>, c: Case): string {
-  return c.config.cap_unit ?? adapter.capabilities.cap?.unit ?? 'chars';
+  const unit = c.config.cap_unit ?? adapter.capabilities.cap?.unit ?? 'chars';
+  return unit === 'lines' ? 'chars' : unit;
 }
 
 /** The reply body for one case: results, or `skip`, or `error` (never throws). */

@@ -28,12 +28,17 @@ export interface Implementation {
   homepage?: string;
 }
 
-/** The output cap: default unit and limit; `strategies` (the first is the default); `configurable`. */
+/**
+ * The output cap: default unit and limit; `strategies` (`head_tail`, `head_only`, `reject`,
+ * `spill`; the first is the default); `configurable`; `units`, the units a configurable cap takes
+ * besides bytes and chars (`lines`).
+ */
 export interface Cap {
   unit: Unit;
   limit: number;
   strategies?: readonly Strategy[];
   configurable?: boolean;
+  units?: readonly 'lines'[];
 }
 
 /** Handler deadlines: whether a case may set one, and the harness's default if it has one. */
@@ -124,6 +129,8 @@ export function validateCapabilities(caps: Capabilities): void {
     if (strategies.length === 0) throw invalid('cap.strategies', 'must list at least one strategy (the first is the default)');
     for (const s of strategies) oneOf('cap.strategies', s, vocabulary.CAP_STRATEGIES);
     unique('cap.strategies', strategies);
+    for (const u of caps.cap.units ?? []) oneOf('cap.units', u, ['lines']);
+    unique('cap.units', caps.cap.units ?? []);
   }
   for (const [outcome, code] of Object.entries(caps.codes ?? {})) {
     oneOf('codes', outcome, vocabulary.OUTCOME_CLASSES);
@@ -164,7 +171,8 @@ export function capabilitiesJson(caps: Capabilities): Record<string, Json> {
   const out: Record<string, Json> = {
     cap: caps.cap
       ? { unit: caps.cap.unit, limit: caps.cap.limit, configurable: caps.cap.configurable ?? false,
-          strategies: [...(caps.cap.strategies ?? ['head_tail'])] }
+          strategies: [...(caps.cap.strategies ?? ['head_tail'])],
+          ...(caps.cap.units?.length ? { units: [...caps.cap.units] } : {}) }
       : null,
   };
   if (caps.codes && Object.keys(caps.codes).length) out.codes = { ...caps.codes } as Record<string, string>;

@@ -57,12 +57,13 @@ class Adapter(Generic[H]):
         return hello(self.implementation, self.capabilities)
 
     def unit_for(self, case: Case) -> str:
-        """The unit a case's generated sizes are measured in."""
+        """The unit a case's generated sizes are measured in (chars under a lines cap)."""
+        unit = "chars"
         if case.config.cap_unit is not None:
-            return case.config.cap_unit
-        if self.capabilities.cap is not None:
-            return self.capabilities.cap.unit
-        return "chars"
+            unit = case.config.cap_unit
+        elif self.capabilities.cap is not None:
+            unit = self.capabilities.cap.unit
+        return "chars" if unit == "lines" else unit
 
     def new_turn(self, case: Case, log: IO[str] | None = None) -> Turn:
         return Turn(case=case, unit=self.unit_for(case), errors=self.errors, present=self.present,

@@ -24,8 +24,8 @@ from . import vocabulary
 from .errors import ErrorCode, KitError, quote
 from .jsonio import Json
 
-Unit = Literal["bytes", "chars"]
-"""What a cap counts: UTF-8 bytes or Unicode scalar values (vocabulary.CAP_UNITS)."""
+Unit = Literal["bytes", "chars", "lines"]
+"""What a cap counts: UTF-8 bytes, Unicode scalar values or lines (vocabulary.CAP_UNITS)."""
 
 
 def _capability(field_name: str, problem: str) -> KitError:
@@ -70,14 +70,17 @@ class Implementation:
 class Cap:
     """The harness's output cap: the unit and limit it uses by default, and what a case may change.
 
-    `strategies` lists the cut strategies the harness has; the first is its default.
-    `configurable`: a case may set the limit and the unit, and pick one of `strategies`.
+    `strategies` lists the strategies the harness has (`head_tail`, `head_only`, `reject`,
+    `spill`); the first is its default. `configurable`: a case may set the limit and the unit
+    (bytes, chars, and those in `units`), and pick one of `strategies`. `units`: the units a
+    configurable cap takes besides bytes and chars (`lines`).
     """
 
     unit: Unit
     limit: int
     strategies: Sequence[str] = ("head_tail",)
     configurable: bool = False
+    units: Sequence[str] = ()
 
     def validate(self) -> None:
         _one_of("cap.unit", self.unit, vocabulary.CAP_UNITS)
@@ -88,10 +91,17 @@ class Cap:
         for strategy in self.strategies:
             _one_of("cap.strategies", strategy, vocabulary.CAP_STRATEGIES)
         _unique("cap.strategies", self.strategies)
+        for unit in self.units:
+            _one_of("cap.units", unit, ("lines",))
+        _unique("cap.units", self.units)
 
     def to_json(self) -> dict[str, Json]:
-        return {"unit": self.unit, "limit": self.limit, "configurable": self.configurable,
-                "strategies": list(self.strategies)}
+        out: dict[str, Json] = {"unit": self.unit, "limit": self.limit,
+                                "configurable": self.configurable,
+                                "strategies": list(self.strategies)}
+        if self.units:
+            out["units"] = list(self.units)
+        return out
 
 
 @dataclass(frozen=True)
