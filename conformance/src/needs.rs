@@ -348,6 +348,73 @@ mod tests {
         assert!(!is_known("feature."));
         assert!(!is_known("feature.authorisation"));
         assert!(is_known("behavior.non_finite_in") && !is_known("behavior.cycles"));
-        assert!(!is_known("cap.unit.lines"));
+        assert!(is_known("cap.unit.lines") && !is_known("cap.unit.tokens"));
+    }
+
+    #[test]
+    fn strategy_and_lines_needs_are_declared_explicitly() {
+        let cap = |unit, configurable, strategies: Vec<Strategy>, units: Vec<Unit>| Capabilities {
+            cap: Some(CapCapability {
+                unit,
+                limit: 100,
+                configurable,
+                strategies,
+                units,
+            }),
+            ..Capabilities::default()
+        };
+        use Strategy::{HeadOnly, HeadTail, Reject, Spill};
+        // (capabilities, need, declared)
+        let table = [
+            (
+                cap(Unit::Bytes, true, vec![HeadTail], vec![]),
+                "cap.unit.lines",
+                false,
+            ),
+            (
+                cap(Unit::Bytes, true, vec![HeadTail], vec![Unit::Lines]),
+                "cap.unit.lines",
+                true,
+            ),
+            (
+                cap(Unit::Lines, false, vec![HeadTail], vec![]),
+                "cap.unit.lines",
+                true,
+            ),
+            (
+                cap(Unit::Bytes, false, vec![HeadTail, Reject], vec![]),
+                "cap.strategy.reject",
+                false,
+            ),
+            (
+                cap(Unit::Bytes, true, vec![HeadTail, Reject], vec![]),
+                "cap.strategy.reject",
+                true,
+            ),
+            (
+                cap(Unit::Bytes, false, vec![Spill], vec![]),
+                "cap.strategy.spill",
+                true,
+            ),
+            (
+                cap(Unit::Bytes, false, vec![HeadOnly], vec![]),
+                "cap.cuts",
+                true,
+            ),
+            (
+                cap(Unit::Bytes, true, vec![Reject, HeadTail], vec![]),
+                "cap.cuts",
+                false,
+            ),
+            (
+                cap(Unit::Bytes, false, vec![Spill], vec![]),
+                "cap.cuts",
+                false,
+            ),
+            (Capabilities::default(), "cap.cuts", true),
+        ];
+        for (caps, need, want) in table {
+            assert_eq!(declared(need, &caps), want, "{need} on {:?}", caps.cap);
+        }
     }
 }

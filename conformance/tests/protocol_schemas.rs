@@ -84,6 +84,10 @@ fn hellos_validate_and_decode_alike() {
                                 "deadline": {"configurable": true, "default_ms": 1000}, "keywords": ["type"],
                                 "call_forms": ["structured", "raw"], "parallel": true, "history": true, "features": ["authorization"]}}),
         json!({"protocol": 1, "implementation": {"name": "x", "language": "js", "version": "1"}, "capabilities": {"cap": null}}),
+        json!({"protocol": 1, "implementation": {"name": "x", "language": "rust", "version": "1"},
+               "capabilities": {"cap": {"unit": "lines", "limit": 256, "configurable": true,
+                                        "strategies": ["spill", "reject", "head_tail"], "units": ["lines"]},
+                                "codes": {"output_too_large": "TOO_BIG"}}}),
     ];
     for s in &samples {
         assert_valid(&hello, s, "hello sample");
@@ -98,7 +102,11 @@ fn hellos_validate_and_decode_alike() {
         json!({"protocol": 1, "implementation": {"name": "x", "language": "rust", "version": "1"}, "capabilities": {"caps": {}}}),
         json!({"protocol": 1, "implementation": {"name": "x", "language": "rust"}, "capabilities": {}}),
         json!({"protocol": 1, "implementation": {"name": "x", "language": "rust", "version": "1"},
-               "capabilities": {"cap": {"unit": "lines", "limit": 1, "strategies": ["head_tail"]}}}),
+               "capabilities": {"cap": {"unit": "tokens", "limit": 1, "strategies": ["head_tail"]}}}),
+        json!({"protocol": 1, "implementation": {"name": "x", "language": "rust", "version": "1"},
+               "capabilities": {"cap": {"unit": "bytes", "limit": 1, "strategies": ["truncate"]}}}),
+        json!({"protocol": 1, "implementation": {"name": "x", "language": "rust", "version": "1"},
+               "capabilities": {"cap": {"unit": "bytes", "limit": 1, "strategies": ["spill"], "units": ["tokens"]}}}),
     ];
     for b in &bad {
         assert!(!hello.is_valid(b), "the schema accepts {b}");
@@ -118,6 +126,10 @@ fn replies_validate_and_decode_alike() {
         json!({"seq": 2, "case": "a/b", "results": [{"tool_use_id": null, "is_error": true, "content": ""}]}),
         json!({"seq": 3, "case": "a/b", "skip": "no raw calls"}),
         json!({"seq": 4, "case": "a/b", "error": "adapter bug"}),
+        json!({"seq": 5, "case": "a/b", "results": [{"tool_use_id": "t1", "is_error": false, "content": "head tail",
+               "truncation": {"unit": "bytes", "total": 900, "omitted": 891, "direction": "middle",
+                              "kept": [[0, 4], [895, 900]], "artifact": "out-1"},
+               "artifact": {"id": "out-1", "text": "head … tail"}, "structured": {"rows": [1, 2]}}]}),
     ];
     for g in &good {
         assert_valid(&reply, g, "reply sample");
@@ -129,6 +141,10 @@ fn replies_validate_and_decode_alike() {
         json!({"seq": 1, "case": "a/b"}),
         json!({"seq": 1, "case": "a/b", "results": [{"tool_use_id": "t", "is_error": false}]}),
         json!({"seq": 1, "case": "a/b", "results": [], "extra": 1}),
+        json!({"seq": 1, "case": "a/b", "results": [{"tool_use_id": "t", "is_error": false, "content": "",
+               "truncation": {"omitted": 1, "lines_kept": 2}}]}),
+        json!({"seq": 1, "case": "a/b", "results": [{"tool_use_id": "t", "is_error": false, "content": "",
+               "artifact": {"id": "out-1"}}]}),
     ];
     for b in &bad {
         assert!(!reply.is_valid(b), "the schema accepts {b}");

@@ -7,7 +7,8 @@
 //! inside the text, with no line breaks and no line count (`head[… 3000 chars cut …]tail`).
 //! The notes are never longer than harness-ref's for the same cut, so the content still fits. The cut itself — how much head and tail are
 //! kept, on character boundaries, within the limit — is harness-ref's, read from its
-//! [`Truncation`]; harness-ref's content is `head \n note \n tail` (or `head \n note`).
+//! [`Truncation`]; harness-ref's content is `head \n note \n tail` (or `head \n note`). Under a
+//! lines cap and for a spill's preview the variants keep harness-ref's layout.
 
 use harness_ref::cap::{Strategy, Truncation};
 
@@ -76,6 +77,12 @@ pub(crate) fn renote(content: &str, truncation: Option<&Truncation>, style: Note
     let Some(t) = truncation else {
         return content.to_owned();
     };
+    // The styles place a cut's note between text separated by line breaks: under a lines cap
+    // those breaks are lines the budget did not reserve, and a spill's note is a pointer, not
+    // a count. Both keep harness-ref's layout.
+    if t.unit == harness_ref::Unit::Lines || t.strategy == Strategy::Spill {
+        return content.to_owned();
+    }
     let note = note(style, t);
     if t.head_size == 0 && t.tail_size == 0 && !content.contains('\n') {
         // The limit holds the note alone (harness-ref's, ASCII, cut to the limit): so does

@@ -241,31 +241,32 @@ fn demo(fault: Fault) -> Demo {
                 assert!(content(variant).ends_with("0123456789"));
             },
         ),
-        Fault::RejectsAsSuccess => (
-            big_output("bytes", "reject", 400),
-            |reference, variant| {
-                assert!(results(reference)[0].is_error);
-                assert_eq!(results(reference)[0].code.as_deref(), Some("output_too_large"));
-                assert!(!results(variant)[0].is_error, "the refusal is flagged a success");
-                assert_eq!(content(variant), content(reference));
-            },
-        ),
-        Fault::SpillPreviewOverCap => (
-            big_output("chars", "spill", 400),
-            |reference, variant| {
-                assert!(content(reference).chars().count() <= 400);
-                assert!(content(variant).chars().count() > 400);
-                assert!(content(variant).contains("[output too large: "));
-            },
-        ),
-        Fault::SpillsCutArtifact => (
-            big_output("bytes", "spill", 400),
-            |reference, variant| {
-                let artifact = |r: &Reply| results(r)[0].artifact.clone().expect("an artifact").text;
-                assert!(artifact(reference).ends_with("ValueError: boom"));
-                assert_eq!(artifact(variant), content(variant), "the artifact is the preview");
-            },
-        ),
+        Fault::RejectsAsSuccess => (big_output("bytes", "reject", 400), |reference, variant| {
+            assert!(results(reference)[0].is_error);
+            assert_eq!(
+                results(reference)[0].code.as_deref(),
+                Some("output_too_large")
+            );
+            assert!(
+                !results(variant)[0].is_error,
+                "the refusal is flagged a success"
+            );
+            assert_eq!(content(variant), content(reference));
+        }),
+        Fault::SpillPreviewOverCap => (big_output("chars", "spill", 400), |reference, variant| {
+            assert!(content(reference).chars().count() <= 400);
+            assert!(content(variant).chars().count() > 400);
+            assert!(content(variant).contains("[output too large: "));
+        }),
+        Fault::SpillsCutArtifact => (big_output("bytes", "spill", 400), |reference, variant| {
+            let artifact = |r: &Reply| results(r)[0].artifact.clone().expect("an artifact").text;
+            assert!(artifact(reference).ends_with("ValueError: boom"));
+            assert_eq!(
+                artifact(variant),
+                content(variant),
+                "the artifact is the preview"
+            );
+        }),
         Fault::CountsNewlinesAsLines => (
             one_tool(
                 json!({"cap": {"limit": 3, "unit": "lines"}}),
@@ -275,7 +276,11 @@ fn demo(fault: Fault) -> Demo {
             ),
             |reference, variant| {
                 assert!(content(reference).contains("[truncated: "));
-                assert_eq!(content(variant), "a\nb\nc\nd", "four lines pass a three-line cap");
+                assert_eq!(
+                    content(variant),
+                    "a\nb\nc\nd",
+                    "four lines pass a three-line cap"
+                );
             },
         ),
         Fault::SwapsIds => (
