@@ -21,7 +21,7 @@ use std::collections::BTreeMap;
 
 use harness_conformance_protocol::{
     materialize, measure, resolve_size_value, Behavior, Call, Capabilities, Invocation,
-    ObservedResult, Output, Strategy, ToolDef, Unit, WireCase,
+    ObservedResult, Output, Strategy, ToolDef, TruncationMeta, Unit, WireCase,
 };
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
@@ -1244,12 +1244,7 @@ fn spilled_failure(
 /// `cap.note_counts` read off truncation metadata: `omitted` (in `unit`, the cap's when
 /// absent) is what the content leaves out of the output, and `total` (if given) is its size.
 /// The content's own text is then taken to be kept output only.
-fn meta_counts(
-    o: &str,
-    c: &str,
-    meta: &harness_conformance_protocol::TruncationMeta,
-    cap: &EffectiveCap,
-) -> Result<(), String> {
+fn meta_counts(o: &str, c: &str, meta: &TruncationMeta, cap: &EffectiveCap) -> Result<(), String> {
     let unit = meta.unit.unwrap_or(cap.unit);
     let total = measure(o, unit);
     let kept = measure(c, unit).min(total);
@@ -1605,5 +1600,106 @@ mod tests {
         assert_eq!(head_wanted(&long_first, &c), &long_first[..20]);
         assert_eq!(prefix_units("ééé", 3, Unit::Bytes), "é");
         assert_eq!(prefix_units("ééé", 2, Unit::Chars), "éé");
+        assert_eq!(prefix_units("a\nb\nc", 2, Unit::Lines), "a\nb\n");
+        assert_eq!(prefix_units("a\nb", 5, Unit::Lines), "a\nb");
+    }
+
+    fn result(is_error: bool, content: &str) -> ObservedResult {
+        ObservedResult {
+            tool_use_id: Value::from("t"),
+            is_error,
+            content: content.to_owned(),
+            code: None,
+            retryable: None,
+            native: None,
+            truncation: None,
+            artifact: None,
+            structured: None,
+        }
+    }
+
+    #[test]
+    fn rejections_state_size_and_limit_in_any_grouping() {
+        let o = "x".repeat(12_000);
+        let c = cap(10_000, Unit::Chars);
+        // (is_error, content, passes)
+        let table = [
+            (
+                true,
+                "output of 12000 chars is over the limit of 10000 chars",
+                true,
+            ),
+            (true, "too large: 12,000 chars (limit 10,000)", true),
+            (true, "output too large (limit 10000)", false),
+            (true, "output too large: 12000", false),
+            (
+                false,
+                "output of 12000 chars is over the limit of 10000 chars",
+                false,
+            ),
+        ];
+        for (is_error, content, passes) in table {
+            let failure = rejected_failure("result 1", &o, &result(is_error, content), &c);
+            assert_eq!(failure.is_none(), passes, "{content}: {failure:?}");
+        }
+    }
+
+    #[test]
+    fn a_spill_preview_points_to_the_kept_output_in_text_or_metadata() {
+        let o = "0123456789".repeat(100);
+        let c = cap(300, Unit::Bytes);
+        let artifact = harness_conformance_protocol::Artifact {
+            id: "out-1".into(),
+            text: o.clone(),
+        };
+        let with = |content: &str, meta: Option<TruncationMeta>| ObservedResult {
+            truncation: meta,
+            artifact: Some(artifact.clone()),
+            ..result(false, content)
+        };
+        let head = &o[..200];
+        let meta = TruncationMeta {
+            total: Some(1000),
+            artifact: Some("out-1".into()),
+            ..TruncationMeta::default()
+        };
+        // (result, passes)
+        let table = [
+            (
+                with(
+                    &format!("{head}\n[1000 bytes in all; the rest is in out-1]"),
+                    None,
+                ),
+                true,
+            ),
+            (with(head, Some(meta.clone())), true),
+            (with(head, None), false),
+            (with(&format!("{head}\n[1000 bytes in all]"), None), false),
+            (
+                with(&format!("{head}\n[the rest is in out-1]"), None),
+                false,
+            ),
+        ];
+        for (res, passes) in table {
+            let failure = spilled_failure("result 1", &o, &res, &c);
+            assert_eq!(failure.is_none(), passes, "{}: {failure:?}", res.content);
+        }
+    }
+
+    #[test]
+    fn truncation_metadata_counts_are_read_like_a_note() {
+        let o = "0123456789".repeat(100);
+        let c = cap(300, Unit::Bytes);
+        let content = format!("{}{}", &o[..100], &o[900..]);
+        let meta = |omitted, total| TruncationMeta {
+            omitted: Some(omitted),
+            total,
+            ..TruncationMeta::default()
+        };
+        assert!(meta_counts(&o, &content, &meta(800, Some(1000)), &c).is_ok());
+        assert!(meta_counts(&o, &content, &meta(800, None), &c).is_ok());
+        assert!(meta_counts(&o, &content, &meta(700, None), &c).is_err());
+        assert!(meta_counts(&o, &content, &meta(800, Some(200)), &c).is_err());
+        assert_eq!(stated_numbers("a 12,000 b 3_4 c 5, 6"), [12000, 34, 5, 6]);
     }
 }

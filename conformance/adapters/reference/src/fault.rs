@@ -108,7 +108,8 @@ pub enum Fault {
     /// Under a `spill` cap, the artifact keeps the preview, not the full output.
     SpillsCutArtifact,
     /// Under a `lines` cap, lines are counted as `\n` characters: an unterminated last line is
-    /// not counted, so one line more than the limit passes.
+    /// not counted, so one line more than the limit passes. (Modelled as a lines cap one line
+    /// larger, which is that count exactly for an output whose last line has no newline.)
     CountsNewlinesAsLines,
     /// Security gates: a call runs whatever capabilities its caller holds.
     IgnoresCapabilities,
