@@ -34,6 +34,10 @@ done
 for f in runs-tools-not-offered runs-cut-off-calls; do
   UNSEEN[$f]="a turn-shape fault; generated cases offer every tool and end normally (caught by selftest)"
 done
+for f in rejects-as-success spill-preview-over-cap spills-cut-artifact counts-newlines-as-lines \
+  trusts-note-in-output; do
+  UNSEEN[$f]="a cap-strategy fault; generated cases use the default strategy and unit, and no note-like output (caught by selftest)"
+done
 
 cargo build -q -p harness-conformance -p harness-ref-adapter
 bin=target/debug/harness-conformance

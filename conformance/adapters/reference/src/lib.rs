@@ -79,7 +79,9 @@
 //!   capping (`splits-code-point`, `note-outside-cap`, `omits-note`, `leaks-internal-error`,
 //!   `dumps-schema`, `first-violation-only`, `loses-id`, `swaps-ids`, `error-as-success`,
 //!   `internal-retryable`, `drops-malformed-call`, `unknown-tool-crash`,
-//!   `pairs-results-by-position`);
+//!   `pairs-results-by-position`, and for the cap strategies `trusts-note-in-output`,
+//!   `rejects-as-success`, `spill-preview-over-cap`, `spills-cut-artifact`;
+//!   `counts-newlines-as-lines` gives harness-ref a lines cap one line larger);
 //! - ignoring the turn's tool subset (`runs-tools-not-offered` answers the batch with
 //!   [`Harness::handle_batch`] instead of [`Harness::handle_batch_offering`]) or its stop
 //!   reason (`runs-cut-off-calls`, instead of [`Harness::handle_cut_off_batch`]).
