@@ -69,6 +69,8 @@ pub enum CheckKind {
     SameAs,
     /// `represents_output`.
     RepresentsOutput,
+    /// `repaired` (feature `repair`): the result reports the repaired locations.
+    Repaired,
     /// Universal: one result per call.
     ResultsCount,
     /// Universal: content is valid text.
@@ -87,7 +89,7 @@ pub enum CheckKind {
 
 impl CheckKind {
     /// Every kind, in report order.
-    pub const ALL: [CheckKind; 30] = [
+    pub const ALL: [CheckKind; 31] = [
         CheckKind::ResultsCount,
         CheckKind::ToolUseId,
         CheckKind::IsError,
@@ -112,6 +114,7 @@ impl CheckKind {
         CheckKind::CapArtifact,
         CheckKind::SameAs,
         CheckKind::RepresentsOutput,
+        CheckKind::Repaired,
         CheckKind::TextValid,
         CheckKind::CapWithin,
         CheckKind::Secret,
@@ -146,6 +149,7 @@ impl CheckKind {
             CheckKind::CapArtifact => "cap.artifact",
             CheckKind::SameAs => "same_as",
             CheckKind::RepresentsOutput => "represents_output",
+            CheckKind::Repaired => "repaired",
             CheckKind::ResultsCount => "results.count",
             CheckKind::TextValid => "text.valid",
             CheckKind::CapWithin => "cap.within",
@@ -201,6 +205,7 @@ impl CheckKind {
             CheckKind::CapArtifact => "STRAT-5",
             CheckKind::HistoryUnchanged => "ISO-1",
             CheckKind::RepresentsOutput => "VOCAB-5",
+            CheckKind::Repaired => "REPAIR-3",
             _ => return None,
         })
     }
@@ -341,6 +346,9 @@ fn result_kinds(case: &Case, i: usize, exp: &ResultExpect) -> Vec<CheckKind> {
     }
     if exp.represents_output {
         kinds.push(CheckKind::RepresentsOutput);
+    }
+    if !exp.repaired.is_empty() {
+        kinds.push(CheckKind::Repaired);
     }
     kinds
 }

@@ -29,6 +29,10 @@ pub struct Case {
     /// Capabilities beyond what the runner derives itself.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub needs: Vec<String>,
+    /// Needs whose declaration makes the case inapplicable: a harness that declares one SKIPs
+    /// it (a declared repair profile allows what the case refuses).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub unless: Vec<String>,
     /// Harness configuration the case asks for.
     #[serde(default, skip_serializing_if = "CaseConfig::is_empty")]
     pub config: CaseConfig,
@@ -127,6 +131,11 @@ pub struct ResultExpect {
     /// (any correct conversion of a value JSON has no form for); an error result passes.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub represents_output: bool,
+    /// Feature `repair`: the RFC 6901 pointers of the arguments the harness must report it
+    /// repaired, in the `repaired` metadata or by naming them in the content (the pointer, or
+    /// its last key); an error result passes (it repaired nothing).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub repaired: Vec<String>,
     /// This result repeats result N's (0-based, an earlier call): same `is_error`, code and
     /// content — an idempotent replay.
     #[serde(default, skip_serializing_if = "Option::is_none")]

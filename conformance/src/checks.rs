@@ -729,6 +729,38 @@ fn check_result(
     if exp.represents_output {
         check_represents(label, index, tool, res, &expected, r);
     }
+    if !exp.repaired.is_empty() {
+        check_repaired(label, index, &exp.repaired, res, r);
+    }
+}
+
+/// `repaired`: a success reports each repaired location, as metadata or in its content (the
+/// pointer, or its last key: a note may name a field either way). An error passes.
+fn check_repaired(
+    label: &str,
+    index: usize,
+    pointers: &[String],
+    res: &ObservedResult,
+    r: &mut Recorder,
+) {
+    let named = |p: &String| {
+        res.repaired.contains(p)
+            || res.content.contains(p.as_str())
+            || p.rsplit('/')
+                .next()
+                .filter(|key| !key.is_empty())
+                .is_some_and(|key| res.content.contains(&key.replace("~1", "/").replace("~0", "~")))
+    };
+    let missing: Vec<&String> = pointers.iter().filter(|p| !named(p)).collect();
+    let failure = (!res.is_error && !missing.is_empty()).then(|| {
+        format!(
+            "{label}: expected the result to report the repair of {} (in `repaired` or its content); the harness returned `repaired` {:?} and content {}",
+            missing.iter().map(|p| format!("`{p}`")).collect::<Vec<_>>().join(", "),
+            res.repaired,
+            quote(&res.content)
+        )
+    });
+    r.outcome(CheckKind::Repaired, Some(index), failure);
 }
 
 /// `represents_output`: a success's content holds the structured output faithfully.

@@ -197,7 +197,7 @@ pub fn consistency(case: &Case, known: &BTreeSet<&str>) -> Vec<String> {
             }
         }
     }
-    for n in &case.needs {
+    for n in case.needs.iter().chain(&case.unless) {
         if !needs::is_known(n) {
             problems.push(format!(
                 "unknown need {n:?} (known: {}, feature.<name>)",

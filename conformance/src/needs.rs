@@ -255,6 +255,11 @@ fn strategy(caps: &Capabilities, s: Strategy) -> bool {
 
 /// The reason to skip `case` on a harness with `caps`, if any need is missing.
 pub fn skip_reason(case: &Case, caps: &Capabilities) -> Option<String> {
+    if let Some(n) = case.unless.iter().find(|n| declared(n, caps)) {
+        return Some(format!(
+            "does not apply to a harness that declares `{n}` (the case refuses what it allows)"
+        ));
+    }
     let missing: Vec<String> = case_needs(case)
         .into_iter()
         .filter(|n| !declared(n, caps))

@@ -112,6 +112,7 @@ impl InProcessHarness for Mini {
                 truncation: None,
                 artifact: None,
                 structured: None,
+                repaired: Vec::new(),
             });
         }
         ReplyOutcome::Observed {

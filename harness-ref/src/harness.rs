@@ -185,6 +185,9 @@ pub struct HarnessConfig {
     pub deadline: Duration,
     /// Limits on handler outputs.
     pub limits: OutputLimits,
+    /// Repair double-encoded nested arrays and objects ([`crate::repair`]); off by default,
+    /// when a value of the wrong type is always refused (never coerced).
+    pub repair: bool,
 }
 
 impl Default for HarnessConfig {
@@ -194,6 +197,7 @@ impl Default for HarnessConfig {
             cap: CapConfig::default(),
             deadline: Duration::from_secs(30),
             limits: OutputLimits::default(),
+            repair: false,
         }
     }
 }
@@ -463,6 +467,8 @@ struct Ready<'a, 'h> {
     id: String,
     tool: &'h Arc<RegisteredTool>,
     args: Cow<'a, Value>,
+    /// The pointers [`crate::repair`] decoded (empty unless the repair mode is on and was used).
+    repairs: Vec<String>,
 }
 
 /// What the run stage produced: content already checked and capped, or a failure.
@@ -750,23 +756,42 @@ impl Harness {
 
         // Stage::Validate, then Stage::SemanticChecks. Semantic checks are embedder code and
         // the validator is a dependency: a panic in either is answered, not propagated.
-        let checked = catch_unwind(AssertUnwindSafe(|| -> Result<(), Failure> {
-            if !tool.schema.is_valid(&args) {
-                return Err(invalid_arguments(
-                    tool,
-                    tool.schema.violations_of_invalid(&args),
-                ));
-            }
-            if !tool.semantic.is_empty() {
-                let violations = tool.semantic_violations(&args);
-                if !violations.is_empty() {
-                    return Err(invalid_arguments(tool, violations));
+        // A repair (when the mode is on) is accepted only when what it produced validates;
+        // otherwise the violations are those of what the model sent.
+        let checked = catch_unwind(AssertUnwindSafe(
+            || -> Result<Option<(Value, Vec<String>)>, Failure> {
+                let mut repaired = None;
+                if !tool.schema.is_valid(&args) {
+                    let violations = tool.schema.violations_of_invalid(&args);
+                    repaired = self
+                        .config
+                        .repair
+                        .then(|| crate::repair::decode(&args, &violations))
+                        .flatten()
+                        .filter(|(value, _)| tool.schema.is_valid(value));
+                    if repaired.is_none() {
+                        return Err(invalid_arguments(tool, violations));
+                    }
                 }
-            }
-            Ok(())
-        }));
+                if !tool.semantic.is_empty() {
+                    let value = repaired.as_ref().map_or(&*args, |(v, _)| v);
+                    let violations = tool.semantic_violations(value);
+                    if !violations.is_empty() {
+                        return Err(invalid_arguments(tool, violations));
+                    }
+                }
+                Ok(repaired)
+            },
+        ));
+        let mut args = args;
+        let mut repairs = Vec::new();
         let failure = match checked {
-            Ok(Ok(())) => None,
+            Ok(Ok(None)) => None,
+            Ok(Ok(Some((value, pointers)))) => {
+                args = Cow::Owned(value);
+                repairs = pointers;
+                None
+            }
             Ok(Err(failure)) => Some(failure),
             Err(payload) => Some(
                 Failure::new(
@@ -786,20 +811,39 @@ impl Harness {
                 failure,
             });
         }
-        Ok(Ready { id, tool, args })
+        Ok(Ready {
+            id,
+            tool,
+            args,
+            repairs,
+        })
     }
 
     /// Stage::Run (with check output and cap inside the handler's deadline).
     fn start<'h>(&'h self, ready: Ready<'_, 'h>) -> Started<'h> {
-        let Ready { id, tool, args } = ready;
+        let Ready {
+            id,
+            tool,
+            args,
+            repairs,
+        } = ready;
         let budget = tool.deadline.unwrap_or(self.config.deadline);
-        let cap = self.config.cap;
+        // A repaired call's output is preceded by the note saying so, within the same cap.
+        let note = (!repairs.is_empty()).then(|| crate::repair::note(&repairs));
+        let mut cap = self.config.cap;
+        if let Some(note) = &note {
+            cap.limit = cap
+                .limit
+                .saturating_sub(cap::measure(note, cap.unit) + 1)
+                .max(1);
+        }
         let limits = self.config.limits;
         match tool.execution {
             Execution::Inline => {
                 let started = Instant::now();
                 let deadline = deadline_after(started, budget);
                 let outcome = execute(tool, &id, args, started, deadline, &cap, &limits);
+                let outcome = with_note(outcome, note.as_deref());
                 let elapsed = started.elapsed();
                 let outcome = if elapsed > budget {
                     let detail = format!(
@@ -837,6 +881,7 @@ impl Harness {
                             &cap,
                             &limits,
                         );
+                        let outcome = with_note(outcome, note.as_deref());
                         // The receiver is gone when the caller already answered `timeout`.
                         let _ = tx.send((outcome, Instant::now()));
                     });
@@ -955,6 +1000,14 @@ impl Harness {
                 }
             }
         }
+    }
+}
+
+/// A success's content with the repair note on a line before it.
+fn with_note(outcome: RunOutcome, note: Option<&str>) -> RunOutcome {
+    match (outcome, note) {
+        (Ok((content, truncation)), Some(note)) => Ok((format!("{note}\n{content}"), truncation)),
+        (outcome, _) => outcome,
     }
 }
 

@@ -96,6 +96,7 @@ mod diagnostics;
 mod envelope;
 mod harness;
 mod messages;
+pub mod repair;
 pub mod output;
 pub mod schema;
 pub mod security;

@@ -846,3 +846,48 @@ fn structured_outputs_are_checked_against_the_output_schema_falsy_ones_too_error
         RegistrationErrorKind::InvalidSchema(_)
     ));
 }
+
+#[test]
+fn the_repair_mode_decodes_a_double_encoded_array_only_when_it_then_validates() {
+    let schema = json!({"type": "object", "properties": {
+        "tags": {"type": "array", "items": {"type": "string"}},
+        "note": {"type": "string"}}, "required": ["tags"]});
+    let tool = || {
+        Tool::new("tag", "Tags.", schema.clone(), |args: Value, _: &Ctx<'_>| {
+            Ok(ToolOutput::json(args))
+        })
+        .execution(Execution::Inline)
+    };
+    let mut registry = Registry::new();
+    registry.register(tool()).unwrap();
+    let on = Harness::new(
+        registry,
+        HarnessConfig {
+            repair: true,
+            ..HarnessConfig::default()
+        },
+    );
+    let (off, _) = harness_with(vec![tool()]);
+    let call = |tags: &str| {
+        json!({"type": "tool_use", "id": "t", "name": "tag",
+               "input": {"tags": tags, "note": "[\"x\"]"}})
+    };
+
+    let repaired = on.handle(call(r#"["a","b"]"#));
+    assert!(!repaired.is_error(), "{}", repaired.content());
+    let (note, output) = repaired.content().split_once('\n').unwrap();
+    assert!(note.contains("`/tags`") && note.contains("JSON text"), "{note}");
+    // The handler got the array; the string field stayed a string.
+    assert_eq!(output, r#"{"note":"[\"x\"]","tags":["a","b"]}"#);
+
+    // Off by default: refused, as it always was.
+    assert_eq!(
+        off.handle(call(r#"["a"]"#)).code(),
+        Some(ErrorCode::InvalidArguments)
+    );
+    // A repair that does not validate is refused with what the model sent.
+    let refused = on.handle(call("[1]"));
+    assert_eq!(refused.code(), Some(ErrorCode::InvalidArguments));
+    assert_eq!(refused.violations()[0].pointer, "/tags");
+    assert!(refused.violations()[0].received.contains("string"));
+}

@@ -279,6 +279,11 @@ pub struct ObservedResult {
     /// beside its text); it counts against the cap with the content.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub structured: Option<Value>,
+    /// Feature `repair`: RFC 6901 pointers of the arguments the harness repaired for this call
+    /// (decoded from JSON text), when it reports repairs as metadata rather than (or besides) a
+    /// note in `content`. Empty when it repaired nothing or says so only in the content.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub repaired: Vec<String>,
 }
 
 /// Structured truncation metadata: what the harness cut, in its cap's unit. Every field is

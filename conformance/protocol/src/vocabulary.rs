@@ -115,8 +115,10 @@ pub const CLASSES: [&str; 15] = [
 ///
 /// `offered-tools`: a turn can offer the model only some of the registered tools (a case's
 /// `offered` list); `stop-reason`: the harness reads why the turn ended (a case's
-/// `stop_reason`). Neither is a security gate, but both are optional in the same way.
-pub const FEATURES: [&str; 8] = [
+/// `stop_reason`); `repair`: the harness repairs double-encoded nested arrays and objects
+/// under the rules of SPEC's repair profile (cases that need it list `feature.repair`). None is
+/// a security gate, but each is optional in the same way.
+pub const FEATURES: [&str; 9] = [
     "authorization",
     "bounds",
     "budget",
@@ -125,6 +127,7 @@ pub const FEATURES: [&str; 8] = [
     "prepare-commit",
     "offered-tools",
     "stop-reason",
+    "repair",
 ];
 
 /// Scripted behaviours beyond protocol 1's base set, which an adapter declares it can run

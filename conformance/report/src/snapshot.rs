@@ -691,6 +691,7 @@ mod tests {
             truncation: None,
             artifact: None,
             structured: None,
+            repaired: Vec::new(),
         }
     }
 

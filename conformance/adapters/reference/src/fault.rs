@@ -122,11 +122,22 @@ pub enum Fault {
     ConfinesPathsLexically,
     /// Security gates: sensitive argument values appear in errors and previews.
     EchoesSensitiveArguments,
+    /// Repair profile: besides double-encoded arrays and objects, scalars in strings are
+    /// "repaired" too (`"5"` becomes `5` for an integer), changing what the model sent.
+    RepairsScalarStrings,
+    /// Repair profile: every nested string whose text is a JSON array or object is decoded, even
+    /// where the schema accepts a string (a string field, an `anyOf` with a string branch).
+    RepairsStringsTheSchemaAccepts,
+    /// Repair profile: a decoded value runs the handler without being validated again, so a
+    /// repair that still breaks the schema reaches the tool.
+    RunsUnvalidatedRepairs,
+    /// Repair profile: the repair is never reported, so the model keeps double-encoding.
+    RepairsSilently,
 }
 
 impl Fault {
     /// Every fault, in documentation order.
-    pub const ALL: [Fault; 47] = [
+    pub const ALL: [Fault; 51] = [
         Fault::RunsHandlerBeforeValidating,
         Fault::CoercesTypes,
         Fault::DropsUnknownFields,
@@ -174,7 +185,30 @@ impl Fault {
         Fault::CommitsUnverifiedTokens,
         Fault::ConfinesPathsLexically,
         Fault::EchoesSensitiveArguments,
+        Fault::RepairsScalarStrings,
+        Fault::RepairsStringsTheSchemaAccepts,
+        Fault::RunsUnvalidatedRepairs,
+        Fault::RepairsSilently,
     ];
+
+    /// The variants whose fault is in the optional repair profile: each is a broken version of
+    /// the legitimate `repairs-double-encoded` configuration and declares `repair` like it
+    /// (the one exception to "every broken variant has the reference's handshake"), so
+    /// `selftest` judges them against that configuration's run, not the reference's.
+    pub const REPAIR: [Fault; 4] = [
+        Fault::RepairsScalarStrings,
+        Fault::RepairsStringsTheSchemaAccepts,
+        Fault::RunsUnvalidatedRepairs,
+        Fault::RepairsSilently,
+    ];
+
+    /// The legitimate configuration this broken variant is a broken version of, when it is not
+    /// the reference itself ([`Fault::REPAIR`]).
+    pub fn base(self) -> Option<crate::Variant> {
+        Fault::REPAIR
+            .contains(&self)
+            .then_some(crate::Variant::RepairsDoubleEncoded)
+    }
 
     /// The variants whose fault is in the optional security gates: only cases with security
     /// fields (which generated cases never have) can show them.
@@ -245,6 +279,10 @@ impl Fault {
             Fault::CommitsUnverifiedTokens => "commits-unverified-tokens",
             Fault::ConfinesPathsLexically => "confines-paths-lexically",
             Fault::EchoesSensitiveArguments => "echoes-sensitive-arguments",
+            Fault::RepairsScalarStrings => "repairs-scalar-strings",
+            Fault::RepairsStringsTheSchemaAccepts => "repairs-strings-the-schema-accepts",
+            Fault::RunsUnvalidatedRepairs => "runs-unvalidated-repairs",
+            Fault::RepairsSilently => "repairs-silently",
         }
     }
 
@@ -341,6 +379,18 @@ impl Fault {
             }
             Fault::EchoesSensitiveArguments => {
                 "shows sensitive argument values in error messages and previews"
+            }
+            Fault::RepairsScalarStrings => {
+                "repair profile: also turns scalars in strings into numbers and booleans (\"5\" -> 5)"
+            }
+            Fault::RepairsStringsTheSchemaAccepts => {
+                "repair profile: decodes JSON text in strings the schema accepts as they are"
+            }
+            Fault::RunsUnvalidatedRepairs => {
+                "repair profile: runs the handler with a decoded value that still fails the schema"
+            }
+            Fault::RepairsSilently => {
+                "repair profile: repairs double-encoded values without telling the model"
             }
         }
     }

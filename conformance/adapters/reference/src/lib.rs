@@ -131,6 +131,7 @@ use harness_conformance_protocol::{
 use harness_ref::cap::{self, CapConfig};
 use harness_ref::{
     CallContext, ErrorCode, Harness, HarnessConfig, MemorySink, NotJson, Registry, Tool, ToolError,
+    UnknownFields,
     ToolOutput, ToolResult, ToolValue,
 };
 use serde_json::{Map, Value};
@@ -212,6 +213,11 @@ const OFFERED_TOOLS: &str = "offered-tools";
 /// `max_tokens` turn goes to [`Harness::handle_cut_off_batch`].
 const STOP_REASON: &str = "stop-reason";
 
+/// The repair profile (SPEC "repair profile"): declared only by the `repairs-double-encoded`
+/// configuration and the broken versions of it ([`Fault::REPAIR`]); harness-ref then runs with
+/// [`HarnessConfig::repair`] on.
+const REPAIR: &str = "repair";
+
 /// harness-ref behind the adapter protocol, optionally with one deliberate fault or as one
 /// legitimate variant.
 #[derive(Debug, Clone, Default)]
@@ -245,6 +251,12 @@ impl ReferenceAdapter {
     /// The legitimate variant, if this is one.
     pub fn variant(&self) -> Option<Variant> {
         self.variant
+    }
+
+    /// Whether this configuration repairs double-encoded values (and declares `repair`).
+    fn repairs(&self) -> bool {
+        self.variant == Some(Variant::RepairsDoubleEncoded)
+            || self.fault.and_then(Fault::base) == Some(Variant::RepairsDoubleEncoded)
     }
 
     /// The answer to `start`: harness-ref's name and what it can do. The same for every
@@ -288,6 +300,9 @@ impl ReferenceAdapter {
             Some(Variant::NoHistory) => caps.history = false,
             Some(Variant::NoRetryability) => caps.retryability = false,
             _ => {}
+        }
+        if self.repairs() {
+            caps.features.push(REPAIR.to_owned());
         }
         hello
     }
@@ -386,6 +401,7 @@ impl ReferenceAdapter {
                         .unwrap_or(HarnessConfig::default().deadline.as_millis() as u64),
                 ),
             },
+            repair: self.repairs(),
             ..HarnessConfig::default()
         };
         let state = Arc::new(RunState::default());
@@ -393,6 +409,24 @@ impl ReferenceAdapter {
         let unit = to_wire_unit(intended.unit);
 
         let mut scripts = HashMap::new();
+        let registry = self.registry(case, unit, &state, &mut scripts, false)?;
+        let sink = Arc::new(MemorySink::new());
+        let harness = Harness::new(registry, harness_config).with_diagnostics(sink.clone());
+        self.answer(case, harness, harness_config, sink, state, scripts, intended)
+    }
+
+    /// The case's tools in a harness-ref registry, each with a scripted handler (recorded in
+    /// `scripts`); `permissive`: with an input schema that takes anything
+    /// (`runs-unvalidated-repairs`).
+    fn registry(
+        &self,
+        case: &WireCase,
+        unit: protocol::Unit,
+        state: &Arc<RunState>,
+        scripts: &mut HashMap<String, Arc<Script>>,
+        permissive: bool,
+    ) -> Result<Registry, String> {
+        let (fault, variant) = (self.fault, self.variant);
         let mut registry = Registry::new();
         for tool in &case.tools {
             let script = Arc::new(
@@ -417,14 +451,19 @@ impl ReferenceAdapter {
             let handler = scripted_handler(
                 tool.name.clone(),
                 script,
-                Arc::clone(&state),
+                Arc::clone(state),
                 handler_fault,
                 handler_variant,
             );
+            let schema = if permissive {
+                Value::Object(Map::new())
+            } else {
+                tool.input_schema.clone()
+            };
             let mut registered = Tool::new(
                 tool.name.clone(),
                 tool.description.clone(),
-                tool.input_schema.clone(),
+                schema,
                 handler,
             );
             // `ignores-output-schema`: the declared output schema never reaches the harness.
@@ -437,8 +476,22 @@ impl ReferenceAdapter {
                 .register(registered)
                 .map_err(|e| format!("cannot register the case's tools: {e}"))?;
         }
-        let sink = Arc::new(MemorySink::new());
-        let harness = Harness::new(registry, harness_config).with_diagnostics(sink.clone());
+        Ok(registry)
+    }
+
+    /// Runs the case's turn on `harness` and observes what it answered.
+    #[allow(clippy::too_many_arguments)]
+    fn answer(
+        &self,
+        case: &WireCase,
+        harness: Harness,
+        harness_config: HarnessConfig,
+        sink: Arc<MemorySink>,
+        state: Arc<RunState>,
+        scripts: HashMap<String, Arc<Script>>,
+        intended: CapConfig,
+    ) -> Result<Observed, String> {
+        let (fault, variant) = (self.fault, self.variant);
 
         // What the harness reads of each call, after the variant's edits (if any).
         let peeked: Vec<Peeked> = case.calls.iter().map(Peeked::of).collect();
@@ -487,8 +540,17 @@ impl ReferenceAdapter {
             .map(str::to_owned)
             .collect();
 
+        // `runs-unvalidated-repairs`: the calls whose repair would still break the schema,
+        // with the decoded arguments a harness that does not validate again hands on.
+        let unvalidated: Vec<Option<Value>> = match fault {
+            Some(Fault::RunsUnvalidatedRepairs) => {
+                fed.iter().map(|p| failed_repair(p, &case.tools)).collect()
+            }
+            _ => Vec::new(),
+        };
+
         // A case with security fields goes through harness-ref's gates, in call order.
-        let results = if protocol::is_secured(case) {
+        let mut results = if protocol::is_secured(case) {
             policy::run_secured(harness, case, calls, fault)
         } else {
             let cut_off = case.stop_reason == Some(protocol::StopReason::MaxTokens);
@@ -504,6 +566,29 @@ impl ReferenceAdapter {
                 (Some(offered), _) => harness.handle_batch_offering(calls, offered),
             }
         };
+
+        if unvalidated.iter().any(Option::is_some) {
+            let mut unused = HashMap::new();
+            let unit = to_wire_unit(intended.unit);
+            let lenient = Harness::new(
+                self.registry(case, unit, &state, &mut unused, true)?,
+                harness_config,
+            );
+            for (i, decoded) in unvalidated.into_iter().enumerate() {
+                let (Some(args), Some(call), Some(result)) =
+                    (decoded, case.calls.get(i), results.get_mut(i))
+                else {
+                    continue;
+                };
+                if result.code() == Some(ErrorCode::InvalidArguments) {
+                    let edit = Edit {
+                        args: Some(args),
+                        ..Edit::default()
+                    };
+                    *result = lenient.handle(to_harness_call(call, &edit));
+                }
+            }
+        }
 
         // `unknown-tool-crash`: the dispatcher raises on the unknown name and the turn ends
         // there; the model is shown no result at all.
@@ -542,6 +627,7 @@ impl ReferenceAdapter {
                 harness_cap: &harness_config.cap,
                 diagnostics: &diagnostics,
                 schema,
+                args: fed.get(i).and_then(|p| p.args.as_ref()),
             };
             perturb_result(&mut o, result, fault, &context);
             if let Some(variant) = variant {
@@ -1057,7 +1143,13 @@ fn edit_calls(case: &WireCase, peeked: &[Peeked], fault: Option<Fault>) -> Vec<E
     for (i, (call, peek)) in case.calls.iter().zip(peeked).enumerate() {
         let mut edit = Edit::default();
         match fault {
-            Some(Fault::CoercesTypes | Fault::DropsUnknownFields | Fault::NullsAsAbsent) => {
+            Some(
+                Fault::CoercesTypes
+                | Fault::DropsUnknownFields
+                | Fault::NullsAsAbsent
+                | Fault::RepairsScalarStrings
+                | Fault::RepairsStringsTheSchemaAccepts,
+            ) => {
                 edit.args = rewrite_args(peek, &case.tools, fault);
             }
             Some(Fault::ParsesArgumentsLeniently)
@@ -1143,7 +1235,9 @@ fn to_harness_call(call: &protocol::Call, edit: &Edit) -> harness_ref::Call {
 /// The arguments a rewriting variant passes on, when it changed them.
 fn rewrite_args(peek: &Peeked, tools: &[protocol::ToolDef], fault: Option<Fault>) -> Option<Value> {
     let rewrite: fn(&mut Value, &Value) = match fault {
-        Some(Fault::CoercesTypes) => rewrite::coerce,
+        // `repairs-scalar-strings`: harness-ref's repair, plus the coercion of scalars.
+        Some(Fault::CoercesTypes | Fault::RepairsScalarStrings) => rewrite::coerce,
+        Some(Fault::RepairsStringsTheSchemaAccepts) => rewrite::decode_json_strings,
         Some(Fault::DropsUnknownFields) => rewrite::strip_unknown,
         Some(Fault::NullsAsAbsent) => rewrite::drop_nulls,
         _ => return None,
@@ -1153,6 +1247,16 @@ fn rewrite_args(peek: &Peeked, tools: &[protocol::ToolDef], fault: Option<Fault>
     let mut args = original.clone();
     rewrite(&mut args, &tool.input_schema);
     (args != *original).then_some(args)
+}
+
+/// `runs-unvalidated-repairs`: the decoded arguments of a call whose repair does not make it
+/// valid (`None` when nothing in it is double-encoded, or when the repair validates).
+fn failed_repair(peek: &Peeked, tools: &[protocol::ToolDef]) -> Option<Value> {
+    let tool = tools.iter().find(|t| Some(&t.name) == peek.name.as_ref())?;
+    let args = peek.args.as_ref().filter(|a| a.is_object())?;
+    let schema = harness_ref::InputSchema::compile(&tool.input_schema, UnknownFields::Reject).ok()?;
+    let (decoded, _) = harness_ref::repair::decode(args, &schema.violations(args))?;
+    (!schema.is_valid(&decoded)).then_some(decoded)
 }
 
 /// `mutation-leaks`: the transcript's entry for a call now holds the handler's arguments.
@@ -1180,6 +1284,7 @@ fn observe_result(result: &ToolResult) -> ObservedResult {
             text: a.text.clone(),
         }),
         structured: None,
+        repaired: Vec::new(),
     }
 }
 
@@ -1193,6 +1298,8 @@ struct Context<'a> {
     diagnostics: &'a [harness_ref::Diagnostic],
     /// The input schema of the tool the call named, if any.
     schema: Option<&'a Value>,
+    /// The call's arguments as the harness read them, if any.
+    args: Option<&'a Value>,
 }
 
 /// Applies the result-side faults to one observed result.
@@ -1210,6 +1317,21 @@ fn perturb_result(
         }
         Fault::NoteOutsideCap => {
             o.content = perturb::note_outside_cap(result.content(), cx.intended);
+        }
+        // `repairs-silently`: the repair note harness-ref put before the output is dropped.
+        Fault::RepairsSilently if code.is_none() => {
+            let note = cx
+                .schema
+                .zip(cx.args)
+                .and_then(|(schema, args)| {
+                    let schema =
+                        harness_ref::InputSchema::compile(schema, UnknownFields::Reject).ok()?;
+                    harness_ref::repair::repair(&schema, args)
+                })
+                .map(|(_, pointers)| format!("{}\n", harness_ref::repair::note(&pointers)));
+            if let Some(rest) = note.and_then(|n| o.content.strip_prefix(&n).map(str::to_owned)) {
+                o.content = rest;
+            }
         }
         Fault::OmitsNote => {
             if let Some(truncation) = result.truncation() {

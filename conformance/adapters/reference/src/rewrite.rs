@@ -154,6 +154,28 @@ pub(crate) fn drop_nulls(value: &mut Value, _schema: &Value) {
     }
 }
 
+/// `repairs-strings-the-schema-accepts`: every nested string whose text is a JSON array or
+/// object is decoded, wherever it is and whatever the schema says there (a blanket
+/// `json.loads` over the arguments).
+pub(crate) fn decode_json_strings(value: &mut Value, _schema: &Value) {
+    match value {
+        Value::String(text) => {
+            if let Ok(decoded @ (Value::Array(_) | Value::Object(_))) =
+                serde_json::from_str::<Value>(text)
+            {
+                *value = decoded;
+            }
+        }
+        Value::Object(map) => map
+            .values_mut()
+            .for_each(|v| decode_json_strings(v, &Value::Null)),
+        Value::Array(items) => items
+            .iter_mut()
+            .for_each(|v| decode_json_strings(v, &Value::Null)),
+        _ => {}
+    }
+}
+
 /// Arguments text read leniently: the first JSON value, whatever follows it; a string that
 /// holds a JSON object is decoded again. `None` when even that finds no object.
 pub(crate) fn lenient_arguments(text: &str) -> Option<Value> {

@@ -102,11 +102,17 @@ pub enum Variant {
     /// members, bytes as base64, a date as RFC 3339 text, a cycle's back reference as the
     /// marker `"[Circular]"`. An opaque object, which has no such form, is still refused.
     ConvertsNonJson,
+    /// The repair profile (SPEC "repair profile"): the handshake declares `repair` and
+    /// harness-ref runs with its repair mode on, so a nested array or object sent as its JSON
+    /// text is decoded when that alone makes the call valid, and the result says so. The
+    /// runner selects this configuration with `--harness "harness-ref-adapter --variant
+    /// repairs-double-encoded"`; the reference itself does not repair.
+    RepairsDoubleEncoded,
 }
 
 impl Variant {
     /// Every variant, in documentation order.
-    pub const ALL: [Variant; 25] = [
+    pub const ALL: [Variant; 26] = [
         Variant::FoldsMalformedCall,
         Variant::NonObjectAsInvalidArguments,
         Variant::EmptyNameAsUnknownTool,
@@ -132,6 +138,7 @@ impl Variant {
         Variant::PrettyJson,
         Variant::PythonJson,
         Variant::ConvertsNonJson,
+        Variant::RepairsDoubleEncoded,
     ];
 
     /// The kebab-case name used on the command line and in reports.
@@ -162,6 +169,7 @@ impl Variant {
             Variant::PrettyJson => "pretty-json",
             Variant::PythonJson => "python-json",
             Variant::ConvertsNonJson => "converts-non-json",
+            Variant::RepairsDoubleEncoded => "repairs-double-encoded",
         }
     }
 
@@ -216,6 +224,9 @@ impl Variant {
             }
             Variant::PythonJson => {
                 "writes structured output as Python's json.dumps does: spaced, non-ASCII escaped"
+            }
+            Variant::RepairsDoubleEncoded => {
+                "declares repair: decodes a nested array or object sent as JSON text, and says so"
             }
         }
     }
