@@ -749,7 +749,10 @@ fn check_repaired(
             || p.rsplit('/')
                 .next()
                 .filter(|key| !key.is_empty())
-                .is_some_and(|key| res.content.contains(&key.replace("~1", "/").replace("~0", "~")))
+                .is_some_and(|key| {
+                    res.content
+                        .contains(&key.replace("~1", "/").replace("~0", "~"))
+                })
     };
     let missing: Vec<&String> = pointers.iter().filter(|p| !named(p)).collect();
     let failure = (!res.is_error && !missing.is_empty()).then(|| {

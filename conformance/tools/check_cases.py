@@ -59,11 +59,11 @@ NEEDS = {
     "cap.unit.lines", "cap.strategy.reject", "cap.strategy.spill", "cap.cuts",
 }
 FEATURES = {"authorization", "budget", "idempotency", "prepare-commit", "path-confinement", "bounds",
-            "offered-tools", "stop-reason"}
+            "offered-tools", "stop-reason", "repair"}
 
 # The check kinds (docs/DESIGN.md "Blame"): made on each result, or once per case.
 RESULT_KINDS = {
-    "tool_use_id", "is_error", "class", "retryable", "same_as", "represents_output",
+    "tool_use_id", "is_error", "class", "retryable", "same_as", "represents_output", "repaired",
     "content.equals", "content.contains", "content.contains_any", "content.not_contains",
     "content.matches", "content.max_chars", "content.max_size", "content.equals_output",
     "cap.truncated", "cap.keeps_head", "cap.keeps_last_line", "cap.note_counts", "cap.note_lines",
@@ -79,7 +79,7 @@ DEFAULT_OWNER = {
     "cap.note_lines": "HT-3", "cap.idempotent": "CAP-7",
     "cap.rejected": "STRAT-3", "cap.spilled": "STRAT-4", "cap.artifact": "STRAT-5",
     "results.count": "CORR-1", "text.valid": "ENC-1", "cap.within": "CAP-1", "secret": "OUT-5",
-    "history_unchanged": "ISO-1", "represents_output": "VOCAB-5",
+    "history_unchanged": "ISO-1", "represents_output": "VOCAB-5", "repaired": "REPAIR-3",
 }
 # `cap.truncated` defaults by its value: false (output unchanged) CAP-2, true (cut, noted) CAP-5.
 TRUNCATED_OWNER = {False: "CAP-2", True: "CAP-5"}
@@ -330,7 +330,7 @@ def live_checks(case):
         for kind in ("is_error", "class", "retryable", "same_as"):
             if kind in res:
                 out.append((i, kind))
-        for kind in ("represents_output",):
+        for kind in ("represents_output", "repaired"):
             if res.get(kind):
                 out.append((i, kind))
         for key, value in res.get("content", {}).items():

@@ -95,7 +95,10 @@ mod tests {
         }}));
         let cases = [
             (json!({"tags": "[\"a\"]"}), Some(json!({"tags": ["a"]}))),
-            (json!({"opts": "{\"k\": 1}"}), Some(json!({"opts": {"k": 1}}))),
+            (
+                json!({"opts": "{\"k\": 1}"}),
+                Some(json!({"opts": {"k": 1}})),
+            ),
             // Strings the schema accepts stay strings: no violation, nothing to repair.
             (json!({"text": "[1]", "either": "[1]"}), None),
             // Scalars are never repaired.

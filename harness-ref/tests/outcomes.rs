@@ -853,9 +853,12 @@ fn the_repair_mode_decodes_a_double_encoded_array_only_when_it_then_validates() 
         "tags": {"type": "array", "items": {"type": "string"}},
         "note": {"type": "string"}}, "required": ["tags"]});
     let tool = || {
-        Tool::new("tag", "Tags.", schema.clone(), |args: Value, _: &Ctx<'_>| {
-            Ok(ToolOutput::json(args))
-        })
+        Tool::new(
+            "tag",
+            "Tags.",
+            schema.clone(),
+            |args: Value, _: &Ctx<'_>| Ok(ToolOutput::json(args)),
+        )
         .execution(Execution::Inline)
     };
     let mut registry = Registry::new();
@@ -876,7 +879,10 @@ fn the_repair_mode_decodes_a_double_encoded_array_only_when_it_then_validates() 
     let repaired = on.handle(call(r#"["a","b"]"#));
     assert!(!repaired.is_error(), "{}", repaired.content());
     let (note, output) = repaired.content().split_once('\n').unwrap();
-    assert!(note.contains("`/tags`") && note.contains("JSON text"), "{note}");
+    assert!(
+        note.contains("`/tags`") && note.contains("JSON text"),
+        "{note}"
+    );
     // The handler got the array; the string field stayed a string.
     assert_eq!(output, r#"{"note":"[\"x\"]","tags":["a","b"]}"#);
 

@@ -347,7 +347,11 @@ fn shown(message: &str) -> String {
 }
 
 /// The run a broken variant is judged against: its base's, or the reference's.
-fn judge<'a>(reference: &'a RunResult, bases: &'a [(Variant, RunResult)], fault: Fault) -> &'a RunResult {
+fn judge<'a>(
+    reference: &'a RunResult,
+    bases: &'a [(Variant, RunResult)],
+    fault: Fault,
+) -> &'a RunResult {
     fault
         .base()
         .and_then(|v| bases.iter().find(|(b, _)| *b == v))

@@ -131,8 +131,7 @@ use harness_conformance_protocol::{
 use harness_ref::cap::{self, CapConfig};
 use harness_ref::{
     CallContext, ErrorCode, Harness, HarnessConfig, MemorySink, NotJson, Registry, Tool, ToolError,
-    UnknownFields,
-    ToolOutput, ToolResult, ToolValue,
+    ToolOutput, ToolResult, ToolValue, UnknownFields,
 };
 use serde_json::{Map, Value};
 
@@ -412,7 +411,15 @@ impl ReferenceAdapter {
         let registry = self.registry(case, unit, &state, &mut scripts, false)?;
         let sink = Arc::new(MemorySink::new());
         let harness = Harness::new(registry, harness_config).with_diagnostics(sink.clone());
-        self.answer(case, harness, harness_config, sink, state, scripts, intended)
+        self.answer(
+            case,
+            harness,
+            harness_config,
+            sink,
+            state,
+            scripts,
+            intended,
+        )
     }
 
     /// The case's tools in a harness-ref registry, each with a scripted handler (recorded in
@@ -460,12 +467,8 @@ impl ReferenceAdapter {
             } else {
                 tool.input_schema.clone()
             };
-            let mut registered = Tool::new(
-                tool.name.clone(),
-                tool.description.clone(),
-                schema,
-                handler,
-            );
+            let mut registered =
+                Tool::new(tool.name.clone(), tool.description.clone(), schema, handler);
             // `ignores-output-schema`: the declared output schema never reaches the harness.
             if let Some(schema) = &tool.output_schema {
                 if fault != Some(Fault::IgnoresOutputSchema) {
@@ -1254,7 +1257,8 @@ fn rewrite_args(peek: &Peeked, tools: &[protocol::ToolDef], fault: Option<Fault>
 fn failed_repair(peek: &Peeked, tools: &[protocol::ToolDef]) -> Option<Value> {
     let tool = tools.iter().find(|t| Some(&t.name) == peek.name.as_ref())?;
     let args = peek.args.as_ref().filter(|a| a.is_object())?;
-    let schema = harness_ref::InputSchema::compile(&tool.input_schema, UnknownFields::Reject).ok()?;
+    let schema =
+        harness_ref::InputSchema::compile(&tool.input_schema, UnknownFields::Reject).ok()?;
     let (decoded, _) = harness_ref::repair::decode(args, &schema.violations(args))?;
     (!schema.is_valid(&decoded)).then_some(decoded)
 }

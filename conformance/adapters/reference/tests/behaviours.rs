@@ -344,13 +344,27 @@ fn the_handshake_declares_what_harness_ref_does() {
     ] {
         assert!(caps.keywords.iter().any(|k| k == keyword), "{keyword}");
     }
+    assert!(!caps.features.iter().any(|f| f == "repair"), "opt-in only");
     for fault in harness_ref_adapter::Fault::ALL {
+        // A broken version of another configuration has that configuration's handshake.
+        let base = fault.base().map_or_else(
+            || hello.clone(),
+            |v| ReferenceAdapter::legitimate(v).hello(),
+        );
         assert_eq!(
             ReferenceAdapter::new(Some(fault)).hello(),
-            hello,
+            base,
             "{fault}: the handshake gives nothing away"
         );
     }
+    let repairing =
+        ReferenceAdapter::legitimate(harness_ref_adapter::Variant::RepairsDoubleEncoded);
+    assert!(repairing
+        .hello()
+        .capabilities
+        .features
+        .iter()
+        .any(|f| f == "repair"));
 }
 
 #[test]

@@ -5,7 +5,7 @@ mod common;
 
 use common::{case, invocations, one_tool, results, run};
 use harness_conformance_protocol::{Reply, WireCase};
-use harness_ref_adapter::Fault;
+use harness_ref_adapter::{Fault, ReferenceAdapter};
 use serde_json::{json, Value};
 
 /// A case on which `fault` shows, and a check that `variant` (compared with `reference`)
@@ -750,6 +750,60 @@ fn demo(fault: Fault) -> Demo {
                 );
             },
         ),
+        // The repair faults are compared with the `repairs-double-encoded` configuration.
+        Fault::RepairsScalarStrings => (
+            one_tool(
+                json!({}),
+                integer_n(),
+                echo(),
+                json!([call("a", json!({"n": "5"}))]),
+            ),
+            |base, variant| {
+                assert!(results(base)[0].is_error, "a scalar is never repaired");
+                assert_eq!(invocations(variant)[0].args, json!({"n": 5}));
+            },
+        ),
+        Fault::RepairsStringsTheSchemaAccepts => (
+            one_tool(
+                json!({}),
+                json!({"type": "object", "properties": {"s": {"type": "string"}}}),
+                echo(),
+                json!([call("a", json!({"s": "[1, 2]"}))]),
+            ),
+            |base, variant| {
+                assert_eq!(invocations(base)[0].args, json!({"s": "[1, 2]"}));
+                assert!(
+                    results(variant)[0].is_error,
+                    "the decoded array is no string"
+                );
+            },
+        ),
+        Fault::RunsUnvalidatedRepairs => (
+            one_tool(
+                json!({}),
+                json!({"type": "object", "properties": {
+                    "tags": {"type": "array", "items": {"type": "string"}}}}),
+                echo(),
+                json!([call("a", json!({"tags": "[1, 2]"}))]),
+            ),
+            |base, variant| {
+                assert!(results(base)[0].is_error && invocations(base).is_empty());
+                assert_eq!(invocations(variant)[0].args, json!({"tags": [1, 2]}));
+            },
+        ),
+        Fault::RepairsSilently => (
+            one_tool(
+                json!({}),
+                json!({"type": "object", "properties": {"tags": {"type": "array"}}}),
+                json!({"return": {"text": "done"}}),
+                json!([call("a", json!({"tags": "[1, 2]"}))]),
+            ),
+            |base, variant| {
+                assert!(content(base).contains("`/tags`"), "{}", content(base));
+                assert_eq!(content(variant), "done");
+                assert_eq!(invocations(variant), invocations(base));
+            },
+        ),
         other => panic!("no demonstration case for {other}: add one here"),
     }
 }
@@ -758,7 +812,11 @@ fn demo(fault: Fault) -> Demo {
 fn every_variant_shows_its_fault_on_its_demonstration_case() {
     for fault in Fault::ALL {
         let (c, check) = demo(fault);
-        let reference = run(None, &c);
+        // A broken version of another configuration is compared with that configuration.
+        let reference = match fault.base() {
+            Some(base) => ReferenceAdapter::legitimate(base).run(&c),
+            None => run(None, &c),
+        };
         let variant = run(Some(fault), &c);
         check(&reference, &variant);
         if fault != Fault::SplitsCodePoint {

@@ -478,6 +478,31 @@ fn demo(variant: Variant) -> Demo {
                 );
             },
         ),
+        Variant::RepairsDoubleEncoded => (
+            one_tool(
+                json!({}),
+                json!({"type": "object", "properties": {
+                    "tags": {"type": "array", "items": {"type": "string"}},
+                    "text": {"type": "string"}}}),
+                json!({"return": {"echo_args": true}}),
+                json!([call("a", json!({"tags": "[\"a\"]", "text": "[\"b\"]"}))]),
+            ),
+            |reference, variant| {
+                assert_eq!(
+                    results(reference)[0].code.as_deref(),
+                    Some("invalid_arguments")
+                );
+                let v = &results(variant)[0];
+                assert!(!v.is_error);
+                let (note, output) = v.content.split_once('\n').unwrap();
+                assert!(
+                    note.contains("`/tags`") && !note.contains("/text"),
+                    "{note}"
+                );
+                let parsed: Value = serde_json::from_str(output).unwrap();
+                assert_eq!(parsed, json!({"tags": ["a"], "text": "[\"b\"]"}));
+            },
+        ),
         other => panic!("no demonstration for {other:?}"),
     }
 }
