@@ -31,8 +31,8 @@ done
 for f in ignores-output-schema skips-falsy-output-validation validates-error-results; do
   UNSEEN[$f]="an output-schema fault; generated tools declare no output schema (caught by selftest)"
 done
-for f in runs-tools-not-offered runs-cut-off-calls; do
-  UNSEEN[$f]="a turn-shape fault; generated cases offer every tool and end normally (caught by selftest)"
+for f in repairs-strings-the-schema-accepts runs-unvalidated-repairs repairs-silently; do
+  UNSEEN[$f]="a repair-profile fault; generated calls carry no double-encoded nested values (caught by selftest)"
 done
 for f in rejects-as-success spill-preview-over-cap spills-cut-artifact counts-newlines-as-lines \
   trusts-note-in-output; do

@@ -1322,7 +1322,11 @@ fn follow_up(index: usize, call: &Call, content: &str, wire: &WireCase, r: &mut 
             tools: vec![tool],
             calls: vec![call.clone()],
             offered: wire.offered.clone(),
-            stop_reason: wire.stop_reason,
+            // The re-run's one call arrives whole: a turn cut off by its output limit would
+            // refuse it whatever the cap did.
+            stop_reason: wire
+                .stop_reason
+                .filter(|s| *s != harness_conformance_protocol::StopReason::MaxTokens),
             context: wire.context.clone(),
             security: wire.security.clone(),
         },

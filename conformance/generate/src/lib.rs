@@ -701,15 +701,13 @@ fn finding(
         Outcome::Error(e) => (Vec::new(), vec![format!("[adapter error] {e}")]),
         _ => (Vec::new(), Vec::new()),
     };
-    let mut reqs: BTreeSet<String> = violations
+    let violated: BTreeSet<String> = violations
         .iter()
         .flat_map(|v| v.reqs.iter().cloned())
         .collect();
-    if reqs.is_empty() {
-        reqs.insert("CORR-1".into());
-    }
     let used: BTreeSet<usize> = violations.iter().filter_map(|v| v.item).collect();
     let items: Vec<&Item> = used.iter().map(|k| &judged.items[*k]).collect();
+    let reqs = listed_requirements(model, &items, violated);
     let first = messages
         .first()
         .map(|m| harness_conformance_suite::quote::quote_n(m, 300))
@@ -740,6 +738,35 @@ fn finding(
         steps,
         shrink_runs: runs,
     }
+}
+
+/// The requirements a finding's case file lists: the violated ones that own a check in it.
+/// A violation of a requirement no check in the file is blamed on (a universal check's, made
+/// by the fuzzer itself) is not listed, or the one-case run would call that MUST NOT TESTABLE;
+/// when none is left, `CORR-1` (which owns the one-result-per-call check every case has).
+fn listed_requirements(
+    model: &Model,
+    items: &[&Item],
+    violated: BTreeSet<String>,
+) -> BTreeSet<String> {
+    use harness_conformance_suite::blame;
+    let probe = case_for(model, "fuzz/case", items, Vec::new(), String::new());
+    let owners: Vec<Option<String>> = blame::planned(&probe)
+        .into_iter()
+        .map(|(kind, result)| blame::owner(&probe, kind, result))
+        .collect();
+    // A generated case has no `blame`: a check of a kind with no default owner counts for
+    // every requirement the case lists, so each of them owns it.
+    let mut reqs: BTreeSet<String> = if owners.iter().any(Option::is_none) {
+        violated
+    } else {
+        let owners: BTreeSet<String> = owners.into_iter().flatten().collect();
+        violated.intersection(&owners).cloned().collect()
+    };
+    if reqs.is_empty() {
+        reqs.insert("CORR-1".into());
+    }
+    reqs
 }
 
 /// Generates case `index` of `seed` for a harness with `hello`'s capabilities.

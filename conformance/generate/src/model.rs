@@ -7,7 +7,7 @@
 //! Schemas are the fuzz helper's typed subset ([`harness_ref_props::schema::Schema`]), so they
 //! can be simplified structurally; behaviours are the protocol's own.
 
-use harness_conformance_protocol::{Behavior, Call, CapRequest, CaseConfig, ToolDef};
+use harness_conformance_protocol::{Behavior, Call, CapRequest, CaseConfig, StopReason, ToolDef};
 use harness_ref_props::schema::Schema;
 use serde_json::{Map, Value};
 
@@ -22,6 +22,10 @@ pub struct Model {
     pub tools: Vec<ToolModel>,
     /// The calls of the one assistant turn.
     pub calls: Vec<CallModel>,
+    /// The tools the turn offered, when only some (feature `offered-tools`).
+    pub offered: Option<Vec<String>>,
+    /// Why the turn ended, when the case says (feature `stop-reason`).
+    pub stop_reason: Option<StopReason>,
 }
 
 /// One generated tool.
@@ -142,6 +146,18 @@ impl Model {
             cap: self.cap.clone(),
             deadline_ms: self.deadline_ms,
         }
+    }
+
+    /// Whether the turn offered the tool `name` (every tool, when it offered no subset).
+    pub fn offers(&self, name: &str) -> bool {
+        self.offered
+            .as_ref()
+            .is_none_or(|o| o.iter().any(|x| x == name))
+    }
+
+    /// Whether call `i` is the last call of a turn the output limit cut off.
+    pub fn cut_off(&self, i: usize) -> bool {
+        self.stop_reason == Some(StopReason::MaxTokens) && i + 1 == self.calls.len()
     }
 
     /// The tool a call names exactly.

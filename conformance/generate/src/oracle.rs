@@ -151,6 +151,11 @@ pub fn fates(model: &Model) -> (Vec<Fate>, usize) {
                 None
             }
             Some(n) => match model.tool(n) {
+                // A registered tool the turn did not offer is refused like an unknown one.
+                Some(_) if !model.offers(n) => {
+                    defects.push(("TURN-1", "unknown_tool"));
+                    None
+                }
                 Some(t) => Some(t),
                 None => {
                     folds_to = model
@@ -180,9 +185,15 @@ pub fn fates(model: &Model) -> (Vec<Fate>, usize) {
                 }
             },
         };
+        // The call the output limit cut off never runs, whatever error it gets (no class).
+        let cut_off = model.cut_off(i);
+        if cut_off {
+            defects.push(("CUT-1", ""));
+        }
         if !defects.is_empty() {
             let classes: BTreeSet<&str> = defects.iter().map(|d| d.1).collect();
-            let unambiguous = defects.len() == 1 || (classes.len() == 1 && folds_to.is_some());
+            let unambiguous =
+                !cut_off && (defects.len() == 1 || (classes.len() == 1 && folds_to.is_some()));
             out.push(Fate::Refused {
                 defects: defects.iter().map(|d| d.0).collect(),
                 class: unambiguous.then(|| defects[0].1),
@@ -333,6 +344,8 @@ pub fn bare_case(model: &Model, id: &str) -> Case {
         "expect": {"results": []},
     }))
     .expect("a generated case decodes");
+    case.offered = model.offered.clone();
+    case.stop_reason = model.stop_reason;
     case.expect = expect_of(model.calls.len(), &[], true);
     case
 }
@@ -827,6 +840,8 @@ mod tests {
         Model {
             cap: None,
             deadline_ms: None,
+            offered: None,
+            stop_reason: None,
             tools: vec![ToolModel {
                 name: "t".into(),
                 schema: Schema::Object {

@@ -24,13 +24,28 @@ pub fn candidates(m: &Model) -> Vec<Model> {
             out.push(c);
         }
     }
-    // Fewer tools (calls to a removed tool then name an unknown tool).
+    // Fewer tools (calls to a removed tool then name an unknown tool; it leaves the offered
+    // list too).
     if m.tools.len() > 1 {
         for i in 0..m.tools.len() {
             let mut c = m.clone();
-            c.tools.remove(i);
+            let removed = c.tools.remove(i);
+            if let Some(offered) = &mut c.offered {
+                offered.retain(|n| *n != removed.name);
+            }
             out.push(c);
         }
+    }
+    // A plainer turn: every tool offered, no stop reason.
+    if m.offered.is_some() {
+        let mut c = m.clone();
+        c.offered = None;
+        out.push(c);
+    }
+    if m.stop_reason.is_some() {
+        let mut c = m.clone();
+        c.stop_reason = None;
+        out.push(c);
     }
     if m.cap.is_some() {
         let mut c = m.clone();

@@ -15,7 +15,7 @@ use std::collections::BTreeSet;
 
 use harness_conformance_protocol::{
     Behavior, CapRequest, Capabilities, Gen, Lines, Mutation, NonFinite, Output, Raise, RaiseKind,
-    Size, Strategy, Unit,
+    Size, StopReason, Strategy, Unit,
 };
 use harness_ref_props::bytes::Reader;
 use harness_ref_props::schema::{self, Additional, Bounds, Schema};
@@ -43,6 +43,10 @@ pub struct Scope {
     pub parallel: bool,
     /// The transcript is reported (argument-isolation checks need it).
     pub history: bool,
+    /// A turn may offer only some of the tools (feature `offered-tools`).
+    pub offered_tools: bool,
+    /// The turn's stop reason is read (feature `stop-reason`).
+    pub stop_reason: bool,
 }
 
 impl Scope {
@@ -63,6 +67,8 @@ impl Scope {
             raw: caps.call_forms.contains(&CallForm::Raw),
             parallel: caps.parallel,
             history: caps.history,
+            offered_tools: caps.features.iter().any(|f| f == "offered-tools"),
+            stop_reason: caps.features.iter().any(|f| f == "stop-reason"),
         }
     }
 
@@ -818,10 +824,31 @@ pub fn generate(rng: &mut Rng, scope: &Scope) -> Model {
         };
         calls.push(call);
     }
+    // The turn's shape, drawn last so the rest of a seed's cases stays as it was.
+    let offered = (scope.offered_tools && tools.len() > 1 && rng.chance(12)).then(|| {
+        let held_back = rng.below(tools.len());
+        tools
+            .iter()
+            .enumerate()
+            .filter(|(i, _)| *i != held_back)
+            .map(|(_, t)| t.name.clone())
+            .collect()
+    });
+    // Not both at once: harness-ref answers a cut-off turn without consulting a tool subset.
+    let stop_reason = (scope.stop_reason && offered.is_none() && rng.chance(10)).then(|| {
+        *rng.pick(&[
+            StopReason::MaxTokens,
+            StopReason::MaxTokens,
+            StopReason::ToolUse,
+            StopReason::EndTurn,
+        ])
+    });
     Model {
         cap,
         deadline_ms: has_timeout.then_some(TIMEOUT_DEADLINE_MS),
         tools,
         calls,
+        offered,
+        stop_reason,
     }
 }
