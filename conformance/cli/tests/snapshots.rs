@@ -23,7 +23,7 @@ fn run_suite(cases: &[&Case], fault: Option<Fault>) -> RunResult {
     run_on(cases, move || InProcess::new(fault))
 }
 
-fn run_on(cases: &[&Case], harness: impl Fn() -> InProcess + Sync) -> RunResult {
+fn run_on(cases: &[&Case], harness: impl Fn() -> InProcess + Send + Sync) -> RunResult {
     let cfg = RunConfig {
         jobs: 2,
         timeout: Duration::from_secs(20),
