@@ -278,6 +278,9 @@ pub struct Item {
 }
 
 /// An expectation in the case file's vocabulary.
+// A result expectation is most of what a case holds and items live only while one case is
+// judged, so its size is not worth a box at every construction and match.
+#[allow(clippy::large_enum_variant)]
 #[derive(Debug, Clone, PartialEq)]
 pub enum ItemKind {
     /// Fields of one call's result (its `tool_use_id` left unchecked: ids are universal).
