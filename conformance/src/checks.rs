@@ -1654,6 +1654,7 @@ mod tests {
             truncation: None,
             artifact: None,
             structured: None,
+            repaired: Vec::new(),
         }
     }
 

@@ -1006,7 +1006,9 @@ impl Harness {
 /// A success's content with the repair note on a line before it.
 fn with_note(outcome: RunOutcome, note: Option<&str>) -> RunOutcome {
     match (outcome, note) {
-        (Ok((content, truncation)), Some(note)) => Ok((format!("{note}\n{content}"), truncation)),
+        (Ok((content, truncation, artifact)), Some(note)) => {
+            Ok((format!("{note}\n{content}"), truncation, artifact))
+        }
         (outcome, _) => outcome,
     }
 }
