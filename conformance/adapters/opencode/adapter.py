@@ -10,8 +10,8 @@ what the model sees. Chat Completions has no error flag; see `is_error` below.
 
 Configuration (OPENCODE_CONFIG, a fresh HOME/XDG tree per case): every permission `allow`, no
 sharing, no auto-update, no models.dev fetch, no default plugins, no LSP downloads, no Claude
-Code or external skills, `--pure`; a dummy API key; the MCP server's `timeout` set from the
-case's deadline. The process runs in a network namespace with only loopback (run).
+Code or external skills, `--pure`; a dummy API key; the MCP server's `timeout` left at its
+default (it bounds the tool listing too, so no deadline is declared). The process runs in a network namespace with only loopback (run).
 """
 
 from __future__ import annotations
@@ -45,12 +45,15 @@ class Opencode(agent.Agent):
 
     prefix = "cases_"
 
+    # The MCP server's `timeout` bounds every request to it, `tools/list` included (opencode 1.18
+    # passes it to listTools too): a case's 250 ms deadline keeps the server's tools from being
+    # offered on a loaded machine. So no deadline is declared, and deadline cases SKIP (as for
+    # Gemini CLI); the server gets opencode's default timeout.
+    deadline = None
+
     def launch(self, work, base_url, mcp, case):
         home = agent.home_of(work)
         server = {"type": "local", "command": mcp, "enabled": True}
-        deadline = agent.deadline_ms(case)
-        if deadline is not None:
-            server["timeout"] = deadline
         config = {
             "$schema": "https://opencode.ai/config.json",
             "model": f"fake/{MODEL}",
