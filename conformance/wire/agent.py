@@ -47,6 +47,15 @@ class NeverAsked(Exception):
     before asking): nothing about its tool handling can be judged, so the reply is an error."""
 
 
+class NotOffered(Skip):
+    """The agent's model request did not offer the case's tools, so no model could call them.
+
+    Coding agents start their MCP servers alongside the first model request; on a loaded machine
+    Codex sends that request before the server has listed its tools. The conversation is then
+    tried again (WIRE_OFFER_ATTEMPTS, default 3, in all); only if the tools are still missing is
+    the case skipped, with the names the agent did offer."""
+
+
 class AgentEnded(Exception):
     """The agent ended (or hung) after the tool turn without sending the results back: the model
     got nothing for the turn (the harness's failure, logged as `harness raised`)."""
@@ -278,14 +287,23 @@ def converse(agent: Agent, case: dict, unit: str, cut_off: bool = False) -> Outc
             dialects.check(agent.dialect, wire_calls(case, agent), agent.stream, cut_off=True)
         except dialects.Unexpressible as exc:
             raise Skip(str(exc)) from None
-    work = tempfile.mkdtemp(prefix=f"wire-{agent.name}-")
-    try:
-        return _run_in(agent, case, unit, work, cut_off)
-    finally:
-        if not os.environ.get("WIRE_KEEP"):
-            shutil.rmtree(work, ignore_errors=True)
-        else:
-            print(f"wire: kept {work}", file=sys.stderr)
+    attempts = max(1, int(os.environ.get("WIRE_OFFER_ATTEMPTS", "3")))
+    for attempt in range(1, attempts + 1):
+        work = tempfile.mkdtemp(prefix=f"wire-{agent.name}-")
+        try:
+            return _run_in(agent, case, unit, work, cut_off)
+        except NotOffered:
+            if attempt == attempts:
+                raise
+            # Nothing was called (the turn was never served): a fresh conversation is a clean retry.
+            print(f"wire: {agent.name} did not offer the case's tools (attempt {attempt} of {attempts}); "
+                  "starting it again", file=sys.stderr)
+        finally:
+            if not os.environ.get("WIRE_KEEP"):
+                shutil.rmtree(work, ignore_errors=True)
+            else:
+                print(f"wire: kept {work}", file=sys.stderr)
+    raise AssertionError("unreachable: the last attempt returns or raises")
 
 
 def _run_in(agent: Agent, case: dict, unit: str, work: str, cut_off: bool) -> Outcome:
@@ -316,7 +334,7 @@ def _run_in(agent: Agent, case: dict, unit: str, work: str, cut_off: bool) -> Ou
         with open(os.path.join(work, "requests.json"), "w") as f:
             json.dump(conversation.log, f, indent=1, ensure_ascii=False)
     if conversation.problem:
-        raise Skip(conversation.problem)
+        raise (NotOffered if conversation.not_offered else Skip)(conversation.problem)
     if conversation.state == "emit":
         detail = " ".join((_tail(err_path) + " " + _tail(out_path)).split())[-1500:]
         raise NeverAsked(f"{agent.name} never asked the fake provider for the conversation turn "

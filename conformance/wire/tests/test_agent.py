@@ -89,5 +89,34 @@ class Replies(unittest.TestCase):
             self.assertEqual(agent.adapter(FakeAgent()).run_case(CASE, io.StringIO()), {"skip": "no wire carries it"})
 
 
+class OfferRetries(unittest.TestCase):
+    """An agent whose request left the case's tools out is started again (nothing ran), then skipped."""
+
+    def attempts(self, failures: int) -> tuple[list[int], object]:
+        seen: list[int] = []
+
+        def run_in(a, case, unit, work, cut_off):
+            seen.append(1)
+            if len(seen) <= failures:
+                raise agent.NotOffered("the agent did not offer the model 'echo'")
+            return agent.Outcome()
+
+        with mock.patch.object(agent, "_run_in", run_in), mock.patch.dict(os.environ, {"WIRE_OFFER_ATTEMPTS": "3"}), \
+                mock.patch("sys.stderr", io.StringIO()):
+            try:
+                return seen, agent.converse(FakeAgent(), CASE, "chars")
+            except agent.Skip as skip:
+                return seen, skip
+
+    def test_a_late_offer_is_retried_until_the_tools_are_there(self):
+        seen, outcome = self.attempts(2)
+        self.assertEqual((len(seen), type(outcome)), (3, agent.Outcome))
+
+    def test_tools_never_offered_skip_after_the_last_attempt(self):
+        seen, outcome = self.attempts(5)
+        self.assertEqual(len(seen), 3)
+        self.assertIsInstance(outcome, agent.NotOffered)
+
+
 if __name__ == "__main__":
     unittest.main()
