@@ -9,9 +9,8 @@
 #   3. the cut-off scenario (a max-tokens stop inside a call's JSON) for every agent, compared
 #      with conformance/wire/cutoff-expected.json;
 #   4. a smoke column for each coding agent (the correlation cases) against its smoke baseline
-#      (smoke-baseline.json, written by a correlation-only run; baseline.json is the full column's;
-#      opencode joins once it has one). Their full columns run on demand:
-#      ci/adapters.sh codex claude-code gemini-cli opencode.
+#      (smoke-baseline.json, written by a correlation-only run; baseline.json is the full column's).
+#      Their full columns run on demand: ci/adapters.sh codex claude-code gemini-cli opencode.
 # Runs unchanged on a laptop; needs python3.11 and node/npm. WIRE_AGENTS=0 stops after step 2.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -36,18 +35,12 @@ echo "wire: harness-ref results round-tripped through every dialect"
 report "$runner" run --quiet --harness "$python conformance/wire/tests/roundtrip.py target/release/harness-ref-adapter"
 
 [[ ${WIRE_AGENTS:-1} == 0 ]] && exit 0
-# opencode is left out of the gate: its package-lock.json does not install with `npm ci` on a clean
-# machine (the optional per-platform packages are missing from it); `ci/adapters.sh opencode` runs
-# it on demand once the lock is regenerated.
-agents=(codex claude-code gemini-cli)
+agents=(codex claude-code gemini-cli opencode)
 conformance/adapters/install.sh "${agents[@]}"
 echo "wire: the cut-off scenario"
 "$python" conformance/wire/cutoff.py --expect conformance/wire/cutoff-expected.json "${agents[@]}"
 # The runner's per-case bound sits above the adapters' own (WIRE_CASE_TIMEOUT, 110 s).
-# opencode joins once its baseline is written (docs/harnesses.md, "Cost per case").
-smoke=(codex claude-code gemini-cli)
-[[ -f conformance/adapters/opencode/smoke-baseline.json ]] && smoke+=(opencode)
-for name in "${smoke[@]}"; do
+for name in "${agents[@]}"; do
   echo "wire: $name smoke column (correlation cases)"
   report "$runner" run --quiet --jobs 2 --timeout 150 --run correlation \
     --harness "conformance/adapters/$name/run" --baseline "conformance/adapters/$name/smoke-baseline.json"

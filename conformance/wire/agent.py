@@ -6,6 +6,8 @@ start the fake provider, start the agent once (one conversation per case) with b
 wait (bounded) for the tool results to come back over the wire, stop the agent, and turn what was
 captured into the protocol's reply. An agent adapter only says how to configure and start its
 agent, how the agent names MCP tools, and how its wire carries the error flag (the `Agent` class).
+The protocol itself (the JSON-lines loop, the hello and its vocabulary, results, invocations and
+the blame rule) is the Python adapter kit's (conformance/kits/python), as for every Python adapter.
 
 Nothing here judges: results are reported as the captured request lists them, with their text as
 sent; calls that got no result are simply absent (the runner fails "one result per call").
@@ -13,6 +15,7 @@ sent; calls that got no result are simply absent (the runner fails "one result p
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import os
 import re
@@ -22,49 +25,69 @@ import subprocess
 import sys
 import tempfile
 import time
+from dataclasses import dataclass, field
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 
-import behaviours  # noqa: E402
+import behaviours  # noqa: E402  (puts the Python adapter kit on the path)
 import dialects  # noqa: E402
 import provider  # noqa: E402
-
-import hcproto  # noqa: E402
+from harness_conformance_adapter import (  # noqa: E402
+    Adapter, Cap, Capabilities, Deadline, Implementation, Skip, Turn)
+from harness_conformance_adapter.case import Case  # noqa: E402
+from harness_conformance_adapter.vocabulary import KEYWORDS  # noqa: E402
 
 PROMPT = "Call the tools."
 TAIL = 3000  # characters of the agent's output kept for messages
 
-# Every keyword the protocol's vocabulary names (PROTOCOL.md, "The vocabulary is closed"): the
-# MCP server hands the case's schema to the agent verbatim, so every keyword reaches the harness
-# exactly as written; what the agent does with it is judged.
-KEYWORDS = [
-    "$ref", "$defs", "$anchor", "$dynamicRef", "$dynamicAnchor", "definitions", "allOf", "anyOf",
-    "oneOf", "not", "if", "then", "else", "dependentSchemas", "dependencies", "prefixItems", "items",
-    "additionalItems", "contains", "properties", "patternProperties", "additionalProperties",
-    "propertyNames", "unevaluatedItems", "unevaluatedProperties", "type", "enum", "const",
-    "multipleOf", "maximum", "exclusiveMaximum", "minimum", "exclusiveMinimum", "maxLength",
-    "minLength", "pattern", "maxItems", "minItems", "uniqueItems", "maxContains", "minContains",
-    "maxProperties", "minProperties", "required", "dependentRequired", "format", "contentEncoding",
-    "contentMediaType", "contentSchema",
-    "$schema", "$id", "$comment", "$vocabulary", "title", "description", "default", "examples",
-    "deprecated", "readOnly", "writeOnly",
-]
+
+class NeverAsked(Exception):
+    """The agent never sent the request the case's turn answers (it did not start, or crashed
+    before asking): nothing about its tool handling can be judged, so the reply is an error."""
+
+
+class NotOffered(Skip):
+    """The agent's model request did not offer the case's tools, so no model could call them.
+
+    Coding agents start their MCP servers alongside the first model request; on a loaded machine
+    Codex sends that request before the server has listed its tools. The conversation is then
+    tried again (WIRE_OFFER_ATTEMPTS, default 3, in all); only if the tools are still missing is
+    the case skipped, with the names the agent did offer."""
+
+
+class AgentEnded(Exception):
+    """The agent ended (or hung) after the tool turn without sending the results back: the model
+    got nothing for the turn (the harness's failure, logged as `harness raised`)."""
 
 
 class Agent:
-    """What an agent adapter provides. Subclasses set the attributes and override `launch`."""
+    """What an agent adapter provides. Subclasses set the attributes and override `launch`.
+
+    The pinned CLI is the npm package `package`, installed into the adapter's own folder
+    (`adapter_dir`/node_modules, conformance/adapters/install.sh); its version is the hello's.
+    """
 
     name = "agent"
     title = "agent"  # the implementation name in the handshake
     homepage = ""
-    package_json = ""  # the pinned npm package's package.json (its version is the handshake's)
+    adapter_dir = ""  # the adapter's folder (conformance/adapters/<agent>)
+    package = ""  # the pinned npm package, e.g. "@openai/codex"
     dialect = dialects.ANTHROPIC
     stream = True  # whether the agent streams its model requests (decides what the wire carries)
     model = "fake-model"
     prefix = ""  # the agent offers MCP tool t of server `cases` as prefix + t
-    cap: dict | None = None  # the cap as observed (docs/harnesses.md)
-    call_forms = ["structured", "arguments_text"]  # what the agent's wire carries (README.md)
+    cap: Cap | None = None  # the cap as observed (docs/harnesses.md)
+    deadline: Deadline | None = Deadline(configurable=True)  # MCP tool timeouts, set per case
+    call_forms = ("structured", "arguments_text")  # what the agent's wire carries (README.md)
+
+    def installed(self, *path: str) -> str:
+        """A file of the installed package: installed("bin", "codex.js")."""
+        return os.path.join(self.adapter_dir, "node_modules", *self.package.split("/"), *path)
+
+    def version(self) -> str:
+        with open(self.installed("package.json"), encoding="utf-8") as f:
+            return str(json.load(f)["version"])
 
     def expose(self, tool: str) -> dict:
         """How the model names MCP tool `tool` of server `cases` in a call: {"name", "namespace"?}."""
@@ -74,12 +97,13 @@ class Agent:
         """The name dialects.tool_names lists for that tool in the agent's request."""
         return self.prefix + tool
 
-    def capabilities(self) -> dict:
+    def capabilities(self) -> Capabilities:
         """What every wire agent declares: its cap, MCP tool timeouts as deadlines, every schema
-        keyword (the schema reaches the agent verbatim), its wire's call forms, whole batches;
-        no codes, retry hints or history (no agent shows them to the model)."""
-        return {"cap": self.cap, "deadline": {"configurable": True}, "keywords": KEYWORDS,
-                "call_forms": self.call_forms, "parallel": True, "history": False}
+        keyword (the schema reaches the agent verbatim: what the agent does with it is judged),
+        its wire's call forms, whole batches; no codes, retry hints or history (no agent shows
+        them to the model)."""
+        return Capabilities(cap=self.cap, deadline=self.deadline, keywords=KEYWORDS or (),
+                            call_forms=self.call_forms, parallel=True, history=False)
 
     def launch(self, work: str, base_url: str, mcp: list[str], case: dict) -> tuple[list[str], dict, str]:
         """(argv, environment, cwd) that run the agent once, non-interactively, on PROMPT."""
@@ -92,6 +116,24 @@ class Agent:
     def skip_reason(self, case: dict) -> str | None:
         """A case this agent cannot be given faithfully, beyond what the wire itself rules out."""
         return None
+
+
+def home_of(work: str, *config: str) -> str:
+    """The agent's fresh home in the case's work directory, with its config folder `config`
+    (e.g. ".codex") created; returns the home."""
+    home = os.path.join(work, "home")
+    os.makedirs(os.path.join(home, *config), exist_ok=True)
+    return home
+
+
+def deadline_ms(case: dict) -> int | None:
+    """The case's handler deadline (ms), when the runner sent one."""
+    return (case.get("config") or {}).get("deadline_ms")
+
+
+def cap_of(case: dict) -> dict:
+    """The case's cap settings ({} when it sets none)."""
+    return (case.get("config") or {}).get("cap") or {}
 
 
 def base_env(home: str) -> dict:
@@ -218,37 +260,59 @@ def timeout_for(case: dict) -> float:
     return float(os.environ.get("WIRE_CASE_TIMEOUT", "110")) + sleeps / 1000
 
 
-def run_case(agent: Agent, case: dict, cut_off: bool = False) -> dict:
-    """The protocol reply for one case (raises hcproto.Skip when it cannot be put on the wire).
+@dataclass
+class Outcome:
+    """What one conversation showed: the results the agent sent back (error flags resolved by
+    `Agent.is_error`), the MCP server's invocation log, every request the agent made, and —
+    when the agent never answered the tool turn — why (its own last error line, if any)."""
+
+    results: list[dict] = field(default_factory=list)
+    invocations: list[dict] = field(default_factory=list)
+    requests: list[dict] = field(default_factory=list)
+    unanswered: str | None = None
+
+
+def converse(agent: Agent, case: dict, unit: str, cut_off: bool = False) -> Outcome:
+    """Puts one case in front of the agent (raises Skip when it cannot go on the wire, NeverAsked
+    when the agent never asked for the turn). `unit` measures generated outputs (Turn.unit).
 
     `cut_off` serves the tool turn as stopped for max tokens inside the last call's arguments
-    (the cut-off scenario, cutoff.py); the reply then also carries the conversation's log.
+    (the cut-off scenario, cutoff.py).
     """
     reason = wire_unsupported(case, agent)
     if reason:
-        raise hcproto.Skip(reason)
+        raise Skip(reason)
     if cut_off:
         try:
             dialects.check(agent.dialect, wire_calls(case, agent), agent.stream, cut_off=True)
         except dialects.Unexpressible as exc:
-            raise hcproto.Skip(str(exc)) from None
-    work = tempfile.mkdtemp(prefix=f"wire-{agent.name}-")
-    try:
-        return _run_in(agent, case, work, cut_off)
-    finally:
-        if not os.environ.get("WIRE_KEEP"):
-            shutil.rmtree(work, ignore_errors=True)
-        else:
-            print(f"wire: kept {work}", file=sys.stderr)
+            raise Skip(str(exc)) from None
+    attempts = max(1, int(os.environ.get("WIRE_OFFER_ATTEMPTS", "3")))
+    for attempt in range(1, attempts + 1):
+        work = tempfile.mkdtemp(prefix=f"wire-{agent.name}-")
+        try:
+            return _run_in(agent, case, unit, work, cut_off)
+        except NotOffered:
+            if attempt == attempts:
+                raise
+            # Nothing was called (the turn was never served): a fresh conversation is a clean retry.
+            print(f"wire: {agent.name} did not offer the case's tools (attempt {attempt} of {attempts}); "
+                  "starting it again", file=sys.stderr)
+        finally:
+            if not os.environ.get("WIRE_KEEP"):
+                shutil.rmtree(work, ignore_errors=True)
+            else:
+                print(f"wire: kept {work}", file=sys.stderr)
+    raise AssertionError("unreachable: the last attempt returns or raises")
 
 
-def _run_in(agent: Agent, case: dict, work: str, cut_off: bool) -> dict:
+def _run_in(agent: Agent, case: dict, unit: str, work: str, cut_off: bool) -> Outcome:
     case_path = os.path.join(work, "case.json")
     log_path = os.path.join(work, "invocations.jsonl")
     with open(case_path, "w", encoding="utf-8") as f:
         json.dump(case, f, ensure_ascii=True)
     open(log_path, "w").close()
-    mcp = [sys.executable, os.path.join(HERE, "mcp_server.py"), case_path, log_path]
+    mcp = [sys.executable, os.path.join(HERE, "mcp_server.py"), case_path, log_path, unit]
     conversation = provider.Conversation(
         wire_calls(case, agent), [agent.offered(t["name"]) for t in case["tools"]], model=agent.model,
         cut_off=cut_off)
@@ -270,41 +334,58 @@ def _run_in(agent: Agent, case: dict, work: str, cut_off: bool) -> dict:
         with open(os.path.join(work, "requests.json"), "w") as f:
             json.dump(conversation.log, f, indent=1, ensure_ascii=False)
     if conversation.problem:
-        raise hcproto.Skip(conversation.problem)
+        raise (NotOffered if conversation.not_offered else Skip)(conversation.problem)
     if conversation.state == "emit":
         detail = " ".join((_tail(err_path) + " " + _tail(out_path)).split())[-1500:]
-        return {"error": f"{agent.name} never asked the fake provider for the conversation turn "
-                         f"(exit {process.returncode}; {len(conversation.log)} other requests): {detail}"}
+        raise NeverAsked(f"{agent.name} never asked the fake provider for the conversation turn "
+                         f"(exit {process.returncode}; {len(conversation.log)} other requests): {detail}")
+    outcome = Outcome(requests=conversation.log, invocations=behaviours.read_log(log_path))
     if conversation.state == "wait":
         # The agent ended (or hung) after the tool turn without sending the results: the model
         # got nothing for the turn. Its own last error line says why, when it printed one.
         said = _last_error_line(_tail(err_path) + "\n" + _tail(out_path))
         print(f"wire: {agent.name} output tail: {' '.join(_tail(err_path).split())[-600:]}", file=sys.stderr)
-        hcproto.log_harness_raise(None, RuntimeError(
-            f"{agent.name} ended without answering the tool turn (exit {process.returncode})" + (f": {said}" if said else "")))
-    results = []
+        outcome.unanswered = (f"{agent.name} ended without answering the tool turn (exit {process.returncode})"
+                              + (f": {said}" if said else ""))
     for parsed in conversation.results():
-        results.append({
-            "tool_use_id": parsed["tool_use_id"],
-            "is_error": agent.is_error(parsed),
-            "content": parsed["content"],
-            "native": parsed["native"],
-        })
-    invocations = []
-    with open(log_path, encoding="utf-8") as f:
-        for line in f:
-            if line.strip():
-                invocations.append(json.loads(line))
-    reply = {"results": results, "invocations": invocations}
-    if cut_off:
-        reply["requests"] = conversation.log
-    return reply
+        outcome.results.append({**parsed, "is_error": agent.is_error(parsed)})
+    return outcome
+
+
+def run_turn(agent: Agent, turn: Turn) -> None:
+    """The kit's `run_turn`: one conversation, and what the model was shown reported on `turn`."""
+    outcome = converse(agent, dict(turn.case.raw), turn.unit)
+    for entry in outcome.invocations:
+        turn.record(entry["tool"], entry["args"])  # the server never sees ids: none recorded
+    if outcome.unanswered is not None:
+        with turn.harness_may_raise():
+            raise AgentEnded(outcome.unanswered)
+    for result in outcome.results:
+        turn.report(result["tool_use_id"], is_error=result["is_error"], content=result["content"],
+                    native=result["native"])
+
+
+def adapter(agent: Agent) -> Adapter[Agent]:
+    """`agent` behind the protocol: the kit's adapter, with the handlers' errors as the wire's."""
+    return Adapter(Implementation(agent.title, "wire", agent.version(), agent.homepage or None),
+                   agent.capabilities(), behaviours.ERRORS, lambda turn: agent, run_turn)
+
+
+def unit_for(agent: Agent, case: dict) -> str:
+    """The unit generated sizes are measured in for this agent (PROTOCOL.md: the case's cap unit,
+    else the agent's declared one, else chars) — the kit's rule, for callers outside a turn."""
+    return adapter(agent).unit_for(Case.parse(case))
+
+
+def load(name: str) -> Agent:
+    """The `AGENT` of conformance/adapters/<name>/adapter.py (for tools that drive agents directly)."""
+    path = os.path.join(HERE, "..", "adapters", name, "adapter.py")
+    spec = importlib.util.spec_from_file_location(f"adapter_{name.replace('-', '_')}", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module.AGENT
 
 
 def main(agent: Agent) -> None:
     """Serves the adapter protocol on stdin/stdout for `agent` (an adapter's entry point)."""
-    with open(agent.package_json, encoding="utf-8") as f:
-        version = json.load(f)["version"]
-    hello = {"implementation": {"name": agent.title, "language": "wire", "version": version, "homepage": agent.homepage},
-             "capabilities": agent.capabilities()}
-    hcproto.serve(hello, lambda case: run_case(agent, case))
+    raise SystemExit(adapter(agent).serve())

@@ -1,22 +1,24 @@
-"""The one place the wire tools run a case's scripted behaviours.
+"""The one place the wire tools reach the Python adapter kit's scripted behaviours.
 
 Why this module exists: the MCP tool server (mcp_server.py) must run each tool's scripted
-behaviour (docs/DESIGN.md, "Behaviours") on whatever arguments arrive. The interpretation of
-behaviours belongs to shared Python plumbing — today hcproto.py beside this file (the protocol
-plumbing the adapters used before the Python adapter kit; the adapters moved to the kit, the wire has
-not yet), later the kit — so this module is the only seam: switching to the kit changes this file
-(and agent.py's serve loop) and nothing else. No I/O beyond the scripted sleeps.
+behaviour (docs/DESIGN.md, "Behaviours") on whatever arguments arrive, exactly as every other
+Python adapter does. Their interpretation is the Python adapter kit's (conformance/kits/python,
+standard library only), so this module puts the kit on the import path for every wire script and
+says how the server's handlers fail (`ERRORS`), and how the server's invocation log is read
+back. No I/O beyond the scripted sleeps and that log.
 """
 
 from __future__ import annotations
 
+import json
 import os
 import sys
 from typing import Any
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+KIT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "kits", "python", "src")
+sys.path.insert(0, os.path.normpath(KIT))
 
-import hcproto  # noqa: E402
+from harness_conformance_adapter import Errors, KitError, Script  # noqa: E402
 
 
 class Raised(Exception):
@@ -28,21 +30,26 @@ class Raised(Exception):
         self.message = message
 
 
-RAISERS = hcproto.Raisers(
+ERRORS = Errors(
     domain=lambda m: Raised("domain", m),
     transport=lambda m: Raised("transport", m),
     internal=lambda m: Raised("internal", m),
 )
 
+class BehaviourFailed(Exception):
+    """The server could not perform a case's behaviour (a KitError in its handler)."""
 
-def unit_of(case: dict) -> str:
-    """The unit generated sizes are measured in (the case's cap unit, else chars)."""
-    return hcproto.cap_unit(case)
+
+ADAPTER_FAILURE = "adapter_failure"
+"""The key of an invocation-log line saying a behaviour could not be performed (the adapter's
+failure, not the agent's: agent.py makes the reply an error)."""
 
 
 def perform(behavior: dict, args: Any, unit: str) -> Any:
-    """Runs `behavior` on `args` (the handler's own copy); returns the output value or raises Raised."""
-    return hcproto.perform_sync(behavior, args, unit, RAISERS)
+    """Runs `behavior` on `args` (the handler's own copy); returns the output value or raises
+    Raised (a scripted error) or KitError (a behaviour the kit cannot perform)."""
+    # KitError is re-exported for the server, which logs it under ADAPTER_FAILURE.
+    return Script(behavior, unit, ERRORS).run(args)
 
 
 def uses(behavior: dict, predicate) -> bool:
@@ -52,3 +59,17 @@ def uses(behavior: dict, predicate) -> bool:
             return True
         behavior = behavior.get("then")
     return False
+
+
+def read_log(path: str) -> list[dict]:
+    """The invocations the server logged, in order; raises BehaviourFailed if one could not be
+    performed (the kit then answers the case as the adapter's failure)."""
+    entries = []
+    with open(path, encoding="utf-8") as f:
+        for line in f:
+            if line.strip():
+                entry = json.loads(line)
+                if ADAPTER_FAILURE in entry:
+                    raise BehaviourFailed(f"the MCP server could not perform a behaviour: {entry[ADAPTER_FAILURE]}")
+                entries.append(entry)
+    return entries

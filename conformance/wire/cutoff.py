@@ -16,7 +16,6 @@ recorded ones and exits 1 on any change, like a baseline.
 from __future__ import annotations
 
 import argparse
-import importlib.util
 import json
 import os
 import sys
@@ -25,7 +24,6 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 
 import agent as wire  # noqa: E402
-import hcproto  # noqa: E402  (on the path through agent)
 
 CUT_MARK = "CUT-OFF-CALL-7c41d0"
 CASE = {
@@ -38,28 +36,22 @@ CASE = {
 }
 
 
-def load(name: str) -> wire.Agent:
-    path = os.path.join(HERE, "..", "adapters", name, "adapter.py")
-    spec = importlib.util.spec_from_file_location(f"adapter_{name.replace('-', '_')}", path)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module.AGENT
-
-
 def scenario(name: str) -> dict:
+    agent = wire.load(name)
+    case = json.loads(json.dumps(CASE))
     try:
-        reply = wire.run_case(load(name), json.loads(json.dumps(CASE)), cut_off=True)
-    except hcproto.Skip as skip:
+        outcome = wire.converse(agent, case, wire.unit_for(agent, case), cut_off=True)
+    except wire.Skip as skip:
         return {"applies": False, "why": str(skip)}
-    if "error" in reply:
-        return {"applies": True, "error": reply["error"][:500]}
-    ran = [json.dumps(i["args"]) for i in reply["invocations"]]
+    except wire.NeverAsked as never:
+        return {"applies": True, "error": str(never)[:500]}
+    ran = [json.dumps(i["args"]) for i in outcome.invocations]
     return {
         "applies": True,
         "cut_call_ran": any("CUT-OFF" in args for args in ran),
         "complete_call_ran": any("COMPLETE-CALL" in args for args in ran),
-        "results_shown": [{"tool_use_id": r["tool_use_id"], "content": r["content"][:200]} for r in reply["results"]],
-        "requests_after_the_turn": max(0, sum(1 for r in reply["requests"] if r["dialect"]) - 1),
+        "results_shown": [{"tool_use_id": r["tool_use_id"], "content": r["content"][:200]} for r in outcome.results],
+        "requests_after_the_turn": max(0, sum(1 for r in outcome.requests if r["dialect"]) - 1),
     }
 
 

@@ -19,7 +19,8 @@ Outcomes on the wire (MCP has no error codes beyond JSON-RPC's):
 - internal errors and non-finite floats are not served here: a server decides how to turn
   them into text, so the agent cannot be judged on them (adapters skip those cases).
 
-Usage (the agent starts it): mcp_server.py CASE.json INVOCATIONS.jsonl
+Usage (the agent starts it): mcp_server.py CASE.json INVOCATIONS.jsonl [UNIT]
+(UNIT: what generated sizes count when the case sets no cap unit, the agent's declared cap unit.)
 Standard library only; one thread per tools/call so a sleeping handler does not block the rest.
 """
 
@@ -37,9 +38,11 @@ SERVER_NAME = "cases"
 
 
 class Server:
-    def __init__(self, case: dict, log_path: str, out=sys.stdout):
+    def __init__(self, case: dict, log_path: str, unit: str | None = None, out=sys.stdout):
         self.case = case
-        self.unit = behaviours.unit_of(case)
+        # Generated sizes are in the case's cap unit, else the agent's declared one (agent.py
+        # passes it), else chars (PROTOCOL.md, "gen").
+        self.unit = ((case.get("config") or {}).get("cap") or {}).get("unit") or unit or "chars"
         self.tools = {tool["name"]: tool for tool in case["tools"]}
         self.log_path = log_path
         self.out = out
@@ -54,9 +57,16 @@ class Server:
             self.out.flush()
 
     def record(self, name: str, args) -> None:
-        entry = json.dumps({"tool": name, "args": args}, ensure_ascii=True, allow_nan=False)
+        self._log({"tool": name, "args": args})
+
+    def fail(self, message: str) -> None:
+        """A behaviour could not be performed: agent.py answers the case as an adapter error."""
+        self._log({behaviours.ADAPTER_FAILURE: message[:2000]})
+
+    def _log(self, entry: dict) -> None:
+        line = json.dumps(entry, ensure_ascii=True, allow_nan=False)
         with self.log_lock, open(self.log_path, "a") as log:
-            log.write(entry + "\n")
+            log.write(line + "\n")
 
     def handle(self, message: dict) -> None:
         method, mid = message.get("method"), message.get("id")
@@ -96,6 +106,10 @@ class Server:
             self.send({"jsonrpc": "2.0", "id": mid, "result": {
                 "content": [{"type": "text", "text": raised.message}], "isError": True}})
             return
+        except behaviours.KitError as failed:  # the adapter's failure: logged, and the agent not left waiting
+            self.fail(str(failed))
+            self.send({"jsonrpc": "2.0", "id": mid, "error": {"code": -32603, "message": "the case's behaviour failed"}})
+            return
         text = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False, allow_nan=True)
         self.send({"jsonrpc": "2.0", "id": mid, "result": {"content": [{"type": "text", "text": text}], "isError": False}})
 
@@ -115,9 +129,10 @@ class Server:
 
 def main() -> None:
     case_path, log_path = sys.argv[1:3]
+    unit = sys.argv[3] if len(sys.argv) > 3 else None
     with open(case_path, encoding="utf-8") as f:
         case = json.load(f)
-    Server(case, log_path).serve(sys.stdin)
+    Server(case, log_path, unit).serve(sys.stdin)
 
 
 if __name__ == "__main__":

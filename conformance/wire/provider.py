@@ -53,6 +53,7 @@ class Conversation:
         self.offered: list[str] = []
         self.captured: dict | None = None  # the request that followed the tool turn
         self.problem: str | None = None  # why the conversation could not be played
+        self.not_offered: list[str] = []  # the case's tools the agent's request left out
         self.log: list[dict] = []
         self.lock = threading.Lock()
         self.finished = threading.Event()
@@ -79,6 +80,7 @@ class Conversation:
                     self.offered = [n for n in dialects.tool_names(dialect, body) if isinstance(n, str)]
                     missing = [n for n in self.tool_names if n not in self.offered]
                     if missing:
+                        self.not_offered = missing
                         self.problem = (f"the agent did not offer the model {', '.join(map(repr, missing))[:300]} "
                                         f"(it offered {len(self.offered)} tools: {', '.join(self.offered)[:600]})")
                         self.state = "done"

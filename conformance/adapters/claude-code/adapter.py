@@ -28,8 +28,6 @@ sys.path.insert(0, os.path.join(HERE, "..", "..", "wire"))
 import agent  # noqa: E402
 import dialects  # noqa: E402
 
-BIN = os.path.join(HERE, "node_modules", "@anthropic-ai", "claude-code", "bin", "claude.exe")
-PACKAGE = os.path.join(HERE, "node_modules", "@anthropic-ai", "claude-code", "package.json")
 MODEL = "claude-sonnet-4-5"
 
 
@@ -37,22 +35,21 @@ class ClaudeCode(agent.Agent):
     name = "claude-code"
     title = "claude-code (claude -p, MCP tools, Messages API)"
     homepage = "https://github.com/anthropics/claude-code"
-    package_json = PACKAGE
+    adapter_dir = HERE
+    package = "@anthropic-ai/claude-code"
     dialect = dialects.ANTHROPIC
-    stream = True
     # As observed (docs/harnesses.md): an MCP result over 50,000 chars is saved to a file and
     # replaced by a note with the file's path and a 2 KB preview of the start of the result's
     # JSON; far larger ones get an "exceeds maximum allowed tokens" message instead. Neither
     # threshold is settable in chars or bytes: not configurable.
-    cap = {"unit": "chars", "limit": 50000, "configurable": False, "strategies": ["head_only"]}
+    cap = agent.Cap("chars", 50000, strategies=("head_only",), configurable=False)
     model = MODEL
 
     prefix = "mcp__cases__"
 
     def launch(self, work, base_url, mcp, case):
-        home = os.path.join(work, "home")
+        home = agent.home_of(work, ".claude")
         config_dir = os.path.join(home, ".claude")
-        os.makedirs(config_dir, exist_ok=True)
         mcp_config = os.path.join(work, "mcp.json")
         with open(mcp_config, "w") as f:
             json.dump({"mcpServers": {"cases": {"type": "stdio", "command": mcp[0], "args": mcp[1:]}}}, f)
@@ -71,10 +68,10 @@ class ClaudeCode(agent.Agent):
             "CLAUDE_CODE_MAX_RETRIES": "0",
             "MCP_TIMEOUT": "30000",
         })
-        deadline = (case.get("config") or {}).get("deadline_ms")
+        deadline = agent.deadline_ms(case)
         if deadline is not None:
             env["MCP_TOOL_TIMEOUT"] = str(deadline)
-        argv = [BIN, "-p", "--bare", "--output-format", "json", "--no-session-persistence",
+        argv = [self.installed("bin", "claude.exe"), "-p", "--bare", "--output-format", "json", "--no-session-persistence",
                 "--mcp-config", mcp_config, "--strict-mcp-config", "--allowedTools", "mcp__cases",
                 "--model", MODEL, agent.PROMPT]
         return argv, env, work

@@ -30,9 +30,6 @@ sys.path.insert(0, os.path.join(HERE, "..", "..", "wire"))
 import agent  # noqa: E402
 import dialects  # noqa: E402
 
-BIN = os.path.join(HERE, "node_modules", "@openai", "codex", "bin", "codex.js")
-PACKAGE = os.path.join(HERE, "node_modules", "@openai", "codex", "package.json")
-
 
 def toml_string(value: str) -> str:
     return json.dumps(value)  # a JSON string literal is a valid TOML basic string
@@ -42,14 +39,14 @@ class Codex(agent.Agent):
     name = "codex"
     title = "codex (codex exec, MCP tools, Responses API)"
     homepage = "https://github.com/openai/codex"
-    package_json = PACKAGE
+    adapter_dir = HERE
+    package = "@openai/codex"
     dialect = dialects.RESPONSES
-    stream = True
     # As observed (docs/harnesses.md): content over 12,000 UTF-8 bytes, Codex's "Wall time"
     # header included, is cut to head + tail with a "…N tokens truncated…" note. The
     # `tool_output_token_limit` setting counts estimated tokens, not bytes or chars, so a
     # case's limit cannot be set exactly: not configurable.
-    cap = {"unit": "bytes", "limit": 12000, "configurable": False, "strategies": ["head_tail"]}
+    cap = agent.Cap("bytes", 12000, strategies=("head_tail",), configurable=False)
 
     # Codex 0.169 groups an MCP server's tools in a Responses `namespace` tool named
     # mcp__<server>; the model calls one as {"namespace": "mcp__cases", "name": <tool>}.
@@ -60,10 +57,9 @@ class Codex(agent.Agent):
         return f"mcp__cases.{tool}"
 
     def launch(self, work, base_url, mcp, case):
-        home = os.path.join(work, "home")
+        home = agent.home_of(work, ".codex")
         codex_home = os.path.join(home, ".codex")
-        os.makedirs(codex_home, exist_ok=True)
-        deadline = (case.get("config") or {}).get("deadline_ms")
+        deadline = agent.deadline_ms(case)
         lines = [
             'model = "fake-model"',
             'model_provider = "fake"',
@@ -91,7 +87,7 @@ class Codex(agent.Agent):
             f.write("\n".join(lines) + "\n")
         env = agent.base_env(home)
         env.update({"CODEX_HOME": codex_home, "FAKE_PROVIDER_KEY": "sk-fake-offline"})
-        argv = ["node", BIN, "exec", "--skip-git-repo-check", "--color", "never", "-C", work, agent.PROMPT]
+        argv = ["node", self.installed("bin", "codex.js"), "exec", "--skip-git-repo-check", "--color", "never", "-C", work, agent.PROMPT]
         return argv, env, work
 
 

@@ -29,8 +29,6 @@ sys.path.insert(0, os.path.join(HERE, "..", "..", "wire"))
 import agent  # noqa: E402
 import dialects  # noqa: E402
 
-BIN = os.path.join(HERE, "node_modules", "@google", "gemini-cli", "bundle", "gemini.js")
-PACKAGE = os.path.join(HERE, "node_modules", "@google", "gemini-cli", "package.json")
 MODEL = "gemini-2.5-flash"
 
 
@@ -38,37 +36,33 @@ class GeminiCli(agent.Agent):
     name = "gemini-cli"
     title = "gemini-cli (gemini -p, MCP tools, Gemini API)"
     homepage = "https://github.com/google-gemini/gemini-cli"
-    package_json = PACKAGE
+    adapter_dir = HERE
+    package = "@google/gemini-cli"
     dialect = dialects.GEMINI
-    stream = True
     # As observed (docs/harnesses.md): a result whose text, `<untrusted_context>` wrapper
     # included, exceeds tools.truncateToolOutputThreshold chars (default 40,000) is saved to
     # a file and shown as its first 20% and last 80% with a "[N characters omitted]" note.
-    cap = {"unit": "chars", "limit": 40000, "configurable": True, "strategies": ["head_tail"]}
-    call_forms = ["structured"]  # Gemini's args is an object: no arguments text
+    cap = agent.Cap("chars", 40000, strategies=("head_tail",), configurable=True)
+    call_forms = ("structured",)  # Gemini's args is an object: no arguments text
     model = MODEL
 
     # Gemini CLI 0.61 offers an MCP server's tools as mcp_<server>_<tool>.
     prefix = "mcp_cases_"
 
-    def capabilities(self):
-        # The MCP server's `timeout` bounds every request to it, the connection and tool listing
-        # included: a case's 250 ms deadline keeps the server's tools from ever being offered.
-        # So no deadline is declared, and deadline cases SKIP.
-        declared = super().capabilities()
-        del declared["deadline"]
-        return declared
+    # The MCP server's `timeout` bounds every request to it, the connection and tool listing
+    # included: a case's 250 ms deadline keeps the server's tools from ever being offered.
+    # So no deadline is declared, and deadline cases SKIP.
+    deadline = None
 
     def skip_reason(self, case):
-        cap = (case.get("config") or {}).get("cap") or {}
+        cap = agent.cap_of(case)
         if cap.get("unit", "chars") != "chars" or cap.get("strategy", "head_tail") != "head_tail":
             return "Gemini CLI's output limit counts chars and keeps head and tail; it has no other unit or strategy"
         return None
 
     def launch(self, work, base_url, mcp, case):
-        home = os.path.join(work, "home")
+        home = agent.home_of(work, ".gemini")
         gemini_dir = os.path.join(home, ".gemini")
-        os.makedirs(gemini_dir, exist_ok=True)
         server = {"command": mcp[0], "args": mcp[1:], "trust": True}
         settings = {
             "general": {"enableAutoUpdate": False, "enableAutoUpdateNotification": False,
@@ -79,7 +73,7 @@ class GeminiCli(agent.Agent):
             "model": {"name": MODEL},
             "mcpServers": {"cases": server},
         }
-        cap = (case.get("config") or {}).get("cap") or {}
+        cap = agent.cap_of(case)
         if "limit" in cap:
             settings["tools"] = {"truncateToolOutputThreshold": cap["limit"]}
         with open(os.path.join(gemini_dir, "settings.json"), "w") as f:
@@ -92,7 +86,7 @@ class GeminiCli(agent.Agent):
             "GEMINI_TELEMETRY_ENABLED": "false",
             "GEMINI_CLI_NO_RELAUNCH": "true",
         })
-        argv = ["node", BIN, "-p", agent.PROMPT, "--approval-mode", "yolo", "--output-format", "json",
+        argv = ["node", self.installed("bundle", "gemini.js"), "-p", agent.PROMPT, "--approval-mode", "yolo", "--output-format", "json",
                 "--model", MODEL, "--skip-trust"]
         return argv, env, work
 

@@ -10,8 +10,8 @@ what the model sees. Chat Completions has no error flag; see `is_error` below.
 
 Configuration (OPENCODE_CONFIG, a fresh HOME/XDG tree per case): every permission `allow`, no
 sharing, no auto-update, no models.dev fetch, no default plugins, no LSP downloads, no Claude
-Code or external skills, `--pure`; a dummy API key; the MCP server's `timeout` set from the
-case's deadline. The process runs in a network namespace with only loopback (run).
+Code or external skills, `--pure`; a dummy API key; the MCP server's `timeout` left at its
+default (it bounds the tool listing too, so no deadline is declared). The process runs in a network namespace with only loopback (run).
 """
 
 from __future__ import annotations
@@ -26,8 +26,6 @@ sys.path.insert(0, os.path.join(HERE, "..", "..", "wire"))
 import agent  # noqa: E402
 import dialects  # noqa: E402
 
-BIN = os.path.join(HERE, "node_modules", "opencode-ai", "bin", "opencode.exe")
-PACKAGE = os.path.join(HERE, "node_modules", "opencode-ai", "package.json")
 MODEL = "fake-model"
 
 
@@ -35,25 +33,27 @@ class Opencode(agent.Agent):
     name = "opencode"
     title = "opencode (opencode run, MCP tools, Chat Completions)"
     homepage = "https://github.com/sst/opencode"
-    package_json = PACKAGE
+    adapter_dir = HERE
+    package = "opencode-ai"
     dialect = dialects.CHAT
-    stream = True
     # As observed (docs/harnesses.md): output over 51,200 UTF-8 bytes (or 2,000 lines) is
     # saved to a file and cut to the whole lines that fit from its head, with a
     # "...N bytes truncated..." / "...N lines truncated..." note and the file's path. Not
     # settable: not configurable.
-    cap = {"unit": "bytes", "limit": 51200, "configurable": False, "strategies": ["head_only"]}
+    cap = agent.Cap("bytes", 51200, strategies=("head_only",), configurable=False)
     model = MODEL
 
     prefix = "cases_"
 
+    # The MCP server's `timeout` bounds every request to it, `tools/list` included (opencode 1.18
+    # passes it to listTools too): a case's 250 ms deadline keeps the server's tools from being
+    # offered on a loaded machine. So no deadline is declared, and deadline cases SKIP (as for
+    # Gemini CLI); the server gets opencode's default timeout.
+    deadline = None
+
     def launch(self, work, base_url, mcp, case):
-        home = os.path.join(work, "home")
-        os.makedirs(home, exist_ok=True)
+        home = agent.home_of(work)
         server = {"type": "local", "command": mcp, "enabled": True}
-        deadline = (case.get("config") or {}).get("deadline_ms")
-        if deadline is not None:
-            server["timeout"] = deadline
         config = {
             "$schema": "https://opencode.ai/config.json",
             "model": f"fake/{MODEL}",
@@ -88,7 +88,7 @@ class Opencode(agent.Agent):
             "OPENCODE_DISABLE_EXTERNAL_SKILLS": "1",
             "OPENCODE_DISABLE_PROJECT_CONFIG": "1",
         })
-        argv = [BIN, "run", "--pure", "--format", "json", "--model", f"fake/{MODEL}", agent.PROMPT]
+        argv = [self.installed("bin", "opencode.exe"), "run", "--pure", "--format", "json", "--model", f"fake/{MODEL}", agent.PROMPT]
         return argv, env, work
 
 

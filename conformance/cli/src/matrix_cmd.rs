@@ -13,7 +13,7 @@ use clap::Args;
 
 use harness_conformance_driver::client::{InProcess, ProcessHarness};
 use harness_conformance_driver::runner;
-use harness_conformance_report::{escape, matrix, shell_quote, site, terminal};
+use harness_conformance_report::{escape, files, matrix, shell_quote, site, terminal};
 use harness_conformance_suite::baseline::Baseline;
 use harness_conformance_suite::harness::Harness;
 use harness_conformance_suite::spec::Level;
@@ -145,21 +145,21 @@ pub fn run(args: MatrixArgs) -> Result<ExitCode, String> {
         requirements: &suite.requirements,
         columns: &columns,
     };
-    std::fs::write(&args.markdown, matrix::markdown(&grid))
-        .map_err(|e| format!("{}: {e}", args.markdown.display()))?;
-    let files = site::render(&columns, &suite.requirements, &versions.join(", "));
-    for (path, text) in &files {
-        let dest = args.site.join(path);
-        if let Some(parent) = dest.parent() {
-            std::fs::create_dir_all(parent).map_err(|e| format!("{}: {e}", parent.display()))?;
-        }
-        std::fs::write(&dest, text).map_err(|e| format!("{}: {e}", dest.display()))?;
+    // Like every file the runner writes: no symlink followed (files.rs), so a link committed
+    // where the Markdown or the site goes cannot redirect the write.
+    files::write(&args.markdown, matrix::markdown(&grid).as_bytes()).map_err(|e| e.to_string())?;
+    let pages = site::render(&columns, &suite.requirements, &versions.join(", "));
+    // The site directory itself is the caller's choice (it may be a link); below it, nothing is.
+    std::fs::create_dir_all(&args.site).map_err(|e| format!("{}: {e}", args.site.display()))?;
+    for (path, text) in &pages {
+        files::write_under(&args.site, Path::new(path), text.as_bytes())
+            .map_err(|e| e.to_string())?;
     }
     tell!(
         "wrote {} and the site {} ({} files; open {})",
         args.markdown.display(),
         args.site.display(),
-        files.len(),
+        pages.len(),
         args.site.join("index.html").display()
     );
     let failed: Vec<&str> = columns

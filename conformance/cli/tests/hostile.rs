@@ -408,6 +408,46 @@ fn snapshot_links_are_neither_written_nor_read_through() {
     assert_eq!(std::fs::read_to_string(&outside).unwrap(), "precious");
 }
 
+/// The matrix's Markdown and site pages are written like every other output: never through a
+/// symlink (a link committed where the site goes cannot redirect the write).
+#[test]
+fn matrix_outputs_are_not_written_through_links() {
+    let dir = tmp("matrix-links");
+    let outside = dir.join("outside.txt");
+    std::fs::write(&outside, "precious").unwrap();
+    let site = dir.join("site");
+    std::fs::create_dir(&site).unwrap();
+    std::os::unix::fs::symlink(&outside, site.join("index.html")).unwrap();
+    let matrix = |md: &Path| {
+        bin()
+            .args([
+                "matrix",
+                "--harness",
+                "reference=reference",
+                "--run",
+                "calls/unknown-tool-*",
+            ])
+            .arg("--markdown")
+            .arg(md)
+            .arg("--site")
+            .arg(&site)
+            .output()
+            .unwrap()
+    };
+    let o = matrix(&dir.join("m.md"));
+    assert_eq!(o.status.code(), Some(2), "{}", text(&o.stderr));
+    assert!(
+        text(&o.stderr).contains("symbolic link"),
+        "{}",
+        text(&o.stderr)
+    );
+    std::os::unix::fs::symlink(&outside, dir.join("m-link.md")).unwrap();
+    std::fs::remove_file(site.join("index.html")).unwrap();
+    let o = matrix(&dir.join("m-link.md"));
+    assert_eq!(o.status.code(), Some(2), "{}", text(&o.stderr));
+    assert_eq!(std::fs::read_to_string(&outside).unwrap(), "precious");
+}
+
 /// Row 10: numbers outside their documented ranges are usage errors (exit 2), never a panic
 /// or a silent clamp.
 #[test]

@@ -34,15 +34,20 @@ CASE = {
 }
 
 
-class McpServer(unittest.TestCase):
+class ServerProcess(unittest.TestCase):
+    """The server as a process for one test: `case` served, `extra_args` on its command line."""
+
+    case = CASE
+    extra_args: list[str] = []
+
     def setUp(self):
         self.dir = tempfile.TemporaryDirectory()
         case_path = os.path.join(self.dir.name, "case.json")
         self.log = os.path.join(self.dir.name, "invocations.jsonl")
         with open(case_path, "w") as f:
-            json.dump(CASE, f)
-        self.proc = subprocess.Popen([sys.executable, SERVER, case_path, self.log], stdin=subprocess.PIPE,
-                                     stdout=subprocess.PIPE, text=True)
+            json.dump(self.case, f)
+        self.proc = subprocess.Popen([sys.executable, SERVER, case_path, self.log, *self.extra_args],
+                                     stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
         self.next_id = 0
 
     def tearDown(self):
@@ -72,6 +77,9 @@ class McpServer(unittest.TestCase):
     def invocations(self):
         with open(self.log) as f:
             return [json.loads(line) for line in f if line.strip()]
+
+
+class McpServer(ServerProcess):
 
     def test_handshake_and_the_schemas_exactly_as_written(self):
         init = self.request("initialize", {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "t"}})
@@ -120,6 +128,45 @@ class McpServer(unittest.TestCase):
         self.assertGreaterEqual(time.monotonic() - start, 0.4)
         self.assertEqual(second["result"]["content"][0]["text"], "slow done")
 
+
+NO_CAP_CASE = {"id": "wire/mcp-server-units", "tools": [
+    {"name": "big", "description": "", "input_schema": {"type": "object"},
+     "behavior": {"return": {"generate": {"repeat": "é", "size": 10}}}},
+    {"name": "broken", "description": "", "input_schema": {"type": "object"},
+     "behavior": {"return": {"no_such_output": 1}}},
+], "calls": []}
+
+
+class UnitFromTheAgent(ServerProcess):
+    """A case without a cap unit: sizes count in the agent's declared unit, given on the command line."""
+
+    case = NO_CAP_CASE
+    extra_args = ["bytes"]
+
+    def test_sizes_count_in_the_agents_unit(self):
+        big = self.request("tools/call", {"name": "big", "arguments": {}})["result"]
+        self.assertEqual(big["content"][0]["text"], "é" * 5)
+
+    def test_a_behaviour_the_kit_cannot_perform_is_the_adapters_failure(self):
+        import behaviours  # on the path: the server's folder (see below)
+        reply = self.request("tools/call", {"name": "broken", "arguments": {}})
+        self.assertEqual(reply["error"]["code"], -32603)  # the agent is answered, not left waiting
+        self.assertIn(behaviours.ADAPTER_FAILURE, self.invocations()[-1])
+        with self.assertRaises(behaviours.BehaviourFailed):
+            behaviours.read_log(self.log)
+
+
+class UnitDefault(ServerProcess):
+    """No cap unit anywhere: chars."""
+
+    case = NO_CAP_CASE
+
+    def test_sizes_count_in_chars(self):
+        big = self.request("tools/call", {"name": "big", "arguments": {}})["result"]
+        self.assertEqual(big["content"][0]["text"], "é" * 10)
+
+
+sys.path.insert(0, os.path.dirname(SERVER))
 
 if __name__ == "__main__":
     unittest.main()
