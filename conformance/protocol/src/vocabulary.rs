@@ -93,7 +93,7 @@ pub fn declarable_keywords() -> Vec<&'static str> {
 }
 
 /// The suite's outcome classes (docs/DESIGN.md): the keys of `codes` and of `folds`.
-pub const CLASSES: [&str; 15] = [
+pub const CLASSES: [&str; 16] = [
     "invalid_arguments",
     "unknown_tool",
     "malformed_call",
@@ -109,14 +109,17 @@ pub const CLASSES: [&str; 15] = [
     "idempotency_conflict",
     "commit_rejected",
     "output_too_large",
+    "cancelled",
 ];
 
 /// The optional feature sets a harness may declare (`features`).
 ///
 /// `offered-tools`: a turn can offer the model only some of the registered tools (a case's
 /// `offered` list); `stop-reason`: the harness reads why the turn ended (a case's
-/// `stop_reason`). Neither is a security gate, but both are optional in the same way.
-pub const FEATURES: [&str; 8] = [
+/// `stop_reason`); `cancel`: the user can cancel a turn while its handlers run (a case's
+/// `cancel_after_ms`); `serial-calls`: the harness can run with parallel tool calls disabled (a
+/// case's `parallel_calls: false`). None is a security gate, but all are optional in the same way.
+pub const FEATURES: [&str; 10] = [
     "authorization",
     "bounds",
     "budget",
@@ -125,6 +128,8 @@ pub const FEATURES: [&str; 8] = [
     "prepare-commit",
     "offered-tools",
     "stop-reason",
+    "cancel",
+    "serial-calls",
 ];
 
 /// Scripted behaviours beyond protocol 1's base set, which an adapter declares it can run

@@ -122,11 +122,26 @@ pub enum Fault {
     ConfinesPathsLexically,
     /// Security gates: sensitive argument values appear in errors and previews.
     EchoesSensitiveArguments,
+    /// A cancelled turn answers only the calls that finished: the cancelled calls get no
+    /// result at all.
+    DropsCancelledResults,
+    /// A cancelled call is answered as a success with empty content, as if it had returned
+    /// nothing.
+    CancelledAsEmptySuccess,
+    /// An inner client's short default deadline (200 ms) applies whatever deadline was
+    /// configured.
+    SdkDefaultDeadline,
+    /// With parallel tool calls disabled, only the turn's first call is run and answered; the
+    /// others vanish.
+    SerialDropsExtraCalls,
+    /// A slow success (its handler slept) ends with the time the turn had taken, in
+    /// microseconds.
+    ElapsedInContent,
 }
 
 impl Fault {
     /// Every fault, in documentation order.
-    pub const ALL: [Fault; 47] = [
+    pub const ALL: [Fault; 52] = [
         Fault::RunsHandlerBeforeValidating,
         Fault::CoercesTypes,
         Fault::DropsUnknownFields,
@@ -174,6 +189,11 @@ impl Fault {
         Fault::CommitsUnverifiedTokens,
         Fault::ConfinesPathsLexically,
         Fault::EchoesSensitiveArguments,
+        Fault::DropsCancelledResults,
+        Fault::CancelledAsEmptySuccess,
+        Fault::SdkDefaultDeadline,
+        Fault::SerialDropsExtraCalls,
+        Fault::ElapsedInContent,
     ];
 
     /// The variants whose fault is in the optional security gates: only cases with security
@@ -245,6 +265,11 @@ impl Fault {
             Fault::CommitsUnverifiedTokens => "commits-unverified-tokens",
             Fault::ConfinesPathsLexically => "confines-paths-lexically",
             Fault::EchoesSensitiveArguments => "echoes-sensitive-arguments",
+            Fault::DropsCancelledResults => "drops-cancelled-results",
+            Fault::CancelledAsEmptySuccess => "cancelled-as-empty-success",
+            Fault::SdkDefaultDeadline => "sdk-default-deadline",
+            Fault::SerialDropsExtraCalls => "serial-drops-extra-calls",
+            Fault::ElapsedInContent => "elapsed-in-content",
         }
     }
 
@@ -342,6 +367,19 @@ impl Fault {
             Fault::EchoesSensitiveArguments => {
                 "shows sensitive argument values in error messages and previews"
             }
+            Fault::DropsCancelledResults => {
+                "answers only the calls that finished when a turn is cancelled"
+            }
+            Fault::CancelledAsEmptySuccess => {
+                "answers a cancelled call as a success with empty content"
+            }
+            Fault::SdkDefaultDeadline => {
+                "lets an inner client's 200 ms default deadline override the configured one"
+            }
+            Fault::SerialDropsExtraCalls => {
+                "with parallel tool calls disabled, runs and answers only the first call"
+            }
+            Fault::ElapsedInContent => "appends the elapsed time to the content of a slow success",
         }
     }
 }

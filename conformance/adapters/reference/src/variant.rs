@@ -102,11 +102,19 @@ pub enum Variant {
     /// members, bytes as base64, a date as RFC 3339 text, a cycle's back reference as the
     /// marker `"[Circular]"`. An opaque object, which has no such form, is still refused.
     ConvertsNonJson,
+    /// Handlers are never interrupted: a cancelled turn answers its running calls
+    /// `cancelled` at once and discards their late results, but the handlers never see the
+    /// cancellation and run to the end (a thread cannot be stopped from outside). Departs from
+    /// CANCEL-2 (a SHOULD), which it may fail.
+    UninterruptibleHandlers,
+    /// With parallel tool calls disabled, the first call of a batch runs and every other call
+    /// is refused visibly (`tool_refused`: one call per turn), never dropped.
+    RefusesExtraCallsWhenSerial,
 }
 
 impl Variant {
     /// Every variant, in documentation order.
-    pub const ALL: [Variant; 25] = [
+    pub const ALL: [Variant; 27] = [
         Variant::FoldsMalformedCall,
         Variant::NonObjectAsInvalidArguments,
         Variant::EmptyNameAsUnknownTool,
@@ -132,6 +140,8 @@ impl Variant {
         Variant::PrettyJson,
         Variant::PythonJson,
         Variant::ConvertsNonJson,
+        Variant::UninterruptibleHandlers,
+        Variant::RefusesExtraCallsWhenSerial,
     ];
 
     /// The kebab-case name used on the command line and in reports.
@@ -162,6 +172,8 @@ impl Variant {
             Variant::PrettyJson => "pretty-json",
             Variant::PythonJson => "python-json",
             Variant::ConvertsNonJson => "converts-non-json",
+            Variant::UninterruptibleHandlers => "uninterruptible-handlers",
+            Variant::RefusesExtraCallsWhenSerial => "refuses-extra-calls-when-serial",
         }
     }
 
@@ -217,6 +229,12 @@ impl Variant {
             Variant::PythonJson => {
                 "writes structured output as Python's json.dumps does: spaced, non-ASCII escaped"
             }
+            Variant::UninterruptibleHandlers => {
+                "answers cancelled calls at once but never stops their handlers (departs from CANCEL-2)"
+            }
+            Variant::RefusesExtraCallsWhenSerial => {
+                "with parallel tool calls disabled, runs the first call and refuses the others visibly"
+            }
         }
     }
 
@@ -230,6 +248,7 @@ impl Variant {
             Variant::UnknownToolWithoutList => &["CALL-2"],
             Variant::InlineNote => &["HT-3"],
             Variant::RefusesEveryDuplicateId => &["CORR-6"],
+            Variant::UninterruptibleHandlers => &["CANCEL-2"],
             _ => &[],
         }
     }
