@@ -148,7 +148,7 @@ def _sleepy_turn():
     from harness_conformance_adapter import Case
     case = Case.parse({"id": "x", "calls": [],
                        "tools": [tool("slow", {"sleep_ms": 5000, "then": {"return": {"text": "late"}}})]})
-    return Turn(case=case, unit="chars", errors=Errors())
+    return Turn(case=case, unit="chars", errors=ERRORS)
 
 
 def test_a_cancelled_thread_handler_stops_in_its_sleep_and_says_so():

@@ -125,7 +125,7 @@ export class Turn {
     const t = this.tool(tool);
     return async (args, toolUseId, signal) => {
       this.record(t, args, toolUseId === undefined ? MISSING : toolUseId);
-      const entry = this.invocations[this.invocations.length - 1];
+      const entry = this.invocations[this.invocations.length - 1] as { [key: string]: Json } | undefined;
       try {
         return await script.run(args, signal);
       } catch (e) {
