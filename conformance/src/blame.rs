@@ -85,11 +85,15 @@ pub enum CheckKind {
     ReceivedArgs,
     /// `history_unchanged`.
     HistoryUnchanged,
+    /// `stopped`: cancelled handlers saw the cancellation and stopped.
+    Stopped,
+    /// `repeatable`: a second run of the case returned the same results byte for byte.
+    Repeatable,
 }
 
 impl CheckKind {
     /// Every kind, in report order.
-    pub const ALL: [CheckKind; 31] = [
+    pub const ALL: [CheckKind; 33] = [
         CheckKind::ResultsCount,
         CheckKind::ToolUseId,
         CheckKind::IsError,
@@ -121,6 +125,8 @@ impl CheckKind {
         CheckKind::Invocations,
         CheckKind::ReceivedArgs,
         CheckKind::HistoryUnchanged,
+        CheckKind::Stopped,
+        CheckKind::Repeatable,
     ];
 
     /// The name used in case files and reports. Stable: never renamed.
@@ -157,6 +163,8 @@ impl CheckKind {
             CheckKind::Invocations => "invocations",
             CheckKind::ReceivedArgs => "received_args",
             CheckKind::HistoryUnchanged => "history_unchanged",
+            CheckKind::Stopped => "stopped",
+            CheckKind::Repeatable => "repeatable",
         }
     }
 
@@ -168,6 +176,8 @@ impl CheckKind {
                 | CheckKind::Invocations
                 | CheckKind::ReceivedArgs
                 | CheckKind::HistoryUnchanged
+                | CheckKind::Stopped
+                | CheckKind::Repeatable
         )
     }
 
@@ -283,6 +293,12 @@ pub fn planned(case: &Case) -> Vec<(CheckKind, Option<usize>)> {
     }
     if case.expect.history_unchanged {
         out.push((CheckKind::HistoryUnchanged, None));
+    }
+    if !case.expect.stopped.is_empty() {
+        out.push((CheckKind::Stopped, None));
+    }
+    if case.expect.repeatable {
+        out.push((CheckKind::Repeatable, None));
     }
     out
 }

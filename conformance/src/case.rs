@@ -46,6 +46,12 @@ pub struct Case {
     /// Why the turn ended (feature `stop-reason`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub stop_reason: Option<StopReason>,
+    /// The user cancels the turn this many ms after it reached the harness (feature `cancel`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cancel_after_ms: Option<u64>,
+    /// `false`: parallel tool calls are disabled in the harness (feature `serial-calls`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub parallel_calls: Option<bool>,
     /// The authenticated caller (security features).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub context: Option<Box<ContextDef>>,
@@ -71,6 +77,14 @@ pub struct Expect {
     /// The transcript keeps the calls exactly as the model sent them (needs `history`).
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub history_unchanged: bool,
+    /// Feature `cancel`: how many runs of each tool saw the cancellation and stopped early;
+    /// tools not listed are not checked.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub stopped: BTreeMap<String, u64>,
+    /// A second run of the case, on a fresh harness, returns every result byte for byte the
+    /// same: id, `is_error`, code, `retryable` and content.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub repeatable: bool,
     /// Check kind or group (`is_error`, `content`, `cap.note_counts`, …) → the requirement that
     /// owns those checks in every result and in the case-level checks ([`crate::blame`]).
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
@@ -282,6 +296,8 @@ impl Case {
             calls: self.calls.clone(),
             offered: self.offered.clone(),
             stop_reason: self.stop_reason,
+            cancel_after_ms: self.cancel_after_ms,
+            parallel_calls: self.parallel_calls,
             context: self.context.clone(),
             security: self.security.clone(),
         }

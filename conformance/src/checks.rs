@@ -14,8 +14,9 @@
 //! one result per call in order with its id; content is valid text; content within the cap in
 //! the harness's declared unit; no internal error's secret in any content.
 //!
-//! The `idempotent` cap check needs a second run of the harness; [`check`] returns it as a
-//! [`FollowUp`] for the runner to execute and hand to [`check_follow_up`].
+//! The `idempotent` cap check and the `repeatable` check need a second run of the harness;
+//! [`check`] returns it as a [`FollowUp`] for the runner to execute and hand to
+//! [`check_follow_up`].
 
 use std::collections::BTreeMap;
 
@@ -148,17 +149,21 @@ fn de_kind<'de, D: serde::Deserializer<'de>>(d: D) -> Result<CheckKind, D::Error
         .ok_or_else(|| serde::de::Error::custom(format!("unknown check kind {name:?}")))
 }
 
-/// A second run the `idempotent` check needs.
+/// A second run the `idempotent` or the `repeatable` check needs.
 #[derive(Debug, Clone, PartialEq)]
 pub struct FollowUp {
-    /// The index of the result whose content is fed back.
+    /// The index of the result whose content is fed back (`idempotent`).
     pub result: usize,
     /// The requirement the check belongs to.
     pub requirement: String,
-    /// That content.
+    /// That content (`idempotent`).
     pub content: String,
-    /// The case to run: the call's tool returning `content` as text, and the call alone.
+    /// The case to run: for `idempotent`, the call's tool returning `content` as text, and the
+    /// call alone; for `repeatable`, the case itself.
     pub case: WireCase,
+    /// `repeatable`: the first run's results, which the second must repeat byte for byte;
+    /// `None` for an idempotence re-run.
+    pub first: Option<Vec<ObservedResult>>,
 }
 
 /// Everything the checks found.
@@ -319,7 +324,38 @@ pub fn check(case: &Case, wire: &WireCase, caps: &Capabilities, obs: &Observed) 
     check_invocations(case, obs, &mut r);
     check_history(case, caps, obs, &mut r);
     check_same_as(case, obs, &mut r);
+    check_stopped(case, obs, &mut r);
+    if case.expect.repeatable {
+        let requirement = r.owner(CheckKind::Repeatable, None);
+        r.f.follow_ups.push(FollowUp {
+            result: 0,
+            requirement,
+            content: String::new(),
+            case: wire.clone(),
+            first: Some(obs.results.to_vec()),
+        });
+    }
     r.f
+}
+
+/// `stopped`: how many runs of each tool saw the turn's cancellation and stopped early.
+fn check_stopped(case: &Case, obs: &Observed, r: &mut Recorder) {
+    if case.expect.stopped.is_empty() {
+        return;
+    }
+    let mut wrong = Vec::new();
+    for (tool, want) in &case.expect.stopped {
+        let runs = obs.invocations.iter().filter(|i| &i.tool == tool);
+        let ran = runs.clone().count();
+        let got = runs.filter(|i| i.stopped).count() as u64;
+        if got != *want {
+            wrong.push(format!(
+                "expected {want} run(s) of `{tool}` to be told of the cancellation and stop early, {got} of its {ran} run(s) did (the others ran their scripted behaviour to the end after the turn was cancelled)"
+            ));
+        }
+    }
+    let failure = (!wrong.is_empty()).then(|| wrong.join("; "));
+    r.outcome(CheckKind::Stopped, None, failure);
 }
 
 /// `same_as`: result i repeats result j (an idempotent replay): same `is_error`, code, content.
@@ -1327,14 +1363,26 @@ fn follow_up(index: usize, call: &Call, content: &str, wire: &WireCase, r: &mut 
             stop_reason: wire
                 .stop_reason
                 .filter(|s| *s != harness_conformance_protocol::StopReason::MaxTokens),
+            cancel_after_ms: wire.cancel_after_ms,
+            parallel_calls: wire.parallel_calls,
             context: wire.context.clone(),
             security: wire.security.clone(),
         },
+        first: None,
     });
 }
 
-/// Checks the second run of an `idempotent` check: the content must come back unchanged.
+/// Checks a second run: for `idempotent`, the content must come back unchanged; for
+/// `repeatable`, every result must be the first run's, byte for byte.
 pub fn check_follow_up(fu: &FollowUp, obs: &Observed) -> Check {
+    if let Some(first) = &fu.first {
+        return Check {
+            kind: CheckKind::Repeatable,
+            result: None,
+            requirement: fu.requirement.clone(),
+            failure: repeat_difference(first, obs.results),
+        };
+    }
     let label = format!("result {}", fu.result + 1);
     let failure = match obs.results {
         [r] if r.content == fu.content => None,
@@ -1354,6 +1402,67 @@ pub fn check_follow_up(fu: &FollowUp, obs: &Observed) -> Check {
         requirement: fu.requirement.clone(),
         failure,
     }
+}
+
+/// Where a second run of the same case differs from the first, or `None` when every result is
+/// the same byte for byte (id, `is_error`, code, `retryable`, content; `native` is the
+/// adapter's report and is not compared).
+fn repeat_difference(first: &[ObservedResult], second: &[ObservedResult]) -> Option<String> {
+    if first.len() != second.len() {
+        return Some(format!(
+            "the same case sent again returned {} result(s), the first run {}",
+            second.len(),
+            first.len()
+        ));
+    }
+    for (i, (a, b)) in first.iter().zip(second).enumerate() {
+        let label = format!("result {}", i + 1);
+        let differs = |field: &str, x: String, y: String| {
+            format!("{label}: the same case sent again gave another {field}: first {x}, then {y}")
+        };
+        if a.tool_use_id != b.tool_use_id {
+            return Some(differs(
+                "tool_use_id",
+                quote_json(&a.tool_use_id),
+                quote_json(&b.tool_use_id),
+            ));
+        }
+        if a.is_error != b.is_error {
+            return Some(differs(
+                "is_error",
+                a.is_error.to_string(),
+                b.is_error.to_string(),
+            ));
+        }
+        if a.code != b.code {
+            return Some(differs(
+                "code",
+                format!("{:?}", a.code),
+                format!("{:?}", b.code),
+            ));
+        }
+        if a.retryable != b.retryable {
+            return Some(differs(
+                "retryable",
+                format!("{:?}", a.retryable),
+                format!("{:?}", b.retryable),
+            ));
+        }
+        if a.content != b.content {
+            let at = a
+                .content
+                .chars()
+                .zip(b.content.chars())
+                .take_while(|(x, y)| x == y)
+                .count();
+            return Some(format!(
+                "{label}: the same case sent again gave other content (they part at char {at}): first {}, then {} (content must carry nothing that depends on the run: no elapsed times, timestamps, random ids or addresses)",
+                quote(&around(&a.content, at)),
+                quote(&around(&b.content, at))
+            ));
+        }
+    }
+    None
 }
 
 /// The units of `o` a kept head must cover: its first line, or `limit / 10` units of it.

@@ -167,6 +167,14 @@ pub fn case_needs(case: &Case) -> Vec<String> {
     if case.stop_reason.is_some() {
         needs.insert("feature.stop-reason".into());
     }
+    // A turn the user cancels while its handlers run.
+    if case.cancel_after_ms.is_some() {
+        needs.insert("feature.cancel".into());
+    }
+    // A turn sent to a harness with parallel tool calls disabled.
+    if case.parallel_calls == Some(false) {
+        needs.insert("feature.serial-calls".into());
+    }
     // The security features a case's fields imply (`context`, `policy`, `idempotency_key`, …).
     for feature in harness_conformance_protocol::implied_features(&case.wire()) {
         needs.insert(format!("feature.{feature}"));

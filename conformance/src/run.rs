@@ -359,7 +359,7 @@ fn run_case_inner(
         match harness.run(&fu.case, timeout) {
             Err(e) => {
                 return (
-                    new(Verdict::Error).with(format!("during the idempotence re-run: {e}")),
+                    new(Verdict::Error).with(format!("during the re-run of the case: {e}")),
                     Some(hello),
                 )
             }
@@ -382,7 +382,7 @@ fn run_case_inner(
                     other => {
                         return (
                             new(Verdict::Error).with(format!(
-                                "the idempotence re-run did not produce results: {other:?}"
+                                "the re-run of the case did not produce results: {other:?}"
                             )),
                             Some(hello),
                         )

@@ -73,6 +73,7 @@ impl InProcessHarness for Mini {
                             tool: tool.name.clone(),
                             tool_use_id: block.get("id").cloned(),
                             args: args.clone(),
+                            stopped: false,
                         });
                         match Script::compile(&tool.behavior, Unit::Chars) {
                             Err(e) => return ReplyOutcome::Error(e),

@@ -54,8 +54,9 @@ fn every_security_case_needs_a_feature_and_is_skipped_without_it() {
 #[test]
 fn plain_cases_imply_no_feature() {
     let suite = load_embedded().unwrap();
-    // `offered-tools`, `stop-reason` and `repair` are features but not security gates: they
-    // come from `offered`, `stop_reason` and the repair cases' `needs` alone.
+    // `offered-tools`, `stop-reason`, `repair`, `cancel` and `serial-calls` are features but
+    // not security gates: they come from `offered`, `stop_reason`, the repair cases' `needs`,
+    // `cancel_after_ms` and `parallel_calls` alone.
     for case in suite.cases.iter().filter(|c| !AREAS.contains(&c.area())) {
         assert!(
             !needs::case_needs(case)
@@ -63,7 +64,9 @@ fn plain_cases_imply_no_feature() {
                 .any(|n| n.starts_with("feature.")
                     && n != "feature.offered-tools"
                     && n != "feature.stop-reason"
-                    && n != "feature.repair"),
+                    && n != "feature.repair"
+                    && n != "feature.cancel"
+                    && n != "feature.serial-calls"),
             "{} needs a security feature",
             case.id
         );
@@ -84,6 +87,18 @@ fn plain_cases_imply_no_feature() {
             needs::case_needs(case).contains(&"feature.stop-reason".to_owned()),
             case.stop_reason.is_some(),
             "{}: feature.stop-reason is needed exactly when the case has `stop_reason`",
+            case.id
+        );
+        assert_eq!(
+            needs::case_needs(case).contains(&"feature.cancel".to_owned()),
+            case.cancel_after_ms.is_some(),
+            "{}: feature.cancel is needed exactly when the case has `cancel_after_ms`",
+            case.id
+        );
+        assert_eq!(
+            needs::case_needs(case).contains(&"feature.serial-calls".to_owned()),
+            case.parallel_calls == Some(false),
+            "{}: feature.serial-calls is needed exactly when the case has `parallel_calls: false`",
             case.id
         );
     }
@@ -140,6 +155,7 @@ fn same_as_tells_a_replay_from_a_rerun() {
         tool: "charge_card".into(),
         tool_use_id: None,
         args: json!({"customer": "cus_9", "cents": 1200}),
+        stopped: false,
     };
     // A harness that ran the handler again and worded the second refusal differently.
     let rerun = [

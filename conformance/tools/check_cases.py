@@ -59,7 +59,7 @@ NEEDS = {
     "cap.unit.lines", "cap.strategy.reject", "cap.strategy.spill", "cap.cuts",
 }
 FEATURES = {"authorization", "budget", "idempotency", "prepare-commit", "path-confinement", "bounds",
-            "offered-tools", "stop-reason", "repair"}
+            "offered-tools", "stop-reason", "repair", "cancel", "serial-calls"}
 
 # The check kinds (docs/DESIGN.md "Blame"): made on each result, or once per case.
 RESULT_KINDS = {
@@ -70,7 +70,7 @@ RESULT_KINDS = {
     "cap.idempotent", "cap.rejected", "cap.spilled", "cap.artifact",
 }
 CASE_KINDS = {"results.count", "text.valid", "cap.within", "secret", "invocations",
-              "received_args", "history_unchanged"}
+              "received_args", "history_unchanged", "stopped", "repeatable"}
 GROUPS = {"content", "cap"}
 # The owner a check has when no `blame` names one; kinds missing here must be blamed.
 DEFAULT_OWNER = {
@@ -349,6 +349,10 @@ def live_checks(case):
         out.append((None, "received_args"))
     if expect.get("history_unchanged"):
         out.append((None, "history_unchanged"))
+    if expect.get("stopped"):
+        out.append((None, "stopped"))
+    if expect.get("repeatable"):
+        out.append((None, "repeatable"))
     checks = []
     for i, kind in out:
         default = DEFAULT_OWNER.get(kind)
@@ -456,6 +460,10 @@ def case_needs(case):
         needs.add("feature.offered-tools")
     if "stop_reason" in case:
         needs.add("feature.stop-reason")
+    if "cancel_after_ms" in case:
+        needs.add("feature.cancel")
+    if case.get("parallel_calls") is False:
+        needs.add("feature.serial-calls")
     needs |= {f"feature.{f}" for f in implied_features(case)}
     return needs
 

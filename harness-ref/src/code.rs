@@ -49,11 +49,14 @@ pub enum ErrorCode {
     /// The handler's output is over the cap and the cap's strategy is `reject`: nothing of it
     /// is shown.
     OutputTooLarge,
+    /// The user cancelled the turn before the handler finished; its result, if one came, was
+    /// discarded.
+    Cancelled,
 }
 
 impl ErrorCode {
     /// Every code, in the documentation's order.
-    pub const ALL: [ErrorCode; 15] = [
+    pub const ALL: [ErrorCode; 16] = [
         ErrorCode::InvalidArguments,
         ErrorCode::UnknownTool,
         ErrorCode::MalformedCall,
@@ -69,6 +72,7 @@ impl ErrorCode {
         ErrorCode::IdempotencyConflict,
         ErrorCode::CommitRejected,
         ErrorCode::OutputTooLarge,
+        ErrorCode::Cancelled,
     ];
 
     /// The stable machine string, e.g. `"invalid_arguments"`.
@@ -89,6 +93,7 @@ impl ErrorCode {
             ErrorCode::IdempotencyConflict => "idempotency_conflict",
             ErrorCode::CommitRejected => "commit_rejected",
             ErrorCode::OutputTooLarge => "output_too_large",
+            ErrorCode::Cancelled => "cancelled",
         }
     }
 
@@ -131,6 +136,9 @@ impl ErrorCode {
             }
             ErrorCode::OutputTooLarge => {
                 "the output is over the cap and the cap rejects such output; none of it is shown"
+            }
+            ErrorCode::Cancelled => {
+                "the user cancelled the turn before the handler finished; its result was discarded"
             }
         }
     }

@@ -21,6 +21,7 @@ use std::time::{Duration, Instant};
 use serde_json::Value;
 
 use crate::block::{fields_of, fields_of_ref, take_string, Fields};
+use crate::cancel::CancelToken;
 use crate::cap::{self, CapConfig, Strategy, StreamCapper, Truncation};
 use crate::code::ErrorCode;
 use crate::diagnostics::{Diagnostic, DiagnosticSink, NullSink};
@@ -530,14 +531,14 @@ impl Harness {
 
     fn answer_one(&self, prepared: Result<Ready<'_, '_>, Rejected<'_>>) -> ToolResult {
         let started = match prepared {
-            Ok(ready) => self.start(ready),
+            Ok(ready) => self.start(ready, None),
             Err(r) => Started::Finished {
                 id: r.id,
                 tool: r.tool,
                 outcome: Err(r.failure),
             },
         };
-        self.finish(started)
+        self.finish(started, None)
     }
 
     /// Answers a batch (one assistant turn): one result per call, in call order. A repeated id
@@ -549,7 +550,7 @@ impl Harness {
         I: IntoIterator<Item = C>,
         C: Into<Call>,
     {
-        self.handle_turn(calls, None, false)
+        self.handle_turn(calls, Turn::default())
     }
 
     /// Answers a batch of a turn in which only the tools named in `offered` were offered to
@@ -568,7 +569,13 @@ impl Harness {
             .map(|s| s.as_ref().to_owned())
             .filter(|name| self.registry.tools.contains_key(name))
             .collect();
-        self.handle_turn(calls, Some(&offered), false)
+        self.handle_turn(
+            calls,
+            Turn {
+                offered: Some(&offered),
+                ..Turn::default()
+            },
+        )
     }
 
     /// Answers the batch of a turn that the model's output limit cut off (`stop_reason:
@@ -581,15 +588,74 @@ impl Harness {
         I: IntoIterator<Item = C>,
         C: Into<Call>,
     {
-        self.handle_turn(calls, None, true)
+        self.handle_turn(
+            calls,
+            Turn {
+                cut_off: true,
+                ..Turn::default()
+            },
+        )
     }
 
-    fn handle_turn<I, C>(
-        &self,
-        calls: I,
-        offered: Option<&BTreeSet<String>>,
-        cut_off: bool,
-    ) -> Vec<ToolResult>
+    /// Answers a batch of a turn the user may cancel while its handlers run (`cancel`, flipped
+    /// from another thread): still exactly one result per call, in call order. A call that
+    /// finished before the cancellation keeps its result; one still running, or not started,
+    /// is answered `cancelled` (its late result, if any, is discarded), and its handler is told
+    /// through [`crate::CallContext::cancelled`] and [`crate::CallContext::sleep`]. Without a
+    /// cancellation, the same as [`Harness::handle_batch`].
+    pub fn handle_cancellable_batch<I, C>(&self, calls: I, cancel: &CancelToken) -> Vec<ToolResult>
+    where
+        I: IntoIterator<Item = C>,
+        C: Into<Call>,
+    {
+        self.handle_turn(
+            calls,
+            Turn {
+                cancel: Some(cancel),
+                ..Turn::default()
+            },
+        )
+    }
+
+    /// Answers a batch with parallel tool calls disabled: the calls run one at a time, in call
+    /// order, each started only after the one before it was answered — and every call is run
+    /// or refused visibly, none dropped, however many the model sent. Results are those of
+    /// [`Harness::handle_batch`].
+    pub fn handle_serial_batch<I, C>(&self, calls: I) -> Vec<ToolResult>
+    where
+        I: IntoIterator<Item = C>,
+        C: Into<Call>,
+    {
+        self.handle_turn(
+            calls,
+            Turn {
+                serial: true,
+                ..Turn::default()
+            },
+        )
+    }
+
+    /// Answers a batch with parallel tool calls disabled by allowing one call per turn: the
+    /// first call is answered as in [`Harness::handle_batch`]; every later call that would
+    /// run is refused visibly (`tool_refused`, telling the model to send it in a turn of its
+    /// own) and runs nothing. Another correct design than [`Harness::handle_serial_batch`]:
+    /// no call is dropped either way.
+    pub fn handle_one_call_per_turn<I, C>(&self, calls: I) -> Vec<ToolResult>
+    where
+        I: IntoIterator<Item = C>,
+        C: Into<Call>,
+    {
+        self.handle_turn(
+            calls,
+            Turn {
+                serial: true,
+                one_call: true,
+                ..Turn::default()
+            },
+        )
+    }
+
+    fn handle_turn<I, C>(&self, calls: I, turn: Turn<'_>) -> Vec<ToolResult>
     where
         I: IntoIterator<Item = C>,
         C: Into<Call>,
@@ -597,10 +663,10 @@ impl Harness {
         let mut seen = HashSet::new();
         let mut prepared: Vec<_> = calls
             .into_iter()
-            .map(|c| self.prepare(fields_of(c.into()), Some(&mut seen), offered))
+            .map(|c| self.prepare(fields_of(c.into()), Some(&mut seen), turn.offered))
             .collect();
         // The cut-off call is refused even when what was recovered of it passes every stage.
-        if cut_off {
+        if turn.cut_off {
             if let Some(last) = prepared.pop() {
                 prepared.push(last.and_then(|ready| {
                     Err(Rejected {
@@ -614,6 +680,42 @@ impl Harness {
                 }));
             }
         }
+        if turn.one_call {
+            for p in prepared.iter_mut().skip(1) {
+                if let Ok(ready) = p {
+                    let (id, tool) = (ready.id.clone(), ready.tool);
+                    *p = Err(Rejected {
+                        id: Some(id),
+                        tool: Some(tool.as_ref()),
+                        failure: Failure {
+                            remedy: Some(messages::one_call_per_turn_remedy()),
+                            ..Failure::new(
+                                ErrorCode::ToolRefused,
+                                messages::one_call_per_turn(&tool.name),
+                            )
+                        },
+                    });
+                }
+            }
+        }
+        let cancel = turn.cancel;
+        if turn.serial {
+            // One at a time: each call is answered before the next one starts.
+            return prepared
+                .into_iter()
+                .map(|p| {
+                    let started = match p {
+                        Ok(ready) => self.start(ready, cancel),
+                        Err(r) => Started::Finished {
+                            id: r.id,
+                            tool: r.tool,
+                            outcome: Err(r.failure),
+                        },
+                    };
+                    self.finish(started, cancel)
+                })
+                .collect();
+        }
         let mut started: Vec<Option<Started>> = Vec::with_capacity(prepared.len());
         let mut inline = Vec::new();
         // Start isolated handlers first so they run while inline ones execute here.
@@ -623,7 +725,7 @@ impl Harness {
                     started.push(None);
                     inline.push((i, ready));
                 }
-                Ok(ready) => started.push(Some(self.start(ready))),
+                Ok(ready) => started.push(Some(self.start(ready, cancel))),
                 Err(r) => started.push(Some(Started::Finished {
                     id: r.id,
                     tool: r.tool,
@@ -632,12 +734,12 @@ impl Harness {
             }
         }
         for (i, ready) in inline {
-            started[i] = Some(self.start(ready));
+            started[i] = Some(self.start(ready, cancel));
         }
         started
             .into_iter()
             .map(|s| match s {
-                Some(s) => self.finish(s),
+                Some(s) => self.finish(s, cancel),
                 // Every slot was filled above; answer rather than panic if that ever changes.
                 None => self.envelope(
                     None,
@@ -819,14 +921,25 @@ impl Harness {
         })
     }
 
-    /// Stage::Run (with check output and cap inside the handler's deadline).
-    fn start<'h>(&'h self, ready: Ready<'_, 'h>) -> Started<'h> {
+    /// Stage::Run (with check output and cap inside the handler's deadline). A call of a
+    /// cancelled turn is not started: it is answered `cancelled` at once.
+    fn start<'h>(&'h self, ready: Ready<'_, 'h>, cancel: Option<&CancelToken>) -> Started<'h> {
         let Ready {
             id,
             tool,
             args,
             repairs,
         } = ready;
+        if cancel.is_some_and(CancelToken::is_cancelled) {
+            return Started::Finished {
+                id: Some(id),
+                tool: Some(tool),
+                outcome: Err(cancelled(
+                    &tool.name,
+                    "the turn was cancelled before it started",
+                )),
+            };
+        }
         let budget = tool.deadline.unwrap_or(self.config.deadline);
         // A repaired call's output is preceded by the note saying so, within the same cap.
         let note = (!repairs.is_empty()).then(|| crate::repair::note(&repairs));
@@ -842,10 +955,15 @@ impl Harness {
             Execution::Inline => {
                 let started = Instant::now();
                 let deadline = deadline_after(started, budget);
-                let outcome = execute(tool, &id, args, started, deadline, &cap, &limits);
+                let outcome = execute(tool, &id, args, started, deadline, &cap, &limits, cancel);
                 let outcome = with_note(outcome, note.as_deref());
                 let elapsed = started.elapsed();
-                let outcome = if elapsed > budget {
+                let outcome = if cancel.is_some_and(CancelToken::is_cancelled) {
+                    Err(cancelled(
+                        &tool.name,
+                        "the turn was cancelled while it ran; its result was discarded",
+                    ))
+                } else if elapsed > budget {
                     let detail = format!(
                         "inline handler returned after {} ms, past its deadline of {} ms; its result was discarded",
                         elapsed.as_millis(),
@@ -867,6 +985,7 @@ impl Harness {
                 // The thread may outlive this call: it gets its own copy of borrowed arguments.
                 let args: Value = args.into_owned();
                 let worker_id = id.clone();
+                let worker_cancel = cancel.cloned();
                 let started = Instant::now();
                 let deadline = deadline_after(started, budget);
                 let spawned = std::thread::Builder::new()
@@ -880,6 +999,7 @@ impl Harness {
                             deadline,
                             &cap,
                             &limits,
+                            worker_cancel.as_ref(),
                         );
                         let outcome = with_note(outcome, note.as_deref());
                         // The receiver is gone when the caller already answered `timeout`.
@@ -913,8 +1033,9 @@ impl Harness {
         }
     }
 
-    /// Waits for a started call if needed, then builds its envelope.
-    fn finish(&self, started: Started) -> ToolResult {
+    /// Waits for a started call if needed (until its deadline, or the turn's cancellation),
+    /// then builds its envelope.
+    fn finish(&self, started: Started, cancel: Option<&CancelToken>) -> ToolResult {
         match started {
             Started::Finished { id, tool, outcome } => self.envelope(id, tool, outcome),
             Started::Waiting {
@@ -924,8 +1045,29 @@ impl Harness {
                 deadline,
                 budget,
             } => {
-                let wait = deadline.saturating_duration_since(Instant::now());
-                let outcome = match rx.recv_timeout(wait) {
+                let received = match cancel {
+                    Some(token) => receive_until_cancelled(&rx, deadline, token),
+                    None => rx
+                        .recv_timeout(deadline.saturating_duration_since(Instant::now()))
+                        .map_err(Waited::from),
+                };
+                let outcome = match received {
+                    // Judged by when it finished: a result that came before the cancellation
+                    // is kept, even when we look after it.
+                    Ok((_, finished))
+                        if cancel
+                            .and_then(CancelToken::cancelled_at)
+                            .is_some_and(|at| finished > at) =>
+                    {
+                        Err(cancelled(
+                            &tool.name,
+                            "the handler finished after the turn was cancelled; its result was discarded",
+                        ))
+                    }
+                    Err(Waited::Cancelled) => Err(cancelled(
+                        &tool.name,
+                        "the handler was still running when the turn was cancelled; its result (if any comes) is discarded",
+                    )),
                     // Judged by when the handler finished, not when we looked: in a batch we
                     // may look late, and that must not change this call's result.
                     Ok((outcome, finished)) if finished <= deadline => outcome,
@@ -936,7 +1078,7 @@ impl Harness {
                         );
                         Err(late(&tool.name, budget, detail, outcome))
                     }
-                    Err(mpsc::RecvTimeoutError::Timeout) => {
+                    Err(Waited::Timeout) => {
                         Err(Failure::new(ErrorCode::Timeout, messages::timeout(&tool.name, budget)).private(
                             Stage::Run,
                             format!(
@@ -945,7 +1087,7 @@ impl Harness {
                             ),
                         ))
                     }
-                    Err(mpsc::RecvTimeoutError::Disconnected) => {
+                    Err(Waited::Disconnected) => {
                         Err(Failure::new(ErrorCode::InternalError, messages::internal(Some(&tool.name)))
                             .private(Stage::Run, "the handler thread ended without a result".to_string()))
                     }
@@ -1011,6 +1153,71 @@ fn with_note(outcome: RunOutcome, note: Option<&str>) -> RunOutcome {
         }
         (outcome, _) => outcome,
     }
+}
+
+/// How a turn's batch is answered beyond its calls (the `handle_*batch` entry points).
+#[derive(Default, Clone, Copy)]
+struct Turn<'t> {
+    /// The tools the turn offered, when only some.
+    offered: Option<&'t BTreeSet<String>>,
+    /// The output limit cut the turn off: its last call never runs.
+    cut_off: bool,
+    /// The user may cancel the turn while it runs.
+    cancel: Option<&'t CancelToken>,
+    /// Parallel tool calls are disabled: one call at a time.
+    serial: bool,
+    /// Parallel tool calls are disabled: only the first call runs, later ones are refused.
+    one_call: bool,
+}
+
+/// Why waiting for a handler's result ended without one.
+enum Waited {
+    Timeout,
+    Disconnected,
+    Cancelled,
+}
+
+impl From<mpsc::RecvTimeoutError> for Waited {
+    fn from(e: mpsc::RecvTimeoutError) -> Self {
+        match e {
+            mpsc::RecvTimeoutError::Timeout => Waited::Timeout,
+            mpsc::RecvTimeoutError::Disconnected => Waited::Disconnected,
+        }
+    }
+}
+
+/// How often a wait for a handler looks at the turn's cancellation.
+const CANCEL_POLL: Duration = Duration::from_millis(5);
+
+/// Waits for a handler's result until its deadline, looking at `token` every
+/// [`CANCEL_POLL`]; a result already sent wins over a cancellation seen at the same look.
+fn receive_until_cancelled(
+    rx: &mpsc::Receiver<(RunOutcome, Instant)>,
+    deadline: Instant,
+    token: &CancelToken,
+) -> Result<(RunOutcome, Instant), Waited> {
+    loop {
+        let left = deadline.saturating_duration_since(Instant::now());
+        if token.is_cancelled() {
+            return rx.try_recv().map_err(|e| match e {
+                mpsc::TryRecvError::Empty => Waited::Cancelled,
+                mpsc::TryRecvError::Disconnected => Waited::Disconnected,
+            });
+        }
+        match rx.recv_timeout(left.min(CANCEL_POLL)) {
+            Err(mpsc::RecvTimeoutError::Timeout) if !left.is_zero() => continue,
+            other => return other.map_err(Waited::from),
+        }
+    }
+}
+
+/// A `cancelled` failure; `detail` goes to the diagnostic sink.
+fn cancelled(tool: &str, detail: &str) -> Failure {
+    Failure {
+        remedy: Some(messages::cancelled_remedy()),
+        ..Failure::new(ErrorCode::Cancelled, messages::cancelled(tool))
+    }
+    .private(Stage::Run, detail.to_owned())
 }
 
 fn deadline_after(started: Instant, budget: Duration) -> Instant {
@@ -1095,6 +1302,9 @@ fn invalid_arguments(tool: &RegisteredTool, violations: Vec<Violation>) -> Failu
 }
 
 /// Runs the handler, then checks and caps its output, all under `catch_unwind`.
+// Everything a handler's context and its output check need, passed as it is owned (the worker
+// thread of an isolated handler owns its copies).
+#[allow(clippy::too_many_arguments)]
 fn execute(
     tool: &RegisteredTool,
     id: &str,
@@ -1103,12 +1313,14 @@ fn execute(
     deadline: Instant,
     cap: &CapConfig,
     limits: &OutputLimits,
+    cancel: Option<&CancelToken>,
 ) -> RunOutcome {
     let ctx = CallContext {
         tool_use_id: id,
         tool: &tool.name,
         started,
         deadline,
+        cancel,
     };
     let run = catch_unwind(AssertUnwindSafe(|| -> RunOutcome {
         let called = match args {
@@ -1299,7 +1511,7 @@ impl Harness {
 
     /// Stages run → envelope for an admitted call.
     pub(crate) fn run_admitted(&self, admitted: Admitted<'_>) -> ToolResult {
-        self.finish(self.start(admitted.ready))
+        self.finish(self.start(admitted.ready, None), None)
     }
 
     /// The result of a call a gate refused: capped like every content; no diagnostic (a

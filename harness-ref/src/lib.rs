@@ -90,6 +90,7 @@
 //! note format, deadlines, the choice of `jsonschema` and the diagnostic channel.
 
 mod block;
+mod cancel;
 pub mod cap;
 mod code;
 mod diagnostics;
@@ -102,6 +103,7 @@ pub mod schema;
 pub mod security;
 mod tool;
 
+pub use cancel::CancelToken;
 pub use cap::{CapConfig, Strategy, Truncation, Unit};
 pub use code::ErrorCode;
 pub use diagnostics::{Diagnostic, DiagnosticSink, MemorySink, NullSink};

@@ -144,6 +144,26 @@ pub(crate) fn not_offered<'a>(name: &str, offered: impl Iterator<Item = &'a str>
     )
 }
 
+/// A call still running (or not started) when the user cancelled its turn.
+pub(crate) fn cancelled(tool: &str) -> String {
+    format!("{tool}: cancelled: the user cancelled the turn before this call finished, so it has no result")
+}
+
+pub(crate) fn cancelled_remedy() -> String {
+    "do not run it again unless the user asks for it".to_owned()
+}
+
+/// A later call of a batch, when parallel tool calls are disabled and one call runs per turn.
+pub(crate) fn one_call_per_turn(tool: &str) -> String {
+    format!(
+        "{tool}: not run: parallel tool calls are disabled, and only the first call of a turn runs"
+    )
+}
+
+pub(crate) fn one_call_per_turn_remedy() -> String {
+    "send this call again in a turn of its own".to_owned()
+}
+
 /// The last call of a turn the output limit cut off.
 pub(crate) fn cut_off() -> String {
     "malformed tool call: the turn was cut off by the output limit before this call was complete, \

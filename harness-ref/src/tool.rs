@@ -21,6 +21,7 @@ pub struct CallContext<'a> {
     pub(crate) tool: &'a str,
     pub(crate) started: Instant,
     pub(crate) deadline: Instant,
+    pub(crate) cancel: Option<&'a crate::CancelToken>,
 }
 
 impl CallContext<'_> {
@@ -52,6 +53,25 @@ impl CallContext<'_> {
     /// True once the deadline has passed. Cooperative handlers poll this and stop early.
     pub fn expired(&self) -> bool {
         Instant::now() >= self.deadline
+    }
+
+    /// True once the user cancelled the turn (a batch answered with
+    /// [`crate::Harness::handle_cancellable_batch`]). Cooperative handlers poll this and stop:
+    /// whatever they return after it is discarded.
+    pub fn cancelled(&self) -> bool {
+        self.cancel.is_some_and(crate::CancelToken::is_cancelled)
+    }
+
+    /// Sleeps for `duration`, waking early when the turn is cancelled; true when it was (the
+    /// handler should stop). Without a cancellable turn, an ordinary sleep.
+    pub fn sleep(&self, duration: Duration) -> bool {
+        match self.cancel {
+            Some(token) => token.wait_timeout(duration),
+            None => {
+                std::thread::sleep(duration);
+                false
+            }
+        }
     }
 }
 

@@ -7,8 +7,9 @@ use std::time::Duration;
 
 use harness_ref::cap::{self, CapConfig, Unit};
 use harness_ref::{
-    CallContext, ErrorCode, Execution, Harness, HarnessConfig, MemorySink, RegistrationErrorKind,
-    Registry, Stage, Tool, ToolError, ToolOutput, ToolValue, UnknownFields, Violation,
+    CallContext, CancelToken, ErrorCode, Execution, Harness, HarnessConfig, MemorySink,
+    RegistrationErrorKind, Registry, Stage, Tool, ToolError, ToolOutput, ToolValue, UnknownFields,
+    Violation,
 };
 use serde_json::{json, Value};
 
@@ -143,6 +144,105 @@ fn the_last_call_of_a_cut_off_turn_never_runs_however_valid_it_looks() {
         results[1].content()
     );
     assert!(h.handle_cut_off_batch(Vec::<Value>::new()).is_empty());
+}
+
+/// A handler that sleeps up to 5 s, waking when the turn is cancelled, and counts the stops.
+fn cancellable(stops: Arc<AtomicUsize>) -> Tool {
+    Tool::new(
+        "export",
+        "Exports; slow.",
+        json!({"type": "object"}),
+        move |_: Value, ctx: &Ctx<'_>| {
+            if ctx.sleep(Duration::from_secs(5)) {
+                stops.fetch_add(1, Ordering::SeqCst);
+            }
+            Ok(ToolOutput::text("exported"))
+        },
+    )
+}
+
+#[test]
+fn a_cancelled_turn_answers_every_call_and_tells_the_running_handlers() {
+    let stops = Arc::new(AtomicUsize::new(0));
+    let (h, _) = harness_with(vec![echo(), cancellable(Arc::clone(&stops))]);
+    let token = CancelToken::new();
+    let timer = {
+        let token = token.clone();
+        std::thread::spawn(move || {
+            std::thread::sleep(Duration::from_millis(50));
+            token.cancel();
+        })
+    };
+    let results = h.handle_cancellable_batch(
+        vec![
+            json!({"id": "a", "name": "echo", "input": {"path": "x"}}),
+            json!({"id": "b", "name": "export", "input": {}}),
+            json!({"id": "c", "name": "export", "input": {}}),
+        ],
+        &token,
+    );
+    timer.join().unwrap();
+    assert_eq!(results.len(), 3);
+    assert!(!results[0].is_error(), "the finished call keeps its result");
+    for r in &results[1..] {
+        assert_eq!(r.code(), Some(ErrorCode::Cancelled));
+        assert!(r.content().contains("cancelled"), "{}", r.content());
+    }
+    // Both handlers were told; give them a moment to count it.
+    for _ in 0..100 {
+        if stops.load(Ordering::SeqCst) == 2 {
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    assert_eq!(stops.load(Ordering::SeqCst), 2);
+    // A call of an already cancelled turn never starts.
+    let after = h.handle_cancellable_batch(
+        vec![json!({"id": "d", "name": "export", "input": {}})],
+        &token,
+    );
+    assert_eq!(after[0].code(), Some(ErrorCode::Cancelled));
+}
+
+#[test]
+fn with_parallel_calls_off_every_call_is_answered_one_at_a_time_or_refused() {
+    let running = Arc::new(AtomicUsize::new(0));
+    let overlapped = Arc::new(AtomicUsize::new(0));
+    let (r, o) = (Arc::clone(&running), Arc::clone(&overlapped));
+    let tool = Tool::new(
+        "step",
+        "One step.",
+        json!({"type": "object"}),
+        move |_: Value, _: &Ctx<'_>| {
+            if r.fetch_add(1, Ordering::SeqCst) > 0 {
+                o.fetch_add(1, Ordering::SeqCst);
+            }
+            std::thread::sleep(Duration::from_millis(20));
+            r.fetch_sub(1, Ordering::SeqCst);
+            Ok(ToolOutput::text("done"))
+        },
+    );
+    let (h, _) = harness_with(vec![tool]);
+    let calls: Vec<Value> = ["a", "b", "c"]
+        .iter()
+        .map(|id| json!({"id": id, "name": "step", "input": {}}))
+        .collect();
+    let serial = h.handle_serial_batch(calls.clone());
+    assert_eq!(serial.len(), 3);
+    assert!(serial.iter().all(|r| !r.is_error()));
+    assert_eq!(
+        overlapped.load(Ordering::SeqCst),
+        0,
+        "no two handlers ran at once"
+    );
+    let one = h.handle_one_call_per_turn(calls);
+    let ids: Vec<_> = one.iter().map(|r| r.tool_use_id()).collect();
+    assert_eq!(ids, [Some("a"), Some("b"), Some("c")]);
+    assert!(!one[0].is_error());
+    for r in &one[1..] {
+        assert_eq!(r.code(), Some(ErrorCode::ToolRefused));
+        assert!(r.content().contains("turn of its own"), "{}", r.content());
+    }
 }
 
 #[test]

@@ -32,6 +32,14 @@ pub struct WireCase {
     /// Why the model's turn ended, when the case is about it (feature `stop-reason`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub stop_reason: Option<StopReason>,
+    /// The user cancels the turn this many milliseconds after it was handed to the harness,
+    /// while handlers may still be running (feature `cancel`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cancel_after_ms: Option<u64>,
+    /// `false`: the harness is configured with parallel tool calls disabled, and the model
+    /// sent several calls in the turn anyway (feature `serial-calls`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub parallel_calls: Option<bool>,
     /// The authenticated caller (security features; see [`crate::security`]).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub context: Option<Box<ContextDef>>,

@@ -332,6 +332,10 @@ pub struct Invocation {
     pub tool_use_id: Option<Value>,
     /// The arguments exactly as the handler received them (copied on entry).
     pub args: Value,
+    /// The handler saw the harness's cancellation (a cancelled task, an aborted signal, a
+    /// cancel token) and stopped before finishing its scripted behaviour (feature `cancel`).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub stopped: bool,
 }
 
 /// Why a line could not be decoded as the message expected.

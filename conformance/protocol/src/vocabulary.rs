@@ -93,7 +93,7 @@ pub fn declarable_keywords() -> Vec<&'static str> {
 }
 
 /// The suite's outcome classes (docs/DESIGN.md): the keys of `codes` and of `folds`.
-pub const CLASSES: [&str; 15] = [
+pub const CLASSES: [&str; 16] = [
     "invalid_arguments",
     "unknown_tool",
     "malformed_call",
@@ -109,6 +109,7 @@ pub const CLASSES: [&str; 15] = [
     "idempotency_conflict",
     "commit_rejected",
     "output_too_large",
+    "cancelled",
 ];
 
 /// The optional feature sets a harness may declare (`features`).
@@ -116,9 +117,10 @@ pub const CLASSES: [&str; 15] = [
 /// `offered-tools`: a turn can offer the model only some of the registered tools (a case's
 /// `offered` list); `stop-reason`: the harness reads why the turn ended (a case's
 /// `stop_reason`); `repair`: the harness repairs double-encoded nested arrays and objects
-/// under the rules of SPEC's repair profile (cases that need it list `feature.repair`). None is
-/// a security gate, but each is optional in the same way.
-pub const FEATURES: [&str; 9] = [
+/// under the rules of SPEC's repair profile (cases that need it list `feature.repair`); `cancel`: the user can cancel a turn while its handlers run (a case's
+/// `cancel_after_ms`); `serial-calls`: the harness can run with parallel tool calls disabled (a
+/// case's `parallel_calls: false`). None is a security gate, but all are optional in the same way.
+pub const FEATURES: [&str; 11] = [
     "authorization",
     "bounds",
     "budget",
@@ -128,6 +130,8 @@ pub const FEATURES: [&str; 9] = [
     "offered-tools",
     "stop-reason",
     "repair",
+    "cancel",
+    "serial-calls",
 ];
 
 /// Scripted behaviours beyond protocol 1's base set, which an adapter declares it can run

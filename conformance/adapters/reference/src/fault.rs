@@ -133,11 +133,26 @@ pub enum Fault {
     RunsUnvalidatedRepairs,
     /// Repair profile: the repair is never reported, so the model keeps double-encoding.
     RepairsSilently,
+    /// A cancelled turn answers only the calls that finished: the cancelled calls get no
+    /// result at all.
+    DropsCancelledResults,
+    /// A cancelled call is answered as a success with empty content, as if it had returned
+    /// nothing.
+    CancelledAsEmptySuccess,
+    /// An inner client's short default deadline (200 ms) applies whatever deadline was
+    /// configured.
+    SdkDefaultDeadline,
+    /// With parallel tool calls disabled, only the turn's first call is run and answered; the
+    /// others vanish.
+    SerialDropsExtraCalls,
+    /// A slow success (its handler slept) ends with the time the turn had taken, in
+    /// microseconds.
+    ElapsedInContent,
 }
 
 impl Fault {
     /// Every fault, in documentation order.
-    pub const ALL: [Fault; 51] = [
+    pub const ALL: [Fault; 56] = [
         Fault::RunsHandlerBeforeValidating,
         Fault::CoercesTypes,
         Fault::DropsUnknownFields,
@@ -189,6 +204,11 @@ impl Fault {
         Fault::RepairsStringsTheSchemaAccepts,
         Fault::RunsUnvalidatedRepairs,
         Fault::RepairsSilently,
+        Fault::DropsCancelledResults,
+        Fault::CancelledAsEmptySuccess,
+        Fault::SdkDefaultDeadline,
+        Fault::SerialDropsExtraCalls,
+        Fault::ElapsedInContent,
     ];
 
     /// The variants whose fault is in the optional repair profile: each is a broken version of
@@ -283,6 +303,11 @@ impl Fault {
             Fault::RepairsStringsTheSchemaAccepts => "repairs-strings-the-schema-accepts",
             Fault::RunsUnvalidatedRepairs => "runs-unvalidated-repairs",
             Fault::RepairsSilently => "repairs-silently",
+            Fault::DropsCancelledResults => "drops-cancelled-results",
+            Fault::CancelledAsEmptySuccess => "cancelled-as-empty-success",
+            Fault::SdkDefaultDeadline => "sdk-default-deadline",
+            Fault::SerialDropsExtraCalls => "serial-drops-extra-calls",
+            Fault::ElapsedInContent => "elapsed-in-content",
         }
     }
 
@@ -392,6 +417,19 @@ impl Fault {
             Fault::RepairsSilently => {
                 "repair profile: repairs double-encoded values without telling the model"
             }
+            Fault::DropsCancelledResults => {
+                "answers only the calls that finished when a turn is cancelled"
+            }
+            Fault::CancelledAsEmptySuccess => {
+                "answers a cancelled call as a success with empty content"
+            }
+            Fault::SdkDefaultDeadline => {
+                "lets an inner client's 200 ms default deadline override the configured one"
+            }
+            Fault::SerialDropsExtraCalls => {
+                "with parallel tool calls disabled, runs and answers only the first call"
+            }
+            Fault::ElapsedInContent => "appends the elapsed time to the content of a slow success",
         }
     }
 }

@@ -130,8 +130,8 @@ use harness_conformance_protocol::{
 };
 use harness_ref::cap::{self, CapConfig};
 use harness_ref::{
-    CallContext, ErrorCode, Harness, HarnessConfig, MemorySink, NotJson, Registry, Tool, ToolError,
-    ToolOutput, ToolResult, ToolValue, UnknownFields,
+    CallContext, CancelToken, ErrorCode, Harness, HarnessConfig, MemorySink, NotJson, Registry,
+    Tool, ToolError, ToolOutput, ToolResult, ToolValue, UnknownFields,
 };
 use serde_json::{Map, Value};
 
@@ -216,6 +216,17 @@ const STOP_REASON: &str = "stop-reason";
 /// configuration and the broken versions of it ([`Fault::REPAIR`]); harness-ref then runs with
 /// [`HarnessConfig::repair`] on.
 const REPAIR: &str = "repair";
+/// The feature of a turn the user cancels while handlers run (a case's `cancel_after_ms`): the
+/// batch goes to [`Harness::handle_cancellable_batch`] and a timer thread flips the token.
+const CANCEL: &str = "cancel";
+
+/// The feature of a harness configured with parallel tool calls disabled (a case's
+/// `parallel_calls: false`): the batch goes to [`Harness::handle_serial_batch`].
+const SERIAL_CALLS: &str = "serial-calls";
+
+/// `sdk-default-deadline`: the inner client's own default, which wins over a longer
+/// configured deadline.
+const SDK_DEFAULT_DEADLINE: Duration = Duration::from_millis(200);
 
 /// harness-ref behind the adapter protocol, optionally with one deliberate fault or as one
 /// legitimate variant.
@@ -346,7 +357,7 @@ impl ReferenceAdapter {
                 history: true,
                 features: policy::FEATURES
                     .iter()
-                    .chain(&[OFFERED_TOOLS, STOP_REASON])
+                    .chain(&[OFFERED_TOOLS, STOP_REASON, CANCEL, SERIAL_CALLS])
                     .map(|f| (*f).to_owned())
                     .collect(),
                 folds: BTreeMap::new(),
@@ -394,11 +405,19 @@ impl ReferenceAdapter {
             deadline: match (fault, variant) {
                 (Some(Fault::NoDeadline), _) => Duration::MAX,
                 (_, Some(Variant::FixedDeadline)) => FIXED_DEADLINE,
-                _ => Duration::from_millis(
-                    case.config
-                        .deadline_ms
-                        .unwrap_or(HarnessConfig::default().deadline.as_millis() as u64),
-                ),
+                (fault, _) => {
+                    let configured = Duration::from_millis(
+                        case.config
+                            .deadline_ms
+                            .unwrap_or(HarnessConfig::default().deadline.as_millis() as u64),
+                    );
+                    // `sdk-default-deadline`: the inner client's default cuts the call short.
+                    if fault == Some(Fault::SdkDefaultDeadline) {
+                        configured.min(SDK_DEFAULT_DEADLINE)
+                    } else {
+                        configured
+                    }
+                }
             },
             repair: self.repairs(),
             ..HarnessConfig::default()
@@ -555,6 +574,28 @@ impl ReferenceAdapter {
         // A case with security fields goes through harness-ref's gates, in call order.
         let mut results = if protocol::is_secured(case) {
             policy::run_secured(harness, case, calls, fault)
+        } else if let Some(after) = case.cancel_after_ms {
+            let results = cancelled_turn(&harness, calls, Duration::from_millis(after), fault);
+            // Handlers told to stop record it as they leave: report once they have (an
+            // uninterruptible one is waited for until its scripted sleeps would have ended).
+            let longest = case
+                .tools
+                .iter()
+                .map(|t| t.behavior.scripted_sleep_ms())
+                .max()
+                .unwrap_or(0);
+            state.wait_idle(Duration::from_millis(longest));
+            results
+        } else if case.parallel_calls == Some(false) {
+            match (fault, variant) {
+                (Some(Fault::SerialDropsExtraCalls), _) => {
+                    harness.handle_serial_batch(calls.into_iter().take(1))
+                }
+                (_, Some(Variant::RefusesExtraCallsWhenSerial)) => {
+                    harness.handle_one_call_per_turn(calls)
+                }
+                _ => harness.handle_serial_batch(calls),
+            }
         } else {
             let cut_off = case.stop_reason == Some(protocol::StopReason::MaxTokens);
             match (&case.offered, fault) {
@@ -617,6 +658,15 @@ impl ReferenceAdapter {
                 continue;
             }
             let mut o = observe_result(result);
+            // `cancelled-as-empty-success`: the cancelled call looks as if it returned nothing.
+            if fault == Some(Fault::CancelledAsEmptySuccess)
+                && result.code() == Some(ErrorCode::Cancelled)
+            {
+                o.is_error = false;
+                o.content = String::new();
+                o.code = None;
+                o.retryable = None;
+            }
             if let Some(original) = result.tool_use_id().and_then(|id| aliases.get(id)) {
                 o.tool_use_id = Value::from(original.as_str());
             }
@@ -689,6 +739,22 @@ impl ReferenceAdapter {
             .filter_map(|(i, p)| p.id.as_deref().map(|id| (id, i)))
             .collect();
         let position = |id: &str| order.get(id).copied().unwrap_or(usize::MAX);
+        // `elapsed-in-content`: a slow success (its handler slept) says how long it took.
+        if fault == Some(Fault::ElapsedInContent) && observed.len() == fed.len() {
+            for (o, p) in observed.iter_mut().zip(&fed) {
+                let slept = p
+                    .name
+                    .as_deref()
+                    .and_then(|name| case.tools.iter().find(|t| t.name == name))
+                    .is_some_and(|t| t.behavior.scripted_sleep_ms() > 0);
+                if slept && !o.is_error {
+                    o.content.push_str(&format!(
+                        " (took {} µs)",
+                        state.started.elapsed().as_micros()
+                    ));
+                }
+            }
+        }
         let mut invocations = state.take_invocations();
         invocations.sort_by_key(|(id, _)| position(id));
         let invocations = invocations.into_iter().map(|(_, inv)| inv).collect();
@@ -732,6 +798,66 @@ struct RunState {
     aliases: Mutex<HashMap<String, String>>,
     /// `crashes-on-cycle`: a handler returned a value that contains itself.
     returned_cycle: std::sync::atomic::AtomicBool,
+    /// When the case started (`elapsed-in-content`).
+    started: Started,
+    /// How many handlers are running now, so a cancelled turn's report waits for the handlers
+    /// it told to stop (their `stopped` is recorded as they leave).
+    running: (Mutex<usize>, std::sync::Condvar),
+}
+
+/// A running handler, counted in [`RunState::running`] until it is dropped.
+struct Running<'a>(&'a RunState);
+
+impl Drop for Running<'_> {
+    fn drop(&mut self) {
+        let mut n = lock(&self.0.running.0);
+        *n = n.saturating_sub(1);
+        self.0.running.1.notify_all();
+    }
+}
+
+/// An [`Instant`] with a default: when the case's state was made.
+struct Started(std::time::Instant);
+
+impl Default for Started {
+    fn default() -> Self {
+        Started(std::time::Instant::now())
+    }
+}
+
+impl Started {
+    fn elapsed(&self) -> Duration {
+        self.0.elapsed()
+    }
+}
+
+/// Answers a turn the user cancels `after` it reached the harness: a timer thread flips the
+/// token while the handlers run. `drops-cancelled-results` then drops the cancelled calls'
+/// results; `cancelled-as-empty-success` is applied where results are observed.
+fn cancelled_turn(
+    harness: &Harness,
+    calls: Vec<harness_ref::Call>,
+    after: Duration,
+    fault: Option<Fault>,
+) -> Vec<ToolResult> {
+    let token = CancelToken::new();
+    let timer = {
+        let token = token.clone();
+        std::thread::spawn(move || {
+            std::thread::sleep(after);
+            token.cancel();
+        })
+    };
+    let results = harness.handle_cancellable_batch(calls, &token);
+    // The turn is over; the user's cancel (if it has not come yet) changes nothing now.
+    let _ = timer.join();
+    if fault == Some(Fault::DropsCancelledResults) {
+        return results
+            .into_iter()
+            .filter(|r| r.code() != Some(ErrorCode::Cancelled))
+            .collect();
+    }
+    results
 }
 
 fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
@@ -752,8 +878,32 @@ impl RunState {
                 tool: tool.to_owned(),
                 tool_use_id: Some(Value::from(sent)),
                 args: args.clone(),
+                stopped: false,
             },
         ));
+    }
+
+    /// Counts a handler in until the guard drops.
+    fn enter(&self) -> Running<'_> {
+        *lock(&self.running.0) += 1;
+        Running(self)
+    }
+
+    /// Waits until no handler runs, at most `limit`.
+    fn wait_idle(&self, limit: Duration) {
+        let guard = lock(&self.running.0);
+        let _ = self.running.1.wait_timeout_while(guard, limit, |n| *n > 0);
+    }
+
+    /// Marks the latest run under this id as one that saw the cancellation and stopped.
+    fn mark_stopped(&self, id: &str) {
+        if let Some((_, inv)) = lock(&self.invocations)
+            .iter_mut()
+            .rev()
+            .find(|(run, _)| run == id)
+        {
+            inv.stopped = true;
+        }
     }
 
     fn take_invocations(&self) -> Vec<(String, Invocation)> {
@@ -784,8 +934,25 @@ fn scripted_handler(
             return into_tool_output(outcome, fault, variant);
         }
         let entry = args.clone();
+        let _running = state.enter();
         state.record(&tool, id, &entry);
-        let mut outcome = script.perform(&mut args);
+        // Sleeps wake early when the turn is cancelled, and the handler stops there (its
+        // remaining steps are instant); `uninterruptible-handlers` never looks.
+        let mut stopped = false;
+        let mut sleep = |d: Duration| {
+            if stopped {
+                return;
+            }
+            if variant == Some(Variant::UninterruptibleHandlers) {
+                std::thread::sleep(d);
+            } else {
+                stopped = ctx.sleep(d);
+            }
+        };
+        let mut outcome = script.perform_with(&mut args, &mut sleep);
+        if stopped {
+            state.mark_stopped(id);
+        }
         if let Outcome::NonJsonIn(_, at) = &outcome {
             if at.iter().any(|(_, kind)| *kind == NonJson::Cycle) {
                 state

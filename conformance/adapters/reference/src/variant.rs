@@ -108,11 +108,19 @@ pub enum Variant {
     /// runner selects this configuration with `--harness "harness-ref-adapter --variant
     /// repairs-double-encoded"`; the reference itself does not repair.
     RepairsDoubleEncoded,
+    /// Handlers are never interrupted: a cancelled turn answers its running calls
+    /// `cancelled` at once and discards their late results, but the handlers never see the
+    /// cancellation and run to the end (a thread cannot be stopped from outside). Departs from
+    /// CANCEL-2 (a SHOULD), which it may fail.
+    UninterruptibleHandlers,
+    /// With parallel tool calls disabled, the first call of a batch runs and every other call
+    /// is refused visibly (`tool_refused`: one call per turn), never dropped.
+    RefusesExtraCallsWhenSerial,
 }
 
 impl Variant {
     /// Every variant, in documentation order.
-    pub const ALL: [Variant; 26] = [
+    pub const ALL: [Variant; 28] = [
         Variant::FoldsMalformedCall,
         Variant::NonObjectAsInvalidArguments,
         Variant::EmptyNameAsUnknownTool,
@@ -139,6 +147,8 @@ impl Variant {
         Variant::PythonJson,
         Variant::ConvertsNonJson,
         Variant::RepairsDoubleEncoded,
+        Variant::UninterruptibleHandlers,
+        Variant::RefusesExtraCallsWhenSerial,
     ];
 
     /// The kebab-case name used on the command line and in reports.
@@ -170,6 +180,8 @@ impl Variant {
             Variant::PythonJson => "python-json",
             Variant::ConvertsNonJson => "converts-non-json",
             Variant::RepairsDoubleEncoded => "repairs-double-encoded",
+            Variant::UninterruptibleHandlers => "uninterruptible-handlers",
+            Variant::RefusesExtraCallsWhenSerial => "refuses-extra-calls-when-serial",
         }
     }
 
@@ -228,6 +240,12 @@ impl Variant {
             Variant::RepairsDoubleEncoded => {
                 "declares repair: decodes a nested array or object sent as JSON text, and says so"
             }
+            Variant::UninterruptibleHandlers => {
+                "answers cancelled calls at once but never stops their handlers (departs from CANCEL-2)"
+            }
+            Variant::RefusesExtraCallsWhenSerial => {
+                "with parallel tool calls disabled, runs the first call and refuses the others visibly"
+            }
         }
     }
 
@@ -241,6 +259,7 @@ impl Variant {
             Variant::UnknownToolWithoutList => &["CALL-2"],
             Variant::InlineNote => &["HT-3"],
             Variant::RefusesEveryDuplicateId => &["CORR-6"],
+            Variant::UninterruptibleHandlers => &["CANCEL-2"],
             _ => &[],
         }
     }

@@ -3,7 +3,7 @@
 
 mod common;
 
-use common::{case, invocations, one_tool, results, run};
+use common::{cancelled_case, case, invocations, one_tool, results, run};
 use harness_conformance_protocol::{Reply, WireCase};
 use harness_ref_adapter::{Fault, ReferenceAdapter};
 use serde_json::{json, Value};
@@ -802,6 +802,57 @@ fn demo(fault: Fault) -> Demo {
                 assert!(content(base).contains("`/tags`"), "{}", content(base));
                 assert_eq!(content(variant), "done");
                 assert_eq!(invocations(variant), invocations(base));
+        Fault::DropsCancelledResults => (cancelled_case(), |reference, variant| {
+            assert_eq!(results(reference)[0].code.as_deref(), Some("cancelled"));
+            assert!(invocations(reference)[0].stopped, "the handler was told");
+            assert!(results(variant).is_empty());
+        }),
+        Fault::CancelledAsEmptySuccess => (cancelled_case(), |reference, variant| {
+            assert!(results(reference)[0].is_error);
+            assert!(!results(variant)[0].is_error && content(variant).is_empty());
+        }),
+        Fault::SdkDefaultDeadline => (
+            one_tool(
+                json!({"deadline_ms": 2000}),
+                json!({}),
+                json!({"sleep_ms": 300, "then": {"return": {"text": "done"}}}),
+                json!([call("a", json!({}))]),
+            ),
+            |reference, variant| {
+                assert_eq!(content(reference), "done");
+                assert_eq!(results(variant)[0].code.as_deref(), Some("timeout"));
+            },
+        ),
+        Fault::SerialDropsExtraCalls => (
+            case(json!({
+                "id": "test/case",
+                "parallel_calls": false,
+                "tools": [{"name": "t", "input_schema": {}, "behavior": {"return": {"echo_args": true}}}],
+                "calls": [call("a", json!({})), call("b", json!({})), call("c", json!({}))]
+            })),
+            |reference, variant| {
+                assert_eq!(results(reference).len(), 3);
+                assert_eq!(
+                    results(variant).len(),
+                    1,
+                    "only the first call was answered"
+                );
+            },
+        ),
+        Fault::ElapsedInContent => (
+            one_tool(
+                json!({}),
+                json!({}),
+                json!({"sleep_ms": 20, "then": {"return": {"text": "done"}}}),
+                json!([call("a", json!({}))]),
+            ),
+            |reference, variant| {
+                assert_eq!(content(reference), "done");
+                assert!(
+                    content(variant).starts_with("done (took "),
+                    "{}",
+                    content(variant)
+                );
             },
         ),
         other => panic!("no demonstration case for {other}: add one here"),

@@ -5,7 +5,7 @@
 
 mod common;
 
-use common::{case, one_tool, results, run};
+use common::{cancelled_case, case, one_tool, results, run};
 use harness_conformance_protocol::{Hello, Reply, WireCase};
 use harness_ref_adapter::{ReferenceAdapter, Variant};
 use serde_json::{json, Value};
@@ -501,6 +501,27 @@ fn demo(variant: Variant) -> Demo {
                 );
                 let parsed: Value = serde_json::from_str(output).unwrap();
                 assert_eq!(parsed, json!({"tags": ["a"], "text": "[\"b\"]"}));
+        Variant::UninterruptibleHandlers => (cancelled_case(), |reference, variant| {
+            for reply in [reference, variant] {
+                assert_eq!(results(reply)[0].code.as_deref(), Some("cancelled"));
+            }
+            assert!(reference.invocations.as_ref().unwrap()[0].stopped);
+            assert!(!variant.invocations.as_ref().unwrap()[0].stopped);
+        }),
+        Variant::RefusesExtraCallsWhenSerial => (
+            case(json!({
+                "id": "test/case",
+                "parallel_calls": false,
+                "tools": [{"name": "t", "input_schema": {}, "behavior": {"return": {"echo_args": true}}}],
+                "calls": [call("a", json!({"n": 1})), call("b", json!({"n": 2}))]
+            })),
+            |reference, variant| {
+                assert!(results(reference).iter().all(|r| !r.is_error));
+                let v = results(variant);
+                assert_eq!(v.len(), 2, "no call is dropped");
+                assert!(!v[0].is_error);
+                assert_eq!(v[1].code.as_deref(), Some("tool_refused"));
+                assert_eq!(variant.invocations.as_ref().unwrap().len(), 1);
             },
         ),
         other => panic!("no demonstration for {other:?}"),

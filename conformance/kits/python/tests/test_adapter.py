@@ -133,6 +133,48 @@ def test_stop_reason_is_read_and_checked():
         Case.parse({"id": "x", "tools": [], "calls": [], "stop_reason": "length"})
 
 
+def test_cancel_and_parallel_calls_are_read_and_checked():
+    from harness_conformance_adapter import Case, KitError
+    plain = Case.parse({"id": "x", "tools": [], "calls": []})
+    assert plain.cancel_after_ms is None and plain.parallel_calls is None
+    case = Case.parse({"id": "x", "tools": [], "calls": [], "cancel_after_ms": 100, "parallel_calls": False})
+    assert case.cancel_after_ms == 100 and case.parallel_calls is False
+    for bad in ({"cancel_after_ms": -1}, {"cancel_after_ms": True}, {"parallel_calls": "no"}):
+        with pytest.raises(KitError):
+            Case.parse({"id": "x", "tools": [], "calls": [], **bad})
+
+
+def _sleepy_turn():
+    from harness_conformance_adapter import Case
+    case = Case.parse({"id": "x", "calls": [],
+                       "tools": [tool("slow", {"sleep_ms": 5000, "then": {"return": {"text": "late"}}})]})
+    return Turn(case=case, unit="chars", errors=ERRORS)
+
+
+def test_a_cancelled_thread_handler_stops_in_its_sleep_and_says_so():
+    import threading
+    from harness_conformance_adapter import HandlerStopped
+    turn, cancel = _sleepy_turn(), threading.Event()
+    threading.Timer(0.05, cancel.set).start()
+    with pytest.raises(HandlerStopped):
+        turn.handler("slow", cancel)({"q": 1})
+    assert turn.invocations == [{"tool": "slow", "args": {"q": 1}, "stopped": True}]
+
+
+def test_a_cancelled_task_stops_in_its_sleep_and_says_so():
+    turn = _sleepy_turn()
+
+    async def main():
+        task = asyncio.ensure_future(turn.async_handler("slow")({"q": 1}))
+        await asyncio.sleep(0.05)
+        task.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await task
+
+    asyncio.run(main())
+    assert turn.invocations == [{"tool": "slow", "args": {"q": 1}, "stopped": True}]
+
+
 def test_a_harness_that_raises_shows_nothing_for_that_call_and_says_so(capsys):
     reply = run_one({"tools": [tool()], "calls": [{"id": "c1", "name": "crash", "input": {}},
                                                   {"id": "c2", "name": "t", "input": {}}]})

@@ -259,14 +259,18 @@ export class Script {
     }
   }
 
-  /** Performs the script; sleeps are timers (the event loop keeps running). */
-  async run(args: unknown): Promise<unknown> {
+  /**
+   * Performs the script; sleeps are timers (the event loop keeps running). `signal`: the turn's
+   * cancellation as the harness hands it to its tools (feature `cancel`); when it aborts, the
+   * sleep rejects with an `AbortError` and the handler stops there.
+   */
+  async run(args: unknown, signal?: AbortSignal): Promise<unknown> {
     let behavior = this.behavior;
     for (;;) {
       const step = this.step(behavior, args);
       if ('done' in step) return this.present(step.done, step.kind);
       if ('sleep' in step) {
-        await sleep(step.sleep);
+        await sleep(step.sleep, undefined, signal === undefined ? undefined : { signal });
         behavior = step.then;
       } else {
         behavior = step.next;

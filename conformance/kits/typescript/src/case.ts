@@ -73,6 +73,16 @@ export interface Case {
    * run. Null otherwise.
    */
   readonly stop_reason: 'tool_use' | 'end_turn' | 'max_tokens' | null;
+  /**
+   * Feature `cancel`: cancel the turn this many ms after handing it to the harness, the way its
+   * user would (an AbortController, a stop button). Null otherwise.
+   */
+  readonly cancel_after_ms: number | null;
+  /**
+   * Feature `serial-calls`: false when the harness is to run with parallel tool calls disabled
+   * (the model sent several calls anyway). Null otherwise.
+   */
+  readonly parallel_calls: boolean | null;
   readonly raw: JsonObject;
 }
 
@@ -133,6 +143,14 @@ export function parseCase(value: Json | undefined): Case {
   if (stop !== null && stop !== 'tool_use' && stop !== 'end_turn' && stop !== 'max_tokens') {
     throw malformed('case', 'stop_reason is not tool_use, end_turn or max_tokens');
   }
+  const cancelAfter = raw.cancel_after_ms === undefined || raw.cancel_after_ms === null ? null : raw.cancel_after_ms;
+  if (cancelAfter !== null && !(typeof cancelAfter === 'number' && Number.isInteger(cancelAfter) && cancelAfter >= 0)) {
+    throw malformed('case', 'cancel_after_ms is not a non-negative integer');
+  }
+  const parallel = raw.parallel_calls === undefined || raw.parallel_calls === null ? null : raw.parallel_calls;
+  if (parallel !== null && typeof parallel !== 'boolean') {
+    throw malformed('case', 'parallel_calls is not a boolean');
+  }
   return {
     id: raw.id,
     config: { cap_limit: num(cap.limit), cap_unit: str(cap.unit), cap_strategy: str(cap.strategy), deadline_ms: num(config.deadline_ms) },
@@ -142,6 +160,8 @@ export function parseCase(value: Json | undefined): Case {
     security: raw.security === undefined ? null : object(raw.security, 'security'),
     offered: offered === null ? null : (offered as string[]),
     stop_reason: stop,
+    cancel_after_ms: cancelAfter as number | null,
+    parallel_calls: parallel as boolean | null,
     raw,
   };
 }

@@ -58,7 +58,7 @@ export interface ReportOptions {
 }
 
 /** A synchronous or async handler: `(args, toolUseId?)`. */
-export type Handler = (args: unknown, toolUseId?: Json) => Promise<unknown>;
+export type Handler = (args: unknown, toolUseId?: Json, signal?: AbortSignal) => Promise<unknown>;
 export type SyncHandler = (args: unknown, toolUseId?: Json) => unknown;
 
 /**
@@ -115,13 +115,24 @@ export class Turn {
     this.invocations.push(entry);
   }
 
-  /** An async handler `(args, toolUseId?) => Promise<value>` that records, then performs. */
+  /**
+   * An async handler `(args, toolUseId?, signal?) => Promise<value>` that records, then performs.
+   * `signal` (feature `cancel`): the AbortSignal the harness gives its tools; when it aborts
+   * during a scripted sleep, the handler stops there and the invocation is marked `stopped`.
+   */
   handler(tool: Tool | string): Handler {
     const script = this.script(tool);
     const t = this.tool(tool);
-    return async (args, toolUseId) => {
+    return async (args, toolUseId, signal) => {
       this.record(t, args, toolUseId === undefined ? MISSING : toolUseId);
-      return script.run(args);
+      const entry = this.invocations[this.invocations.length - 1] as { [key: string]: Json } | undefined;
+      try {
+        return await script.run(args, signal);
+      } catch (e) {
+        // The harness aborted the turn (feature `cancel`): the handler stopped in its sleep.
+        if (signal?.aborted && entry !== undefined) entry.stopped = true;
+        throw e;
+      }
     };
   }
 

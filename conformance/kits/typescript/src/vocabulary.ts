@@ -16,7 +16,7 @@ export const CAP_UNITS = ["bytes", "chars", "lines"] as const;
 export const CAP_STRATEGIES = ["head_tail", "head_only", "reject", "spill"] as const;
 
 /** The suite's outcome classes, the keys of the hello's `codes` map. */
-export const OUTCOME_CLASSES = ["invalid_arguments", "unknown_tool", "malformed_call", "duplicate_call_id", "tool_refused", "tool_unavailable", "timeout", "internal_error", "invalid_tool_output", "semantic_violation", "permission_denied", "budget_exhausted", "idempotency_conflict", "commit_rejected", "output_too_large"] as const;
+export const OUTCOME_CLASSES = ["invalid_arguments", "unknown_tool", "malformed_call", "duplicate_call_id", "tool_refused", "tool_unavailable", "timeout", "internal_error", "invalid_tool_output", "semantic_violation", "permission_denied", "budget_exhausted", "idempotency_conflict", "commit_rejected", "output_too_large", "cancelled"] as const;
 
 /** How a call reaches the harness. */
 export const CALL_FORMS = ["structured", "arguments_text", "raw"] as const;
@@ -25,7 +25,7 @@ export const CALL_FORMS = ["structured", "arguments_text", "raw"] as const;
 export const KEYWORDS = ["$ref", "$defs", "$anchor", "$dynamicRef", "$dynamicAnchor", "definitions", "allOf", "anyOf", "oneOf", "not", "if", "then", "else", "dependentSchemas", "dependencies", "prefixItems", "items", "additionalItems", "contains", "properties", "patternProperties", "additionalProperties", "propertyNames", "unevaluatedItems", "unevaluatedProperties", "type", "enum", "const", "multipleOf", "maximum", "exclusiveMaximum", "minimum", "exclusiveMinimum", "maxLength", "minLength", "pattern", "maxItems", "minItems", "uniqueItems", "maxContains", "minContains", "maxProperties", "minProperties", "required", "dependentRequired", "format", "contentEncoding", "contentMediaType", "contentSchema", "$schema", "$id", "$comment", "$vocabulary", "title", "description", "default", "examples", "deprecated", "readOnly", "writeOnly"] as const;
 
 /** The optional feature sets, or None when the schema only constrains their spelling. */
-export const FEATURES = ["authorization", "bounds", "budget", "idempotency", "path-confinement", "prepare-commit", "offered-tools", "stop-reason", "repair"] as const;
+export const FEATURES = ["authorization", "bounds", "budget", "idempotency", "path-confinement", "prepare-commit", "offered-tools", "stop-reason", "repair", "cancel", "serial-calls"] as const;
 
 /** The spelling every feature name must have. */
 export const FEATURE_PATTERN: string | null = null;

@@ -2,7 +2,7 @@
 import assert from 'node:assert/strict';
 import { PassThrough, Readable } from 'node:stream';
 import { test } from 'node:test';
-import { MISSING, Skip, defineAdapter, hello, loads, offeredTools, parseCase, serve } from '../dist/index.js';
+import { MISSING, Skip, Turn, defineAdapter, hello, loads, offeredTools, parseCase, serve } from '../dist/index.js';
 
 class Refused extends Error {}
 const ERRORS = { domain: (m) => new Refused(m), transport: (m) => new Error(m), internal: (m) => new Error(m) };
@@ -119,6 +119,27 @@ test('stop_reason is read and checked', () => {
   assert.equal(parseCase({ id: 'x', tools: [], calls: [] }).stop_reason, null);
   assert.equal(parseCase({ id: 'x', tools: [], calls: [], stop_reason: 'max_tokens' }).stop_reason, 'max_tokens');
   assert.throws(() => parseCase({ id: 'x', tools: [], calls: [], stop_reason: 'length' }));
+});
+
+test('cancel_after_ms and parallel_calls are read and checked', () => {
+  const plain = parseCase({ id: 'x', tools: [], calls: [] });
+  assert.equal(plain.cancel_after_ms, null);
+  assert.equal(plain.parallel_calls, null);
+  const c = parseCase({ id: 'x', tools: [], calls: [], cancel_after_ms: 100, parallel_calls: false });
+  assert.equal(c.cancel_after_ms, 100);
+  assert.equal(c.parallel_calls, false);
+  for (const bad of [{ cancel_after_ms: -1 }, { cancel_after_ms: 1.5 }, { parallel_calls: 'no' }]) {
+    assert.throws(() => parseCase({ id: 'x', tools: [], calls: [], ...bad }));
+  }
+});
+
+test('an aborted handler stops in its sleep and its invocation says so', async () => {
+  const slow = { ...tool('slow'), behavior: { sleep_ms: 5000, then: { return: { text: 'late' } } } };
+  const turn = new Turn(parseCase({ id: 'x', tools: [slow], calls: [] }), 'chars', {});
+  const abort = new AbortController();
+  setTimeout(() => abort.abort(), 50);
+  await assert.rejects(turn.handler('slow')({ q: 1 }, undefined, abort.signal));
+  assert.deepEqual(turn.invocations, [{ tool: 'slow', args: { q: 1 }, stopped: true }]);
 });
 
 test('a harness that throws shows nothing for that call, and says so on stderr', async () => {

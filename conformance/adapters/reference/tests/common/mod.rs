@@ -3,7 +3,7 @@
 
 use harness_conformance_protocol::{Invocation, ObservedResult, Reply, WireCase};
 use harness_ref_adapter::{Fault, ReferenceAdapter};
-use serde_json::Value;
+use serde_json::{json, Value};
 
 pub fn case(v: Value) -> WireCase {
     serde_json::from_value(v).expect("a well-formed case")
@@ -33,5 +33,16 @@ pub fn one_tool(config: Value, schema: Value, behavior: Value, calls: Value) -> 
         "config": config,
         "tools": [{"name": "t", "description": "a tool", "input_schema": schema, "behavior": behavior}],
         "calls": calls,
+    }))
+}
+
+/// One call whose handler sleeps 300 ms, in a turn the user cancels after 50 ms.
+pub fn cancelled_case() -> WireCase {
+    case(json!({
+        "id": "test/case",
+        "cancel_after_ms": 50,
+        "tools": [{"name": "t", "input_schema": {},
+                   "behavior": {"sleep_ms": 300, "then": {"return": {"text": "late"}}}}],
+        "calls": [json!({"id": "a", "name": "t", "input": {}})]
     }))
 }

@@ -25,6 +25,7 @@ import asyncio
 import copy
 import datetime
 import math
+import threading
 import time
 from collections.abc import Awaitable, Callable, Generator, Mapping
 from dataclasses import dataclass
@@ -33,6 +34,11 @@ from typing import Any, Union
 from . import vocabulary
 from .errors import ErrorCode, KitError, quote
 from .jsonio import Json, to_json
+
+
+class HandlerStopped(Exception):
+    """Raised by `Script.run` when its turn was cancelled during a scripted sleep: the handler
+    stops there (feature `cancel`); the turn helper records `stopped` on its invocation."""
 
 
 @dataclass(frozen=True)
@@ -387,17 +393,28 @@ class Script:
                 yield step.ms
             behavior = step.then
 
-    def run(self, args: Any) -> Any:
-        """Performs the script synchronously (sleeps block); returns what the handler returns."""
+    def run(self, args: Any, cancel: threading.Event | None = None) -> Any:
+        """Performs the script synchronously (sleeps block); returns what the handler returns.
+
+        `cancel`: the turn's cancellation as the harness signals it to a thread; a sleep ends
+        when it is set, and the handler stops with `HandlerStopped`.
+        """
         steps = self._perform(args)
         try:
             while True:
-                time.sleep(next(steps) / 1000)
+                ms = next(steps)
+                if cancel is None:
+                    time.sleep(ms / 1000)
+                elif cancel.wait(ms / 1000):
+                    raise HandlerStopped("the turn was cancelled")
         except StopIteration as done:
             return done.value
 
     async def run_async(self, args: Any) -> Any:
-        """Performs the script in an async handler (sleeps yield to the event loop)."""
+        """Performs the script in an async handler (sleeps yield to the event loop).
+
+        A cancelled task raises `asyncio.CancelledError` in its sleep, which propagates.
+        """
         steps = self._perform(args)
         try:
             while True:

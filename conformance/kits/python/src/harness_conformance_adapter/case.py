@@ -129,6 +129,9 @@ class Case:
     `stop_reason` is why the model's turn ended when the case is about it (feature
     `stop-reason`): `tool_use`, `end_turn` or `max_tokens` (cut off by the output limit: the
     last call may be incomplete and must not run); `None` otherwise.
+    `cancel_after_ms` (feature `cancel`): cancel the turn this many ms after handing it to the
+    harness, the way its user would; `parallel_calls` is `False` (feature `serial-calls`) when
+    the harness is to run with parallel tool calls disabled; both `None` otherwise.
     """
 
     id: str
@@ -140,6 +143,8 @@ class Case:
     raw: Mapping[str, Json]
     offered: Sequence[str] | None = None
     stop_reason: str | None = None
+    cancel_after_ms: int | None = None
+    parallel_calls: bool | None = None
 
     @staticmethod
     def parse(raw: Json) -> Case:
@@ -156,11 +161,20 @@ class Case:
         stop_reason = raw.get("stop_reason")
         if stop_reason is not None and stop_reason not in ("tool_use", "end_turn", "max_tokens"):
             raise _malformed("case", "stop_reason is not tool_use, end_turn or max_tokens")
+        cancel_after_ms = raw.get("cancel_after_ms")
+        if cancel_after_ms is not None and not (isinstance(cancel_after_ms, int)
+                                                and not isinstance(cancel_after_ms, bool)
+                                                and cancel_after_ms >= 0):
+            raise _malformed("case", "cancel_after_ms is not a non-negative integer")
+        parallel_calls = raw.get("parallel_calls")
+        if parallel_calls is not None and not isinstance(parallel_calls, bool):
+            raise _malformed("case", "parallel_calls is not a boolean")
         return Case(id=raw["id"], config=Config.parse(raw.get("config")),
                     tools=tuple(Tool.parse(t) for t in raw["tools"]),
                     calls=tuple(Call.parse(c) for c in raw["calls"]),
                     context=raw.get("context"), security=raw.get("security"), raw=raw,
-                    offered=None if offered is None else tuple(offered), stop_reason=stop_reason)
+                    offered=None if offered is None else tuple(offered), stop_reason=stop_reason,
+                    cancel_after_ms=cancel_after_ms, parallel_calls=parallel_calls)
 
     def tool(self, name: str) -> Tool | None:
         """The case's tool of that name, if any."""

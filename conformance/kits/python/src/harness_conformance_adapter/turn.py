@@ -18,8 +18,10 @@ behaviour touches them.
 
 from __future__ import annotations
 
+import asyncio
 import copy
 import sys
+import threading
 import traceback
 import unicodedata
 from collections.abc import Iterator, Sequence
@@ -27,7 +29,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import IO, Any, NoReturn
 
-from .behaviours import AsyncHandler, Errors, Present, Script, SyncHandler
+from .behaviours import AsyncHandler, Errors, HandlerStopped, Present, Script, SyncHandler
 from .case import MISSING, Call, Case, Tool
 from .errors import ErrorCode, KitError
 from .jsonio import Json, to_json
@@ -111,14 +113,24 @@ class Turn:
             entry["tool_use_id"] = to_json(tool_use_id)
         self.invocations.append(entry)
 
-    def handler(self, tool: Tool | str) -> SyncHandler:
-        """A synchronous handler `fn(args, tool_use_id=MISSING)` that records, then performs."""
+    def handler(self, tool: Tool | str, cancel: threading.Event | None = None) -> SyncHandler:
+        """A synchronous handler `fn(args, tool_use_id=MISSING)` that records, then performs.
+
+        `cancel` (feature `cancel`): the event the harness sets to tell its handlers the turn
+        was cancelled; a sleep it ends stops the handler (`HandlerStopped`) and the invocation
+        is marked `stopped`.
+        """
         script = self.script(tool)
         script_tool = self._tool(tool)
 
         def handle(args: Any, tool_use_id: Json = MISSING) -> Any:
             self.record(script_tool, args, tool_use_id)
-            return script.run(args)
+            entry = self.invocations[-1]
+            try:
+                return script.run(args, cancel)
+            except HandlerStopped:
+                entry["stopped"] = True
+                raise
 
         return handle
 
@@ -129,7 +141,13 @@ class Turn:
 
         async def handle(args: Any, tool_use_id: Json = MISSING) -> Any:
             self.record(script_tool, args, tool_use_id)
-            return await script.run_async(args)
+            entry = self.invocations[-1]
+            try:
+                return await script.run_async(args)
+            except asyncio.CancelledError:
+                # The harness cancelled the task (feature `cancel`): the handler stops here.
+                entry["stopped"] = True
+                raise
 
         return handle
 

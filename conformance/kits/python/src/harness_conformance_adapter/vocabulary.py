@@ -17,7 +17,7 @@ CAP_UNITS: tuple[str, ...] = ("bytes", "chars", "lines")
 CAP_STRATEGIES: tuple[str, ...] = ("head_tail", "head_only", "reject", "spill")
 """How a cap cuts; the first a harness lists is its default."""
 
-OUTCOME_CLASSES: tuple[str, ...] = ("invalid_arguments", "unknown_tool", "malformed_call", "duplicate_call_id", "tool_refused", "tool_unavailable", "timeout", "internal_error", "invalid_tool_output", "semantic_violation", "permission_denied", "budget_exhausted", "idempotency_conflict", "commit_rejected", "output_too_large")
+OUTCOME_CLASSES: tuple[str, ...] = ("invalid_arguments", "unknown_tool", "malformed_call", "duplicate_call_id", "tool_refused", "tool_unavailable", "timeout", "internal_error", "invalid_tool_output", "semantic_violation", "permission_denied", "budget_exhausted", "idempotency_conflict", "commit_rejected", "output_too_large", "cancelled")
 """The suite's outcome classes, the keys of the hello's `codes` map."""
 
 CALL_FORMS: tuple[str, ...] = ("structured", "arguments_text", "raw")
@@ -26,7 +26,7 @@ CALL_FORMS: tuple[str, ...] = ("structured", "arguments_text", "raw")
 KEYWORDS: tuple[str, ...] | None = ("$ref", "$defs", "$anchor", "$dynamicRef", "$dynamicAnchor", "definitions", "allOf", "anyOf", "oneOf", "not", "if", "then", "else", "dependentSchemas", "dependencies", "prefixItems", "items", "additionalItems", "contains", "properties", "patternProperties", "additionalProperties", "propertyNames", "unevaluatedItems", "unevaluatedProperties", "type", "enum", "const", "multipleOf", "maximum", "exclusiveMaximum", "minimum", "exclusiveMinimum", "maxLength", "minLength", "pattern", "maxItems", "minItems", "uniqueItems", "maxContains", "minContains", "maxProperties", "minProperties", "required", "dependentRequired", "format", "contentEncoding", "contentMediaType", "contentSchema", "$schema", "$id", "$comment", "$vocabulary", "title", "description", "default", "examples", "deprecated", "readOnly", "writeOnly")
 """The JSON Schema keywords a hello may declare, or None when any name is allowed."""
 
-FEATURES: tuple[str, ...] | None = ("authorization", "bounds", "budget", "idempotency", "path-confinement", "prepare-commit", "offered-tools", "stop-reason", "repair")
+FEATURES: tuple[str, ...] | None = ("authorization", "bounds", "budget", "idempotency", "path-confinement", "prepare-commit", "offered-tools", "stop-reason", "repair", "cancel", "serial-calls")
 """The optional feature sets, or None when the schema only constrains their spelling."""
 
 FEATURE_PATTERN: str | None = None
