@@ -51,23 +51,33 @@ pub const MAX_REPLY_VALUES: usize = 65_536;
 /// An upper bound on the JSON values in `line`: 1 + the `[`, `{` and `,` outside strings.
 /// Never fewer than the values the line decodes to, and at most twice as many (an empty
 /// container counts twice).
+///
+/// Most of a reply's bytes are string contents (the results' text), skipped with `memchr` to
+/// the next quote or backslash rather than looked at one by one.
 fn json_values(line: &[u8]) -> usize {
-    let (mut n, mut in_string, mut escaped) = (1usize, false, false);
-    for &b in line {
-        if in_string {
-            match b {
-                _ if escaped => escaped = false,
-                b'\\' => escaped = true,
-                b'"' => in_string = false,
-                _ => {}
+    let mut n = 1usize;
+    let mut i = 0;
+    while i < line.len() {
+        match line[i] {
+            b'"' => {
+                // Inside a string: to its closing quote, stepping over escapes.
+                i += 1;
+                loop {
+                    match memchr::memchr2(b'"', b'\\', &line[i..]) {
+                        None => return n,
+                        Some(j) if line[i + j] == b'"' => {
+                            i += j + 1;
+                            break;
+                        }
+                        Some(j) => i = (i + j + 2).min(line.len()),
+                    }
+                }
+                continue;
             }
-        } else {
-            match b {
-                b'"' => in_string = true,
-                b'[' | b'{' | b',' => n += 1,
-                _ => {}
-            }
+            b'[' | b'{' | b',' => n += 1,
+            _ => {}
         }
+        i += 1;
     }
     n
 }
@@ -164,6 +174,8 @@ pub struct ProcessHarness {
     seq: u64,
     starts: u32,
     last_failure: Option<String>,
+    /// The `run` line being sent, kept so each case reuses its allocation.
+    line: Vec<u8>,
 }
 
 /// How much of the adapter's stderr a message quotes.
@@ -180,6 +192,7 @@ impl ProcessHarness {
             seq: 0,
             starts: 0,
             last_failure: None,
+            line: Vec::new(),
         }
     }
 
@@ -408,15 +421,23 @@ impl Harness for ProcessHarness {
         self.ensure_started()?;
         self.seq += 1;
         let seq = self.seq;
-        let line = serde_json::to_string(&RunRef {
-            cmd: "run",
-            seq,
-            case,
-        })
+        let mut line = std::mem::take(&mut self.line);
+        line.clear();
+        serde_json::to_writer(
+            &mut line,
+            &RunRef {
+                cmd: "run",
+                seq,
+                case,
+            },
+        )
         .expect("commands serialize");
+        line.push(b'\n');
         let deadline = deadline_after(timeout);
         let mut process = self.process.take().expect("started");
-        let got = match process.send(&line, deadline) {
+        let sent = process.send_line(&line, deadline);
+        self.line = line;
+        let got = match sent {
             Err(e @ WriteFault::Timeout { .. }) => Err(err(
                 AdapterErrorKind::Timeout,
                 format!(

@@ -6,17 +6,20 @@
 //! survive all of it with bounded memory and bounded time:
 //! - the adapter runs in its own process group (`sh -c <command>`), so killing the group also
 //!   kills whatever the shell started (a `python3` under `uv run`, a `node` under `npx`);
-//! - stdout is read by a thread that cuts every line at [`DriverLimits::max_line`] bytes and
-//!   keeps only a bounded prefix of an overlong line for the report;
+//! - stdout is read by the caller itself, in [`AdapterProcess::recv`] (non-blocking, waiting
+//!   in `poll` until the deadline), which cuts every line at [`DriverLimits::max_line`] bytes
+//!   and keeps only a bounded prefix of an overlong line for the report;
 //! - stderr is drained by another thread into a bounded tail, so a flood never blocks the
 //!   adapter and never grows memory;
 //! - every read has a deadline; on timeout the caller kills the group and starts afresh;
 //! - every write has a deadline too: stdin is non-blocking and a write that cannot finish
 //!   (the adapter stopped reading, and the line is larger than the pipe) waits in `poll` until
 //!   the deadline, never longer, so a stuck reader cannot hang the runner;
-//! - the stdout reader hands lines over one at a time (a rendezvous channel): it holds at most
-//!   one complete line while the runner is busy, and an adapter that writes ahead blocks on its
-//!   own pipe instead of growing the runner's memory;
+//! - stdout is only read while the runner waits for an answer, so it holds at most one
+//!   line and one read buffer while the runner is busy, and an adapter that writes ahead
+//!   blocks on its own pipe instead of growing the runner's memory. (A reader thread handing
+//!   lines over a channel did the same with one more thread wake-up per message: reading in
+//!   the caller took that hop off every case, docs/benchmarks.md.)
 //! - groups are killed with a syscall, registered in [`crate::groups`] so that an interrupt or
 //!   the runner's exit kills them all, and a process that left the group while holding the
 //!   adapter's pipes is found and reported.
@@ -25,10 +28,9 @@
 //! decodes them.
 
 use std::collections::VecDeque;
-use std::io::{BufRead, BufReader, Read, Write};
+use std::io::{Read, Write};
 use std::os::unix::process::CommandExt;
-use std::process::{Child, ChildStdin, Command, Stdio};
-use std::sync::mpsc::{self, Receiver, RecvTimeoutError, SyncSender};
+use std::process::{Child, ChildStdin, ChildStdout, Command, Stdio};
 use std::sync::{Arc, Mutex};
 use std::thread;
 use std::time::{Duration, Instant};
@@ -108,13 +110,6 @@ impl std::fmt::Display for WriteFault {
     }
 }
 
-/// Events from the stdout reader thread.
-enum Event {
-    Line(Vec<u8>),
-    TooLong { head: Vec<u8>, len: usize },
-    Eof { partial: Vec<u8> },
-}
-
 /// A running adapter process.
 #[derive(Debug)]
 pub struct AdapterProcess {
@@ -127,22 +122,11 @@ pub struct AdapterProcess {
     /// still holding them.
     pipes: Vec<u64>,
     stdin: Option<ChildStdin>,
-    lines: Receiver<EventBox>,
+    stdout: LineReader,
     stderr: Arc<Mutex<VecDeque<u8>>>,
     /// Set by the stderr thread when stderr reaches end of file.
     stderr_done: Arc<std::sync::atomic::AtomicBool>,
-    /// The start of the line being received, shared with the reader so a timeout can quote it.
-    partial: Arc<Mutex<Vec<u8>>>,
     closed: Option<Vec<u8>>,
-}
-
-/// `Event` wrapped so `AdapterProcess` can derive `Debug`.
-struct EventBox(Event);
-
-impl std::fmt::Debug for EventBox {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str("Event")
-    }
 }
 
 impl AdapterProcess {
@@ -170,20 +154,12 @@ impl AdapterProcess {
         .into_iter()
         .flatten()
         .collect();
+        // Reads and writes wait in `poll` with a deadline instead of blocking.
         if let Some(stdin) = &stdin {
-            // Writes wait in `poll` with a deadline instead of blocking in `write`.
-            let flags = rustix::fs::fcntl_getfl(stdin)?;
-            rustix::fs::fcntl_setfl(stdin, flags | rustix::fs::OFlags::NONBLOCK)?;
+            set_nonblocking(stdin)?;
         }
-
-        // A rendezvous channel: the reader hands over one line at a time (backpressure).
-        let (tx, rx) = mpsc::sync_channel(0);
-        let partial = Arc::new(Mutex::new(Vec::new()));
-        let reader_partial = Arc::clone(&partial);
-        let max_line = limits.max_line;
-        thread::Builder::new()
-            .name("adapter-stdout".into())
-            .spawn(move || read_lines(stdout, max_line, &reader_partial, &tx))?;
+        set_nonblocking(&stdout)?;
+        let stdout = LineReader::new(stdout, limits.max_line);
 
         let stderr = Arc::new(Mutex::new(VecDeque::new()));
         let tail = Arc::clone(&stderr);
@@ -203,10 +179,9 @@ impl AdapterProcess {
             killed: false,
             pipes,
             stdin,
-            lines: rx,
+            stdout,
             stderr,
             stderr_done,
-            partial,
             closed: None,
         })
     }
@@ -219,15 +194,20 @@ impl AdapterProcess {
     /// Writes one line (a newline is added) before `deadline`. A closed pipe means the adapter
     /// is gone; a deadline that passes mid-line means it stopped reading (the caller kills it).
     pub fn send(&mut self, line: &str, deadline: Instant) -> Result<(), WriteFault> {
-        let stdin = self
-            .stdin
-            .as_mut()
-            .ok_or_else(|| WriteFault::Closed("stdin closed".into()))?;
         // One buffer per message: the pipe is unbuffered, and a second syscall for the newline
         // would wake the adapter twice.
         let mut buf = Vec::with_capacity(line.len() + 1);
         buf.extend_from_slice(line.as_bytes());
         buf.push(b'\n');
+        self.send_line(&buf, deadline)
+    }
+
+    /// Like [`Self::send`], for a line that ends with its newline already (no copy is made).
+    pub fn send_line(&mut self, buf: &[u8], deadline: Instant) -> Result<(), WriteFault> {
+        let stdin = self
+            .stdin
+            .as_mut()
+            .ok_or_else(|| WriteFault::Closed("stdin closed".into()))?;
         let mut written = 0;
         while written < buf.len() {
             match stdin.write(&buf[written..]) {
@@ -242,12 +222,8 @@ impl AdapterProcess {
                             total: buf.len(),
                         });
                     }
-                    let wait = Timespec::try_from(left).unwrap_or(Timespec {
-                        tv_sec: 3600,
-                        tv_nsec: 0,
-                    });
                     let mut fds = [PollFd::new(&*stdin, PollFlags::OUT)];
-                    match poll(&mut fds, Some(&wait)) {
+                    match poll(&mut fds, Some(&poll_timeout(left))) {
                         Ok(_) | Err(rustix::io::Errno::INTR) => {}
                         Err(e) => return Err(WriteFault::Closed(e.to_string())),
                     }
@@ -265,24 +241,11 @@ impl AdapterProcess {
                 partial: partial.clone(),
             });
         }
-        let wait = deadline.saturating_duration_since(Instant::now());
-        match self.lines.recv_timeout(wait) {
-            Ok(EventBox(Event::Line(line))) => Ok(line),
-            Ok(EventBox(Event::TooLong { head, len })) => Err(ReadFault::TooLong { head, len }),
-            Ok(EventBox(Event::Eof { partial })) => {
-                self.closed = Some(partial.clone());
-                Err(ReadFault::Closed { partial })
-            }
-            Err(RecvTimeoutError::Timeout) => Err(ReadFault::Timeout {
-                partial: self.partial.lock().map(|p| p.clone()).unwrap_or_default(),
-            }),
-            Err(RecvTimeoutError::Disconnected) => {
-                self.closed = Some(Vec::new());
-                Err(ReadFault::Closed {
-                    partial: Vec::new(),
-                })
-            }
+        let got = self.stdout.next_line(deadline);
+        if let Err(ReadFault::Closed { partial }) = &got {
+            self.closed = Some(partial.clone());
         }
+        got
     }
 
     /// Waits up to `wait` for stderr to reach end of file, so that a crashed adapter's last
@@ -375,78 +338,134 @@ impl Drop for AdapterProcess {
     }
 }
 
-/// Reads stdout into lines of at most `max_line` bytes.
-fn read_lines(
-    stdout: impl Read,
+fn set_nonblocking(fd: impl rustix::fd::AsFd) -> std::io::Result<()> {
+    let flags = rustix::fs::fcntl_getfl(&fd)?;
+    rustix::fs::fcntl_setfl(&fd, flags | rustix::fs::OFlags::NONBLOCK)?;
+    Ok(())
+}
+
+/// `left` as a `poll` timeout (an hour when it does not fit).
+fn poll_timeout(left: Duration) -> Timespec {
+    Timespec::try_from(left).unwrap_or(Timespec {
+        tv_sec: 3600,
+        tv_nsec: 0,
+    })
+}
+
+/// The adapter's stdout cut into lines of at most `max_line` bytes, read on the caller's
+/// thread: nothing is read while nobody waits for a line.
+#[derive(Debug)]
+struct LineReader {
+    stdout: ChildStdout,
     max_line: usize,
-    partial: &Mutex<Vec<u8>>,
-    tx: &SyncSender<EventBox>,
-) {
-    let mut reader = BufReader::with_capacity(64 * 1024, stdout);
-    let mut line: Vec<u8> = Vec::new();
-    let mut overlong: Option<usize> = None;
-    loop {
-        let buf = match reader.fill_buf() {
-            Ok([]) => {
-                let rest = if overlong.is_some() {
-                    Vec::new()
-                } else {
-                    line.clone()
-                };
-                let _ = tx.send(EventBox(Event::Eof {
-                    partial: bounded(&rest).to_vec(),
-                }));
-                return;
-            }
-            Ok(buf) => buf,
-            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
-            Err(_) => {
-                let _ = tx.send(EventBox(Event::Eof {
-                    partial: bounded(&line).to_vec(),
-                }));
-                return;
-            }
-        };
-        let (chunk, newline) = match memchr::memchr(b'\n', buf) {
-            Some(i) => (&buf[..i], true),
-            None => (buf, false),
-        };
-        let used = chunk.len() + usize::from(newline);
-        match overlong.as_mut() {
-            Some(len) => *len += chunk.len(),
-            None if line.len() + chunk.len() > max_line => {
-                overlong = Some(line.len() + chunk.len());
-                // Keep the line's first bytes for the report, whichever chunk they came in.
-                let room = QUOTE_BYTES.saturating_sub(line.len());
-                line.extend_from_slice(&chunk[..chunk.len().min(room)]);
-                line.truncate(QUOTE_BYTES);
-                line.shrink_to_fit();
-            }
-            None => {
-                line.extend_from_slice(chunk);
-                if let Ok(mut p) = partial.lock() {
-                    if p.len() < QUOTE_BYTES {
-                        let room = QUOTE_BYTES - p.len();
-                        p.extend_from_slice(&chunk[..chunk.len().min(room)]);
+    /// What was read and not yet used is `buf[pos..len]`.
+    buf: Box<[u8]>,
+    pos: usize,
+    len: usize,
+    /// The line so far; for an overlong line, only its first [`QUOTE_BYTES`].
+    line: Vec<u8>,
+    /// The length so far of an overlong line.
+    overlong: Option<usize>,
+}
+
+/// What refilling the read buffer gave.
+enum Fill {
+    Data,
+    Eof,
+    Timeout,
+}
+
+impl LineReader {
+    fn new(stdout: ChildStdout, max_line: usize) -> LineReader {
+        LineReader {
+            stdout,
+            max_line,
+            buf: vec![0; 64 * 1024].into_boxed_slice(),
+            pos: 0,
+            len: 0,
+            line: Vec::new(),
+            overlong: None,
+        }
+    }
+
+    /// The next complete line (without its newline), waiting until `deadline`.
+    fn next_line(&mut self, deadline: Instant) -> Result<Vec<u8>, ReadFault> {
+        loop {
+            if self.pos == self.len {
+                match self.fill(deadline) {
+                    Fill::Data => {}
+                    Fill::Eof => {
+                        let partial = if self.overlong.is_some() {
+                            Vec::new()
+                        } else {
+                            bounded(&self.line).to_vec()
+                        };
+                        return Err(ReadFault::Closed { partial });
+                    }
+                    Fill::Timeout => {
+                        return Err(ReadFault::Timeout {
+                            partial: bounded(&self.line).to_vec(),
+                        })
                     }
                 }
             }
-        }
-        reader.consume(used);
-        if newline {
-            let event = match overlong.take() {
-                Some(len) => Event::TooLong {
-                    head: bounded(&line).to_vec(),
-                    len,
-                },
-                None => Event::Line(std::mem::take(&mut line)),
+            let buf = &self.buf[self.pos..self.len];
+            let (chunk, newline) = match memchr::memchr(b'\n', buf) {
+                Some(i) => (&buf[..i], true),
+                None => (buf, false),
             };
-            line.clear();
-            if let Ok(mut p) = partial.lock() {
-                p.clear();
+            let used = chunk.len() + usize::from(newline);
+            match self.overlong.as_mut() {
+                Some(len) => *len += chunk.len(),
+                None if self.line.len() + chunk.len() > self.max_line => {
+                    self.overlong = Some(self.line.len() + chunk.len());
+                    // Keep the line's first bytes for the report, whichever chunk they came in.
+                    let room = QUOTE_BYTES.saturating_sub(self.line.len());
+                    self.line.extend_from_slice(&chunk[..chunk.len().min(room)]);
+                    self.line.truncate(QUOTE_BYTES);
+                    self.line.shrink_to_fit();
+                }
+                None => self.line.extend_from_slice(chunk),
             }
-            if tx.send(EventBox(event)).is_err() {
-                return;
+            self.pos += used;
+            if newline {
+                return match self.overlong.take() {
+                    Some(len) => {
+                        let head = bounded(&self.line).to_vec();
+                        self.line.clear();
+                        Err(ReadFault::TooLong { head, len })
+                    }
+                    None => Ok(std::mem::take(&mut self.line)),
+                };
+            }
+        }
+    }
+
+    /// Reads what is there into the empty buffer, waiting in `poll` until `deadline` when
+    /// nothing is. A read error is the end of the stream.
+    fn fill(&mut self, deadline: Instant) -> Fill {
+        self.pos = 0;
+        self.len = 0;
+        loop {
+            match self.stdout.read(&mut self.buf) {
+                Ok(0) => return Fill::Eof,
+                Ok(n) => {
+                    self.len = n;
+                    return Fill::Data;
+                }
+                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+                Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => {
+                    let left = deadline.saturating_duration_since(Instant::now());
+                    if left.is_zero() {
+                        return Fill::Timeout;
+                    }
+                    let mut fds = [PollFd::new(&self.stdout, PollFlags::IN)];
+                    match poll(&mut fds, Some(&poll_timeout(left))) {
+                        Ok(_) | Err(rustix::io::Errno::INTR) => {}
+                        Err(_) => return Fill::Eof,
+                    }
+                }
+                Err(_) => return Fill::Eof,
             }
         }
     }

@@ -64,6 +64,24 @@ pub fn run(
     cfg: &RunConfig,
     progress: &(dyn Fn(usize, usize, &CaseOutcome) + Sync),
 ) -> RunResult {
+    run_with_sleepers(cases, &[], factory, cfg, progress)
+}
+
+/// Like [`run`], with the cases at `sleepers` (indices into `cases`: cases whose handlers
+/// sleep) started first, each on a worker of its own besides the `jobs` workers, so that their
+/// sleeps overlap each other and the other cases' work instead of adding up. The extra workers
+/// take only those cases, and sleeping costs no CPU, so the run's CPU-bound work still runs on
+/// `jobs` workers (more would starve the deadline cases of CPU on a busy machine and change
+/// their verdicts). The outcomes are in `cases`' order whatever the order of work. `selftest`
+/// uses it for the in-process variants; an adapter process per extra worker would cost more
+/// than it saves.
+pub fn run_with_sleepers(
+    cases: &[&Case],
+    sleepers: &[usize],
+    factory: &Factory<'_>,
+    cfg: &RunConfig,
+    progress: &(dyn Fn(usize, usize, &CaseOutcome) + Sync),
+) -> RunResult {
     let started = Instant::now();
     let until = cfg.max_time.and_then(|t| started.checked_add(t));
     // One handshake before anything is dispatched: a broken or invalid hello is one message for
@@ -80,22 +98,36 @@ pub fn run(
         }
     };
     let first = Mutex::new(Some(first));
-    let queue: Mutex<VecDeque<usize>> = Mutex::new((0..cases.len()).collect());
+    let queue: Mutex<VecDeque<usize>> = Mutex::new(work_order(sleepers, cases.len()));
     let (tx, rx) = mpsc::channel::<(usize, CaseOutcome)>();
     let jobs = cfg.jobs.clamp(1, cases.len().max(1));
+    let is_sleeper = {
+        let mut marks = vec![false; cases.len()];
+        for &i in sleepers.iter().filter(|&&i| i < cases.len()) {
+            marks[i] = true;
+        }
+        marks
+    };
+    let extra = is_sleeper.iter().filter(|&&m| m).count();
     let done = Arc::new(Mutex::new(0usize));
     let mut outcomes: Vec<Option<CaseOutcome>> = vec![None; cases.len()];
     thread::scope(|s| {
-        for _ in 0..jobs {
+        for worker in 0..jobs + extra {
             let tx = tx.clone();
             let queue = &queue;
             let first = &first;
+            let is_sleeper = &is_sleeper;
+            // Workers past `jobs` run only sleeping cases (which are queued first).
+            let sleepers_only = worker >= jobs;
             s.spawn(move || {
                 // The first worker keeps the harness that made the handshake.
                 let reused = first.lock().ok().and_then(|mut f| f.take());
                 let mut harness = reused.unwrap_or_else(factory);
                 loop {
-                    let next = queue.lock().ok().and_then(|mut q| q.pop_front());
+                    let next = queue.lock().ok().and_then(|mut q| {
+                        let front = *q.front()?;
+                        (!sleepers_only || is_sleeper[front]).then(|| q.pop_front())?
+                    });
                     let Some(i) = next else { break };
                     let case = cases[i];
                     let outcome = if until.is_some_and(|u| Instant::now() >= u) {
@@ -156,6 +188,18 @@ pub fn run(
     )
 }
 
+/// `order`'s valid indices, each once, then the rest of `0..n`.
+fn work_order(order: &[usize], n: usize) -> VecDeque<usize> {
+    let mut queued = vec![false; n];
+    let mut queue: VecDeque<usize> = order
+        .iter()
+        .copied()
+        .filter(|&i| i < n && !std::mem::replace(&mut queued[i], true))
+        .collect();
+    queue.extend((0..n).filter(|&i| !queued[i]));
+    queue
+}
+
 fn max_time_reason(cfg: &RunConfig, what: &str) -> String {
     format!(
         "{what}: the run's time limit (--max-time {:.1}s) was reached",
@@ -211,5 +255,22 @@ impl Harness for Bounded<'_> {
 
     fn close(&mut self) {
         self.inner.close();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_work_order_holds_every_case_once() {
+        for (order, n, want) in [
+            (vec![], 3, vec![0, 1, 2]),
+            (vec![2, 0], 3, vec![2, 0, 1]),
+            (vec![1, 1, 7, 0], 2, vec![1, 0]),
+            (vec![0, 1, 2], 3, vec![0, 1, 2]),
+        ] {
+            assert_eq!(Vec::from(work_order(&order, n)), want, "{order:?} of {n}");
+        }
     }
 }

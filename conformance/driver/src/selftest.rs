@@ -14,6 +14,7 @@
 
 use std::fmt::Write as _;
 
+use harness_conformance_protocol::Behavior;
 use harness_conformance_suite::case::Case;
 use harness_conformance_suite::coverage::Status;
 use harness_conformance_suite::harness::Harness;
@@ -412,8 +413,26 @@ pub fn false_alarms(variant: Variant, result: &RunResult) -> Vec<FalseAlarm> {
     alarms
 }
 
-/// How many variants `selftest` runs at the same time.
+/// How many variants `selftest` runs at the same time. Each keeps `--jobs` workers busy (its
+/// sleeping cases run on workers of their own, which cost no CPU); more would starve the
+/// deadline cases of CPU on a busy machine: at 8 at a time, quick calls beside a sleeping one
+/// timed out at load 26 and the selftest's result changed (docs/benchmarks.md).
 pub const VARIANTS_AT_ONCE: usize = 4;
+
+/// The cases whose handlers sleep (by their scripted behaviour): `selftest` starts them first,
+/// each on a worker of its own ([`runner::run_with_sleepers`]).
+fn sleepers(cases: &[&Case]) -> Vec<usize> {
+    fn sleeps(b: &Behavior) -> bool {
+        match b {
+            Behavior::Sleep { .. } => true,
+            Behavior::MutateArgs { then, .. } => sleeps(then),
+            _ => false,
+        }
+    }
+    (0..cases.len())
+        .filter(|&i| cases[i].tools.iter().any(|t| sleeps(&t.behavior)))
+        .collect()
+}
 
 /// One variant to run.
 #[derive(Debug, Clone, Copy)]
@@ -437,8 +456,11 @@ pub fn run_legitimate(cases: &[&Case], variant: Variant, cfg: &RunConfig) -> Run
 }
 
 fn run_job(cases: &[&Case], job: Job, cfg: &RunConfig) -> RunResult {
-    runner::run(
+    // A variant that ignores its deadline sleeps 2.5 s in each of eight cases: 10 s on two
+    // workers, 2.5 s with a worker per sleeping case.
+    runner::run_with_sleepers(
         cases,
+        &sleepers(cases),
         &move || -> Box<dyn Harness + Send> { Box::new(job.harness()) },
         cfg,
         &|_, _, _| {},
@@ -453,8 +475,9 @@ pub fn selftest(
     sides: Sides,
     log: &(dyn Fn(&str) + Sync),
 ) -> SelftestReport {
-    let reference = runner::run(
+    let reference = runner::run_with_sleepers(
         cases,
+        &sleepers(cases),
         &|| -> Box<dyn Harness + Send> { Box::new(InProcess::new(None)) },
         cfg,
         &|_, _, _| {},
@@ -479,6 +502,8 @@ pub fn selftest(
             bases.push((base, result));
         }
     }
+    // Judging is unchanged by the order of work: each variant runs every case it is given,
+    // and its outcomes are in the cases' order.
     let broken = Fault::ALL.iter().filter(|_| sides.broken());
     let legitimate = Variant::ALL
         .iter()

@@ -28,7 +28,10 @@ fn main() -> ExitCode {
             return ExitCode::from(2);
         }
     };
-    match serve(adapter, io::stdin().lock(), io::stdout().lock()) {
+    // A run line is a few KiB and can be megabytes: a 64 KiB buffer reads most in one call
+    // (stdin's own is 8 KiB).
+    let input = io::BufReader::with_capacity(64 * 1024, io::stdin().lock());
+    match serve(adapter, input, io::stdout().lock()) {
         Ok(()) => ExitCode::SUCCESS,
         Err(message) => {
             eprintln!("harness-ref-adapter: {message}");
@@ -91,6 +94,7 @@ fn serve(
 ) -> Result<(), String> {
     let mut started = false;
     let mut line = Vec::new();
+    let mut answer = Vec::new();
     for number in 1.. {
         line.clear();
         let read = input
@@ -105,7 +109,8 @@ fn serve(
             let shown = String::from_utf8_lossy(&text[..text.len().min(200)]);
             format!("line {number}: {e}: {shown:?}")
         })?;
-        let answer = match command {
+        answer.clear();
+        let encoded = match command {
             Command::Start { protocol, .. } => {
                 if protocol != PROTOCOL_VERSION {
                     return Err(format!(
@@ -113,7 +118,7 @@ fn serve(
                     ));
                 }
                 started = true;
-                serde_json::to_vec(&adapter.hello())
+                serde_json::to_writer(&mut answer, &adapter.hello())
             }
             Command::Run { seq, case } => {
                 if !started {
@@ -121,11 +126,11 @@ fn serve(
                 }
                 let mut reply = adapter.run(&case);
                 reply.seq = seq;
-                serde_json::to_vec(&reply)
+                serde_json::to_writer(&mut answer, &reply)
             }
             Command::Stop {} => return Ok(()),
         };
-        let mut answer = answer.map_err(|e| format!("cannot encode the answer: {e}"))?;
+        encoded.map_err(|e| format!("cannot encode the answer: {e}"))?;
         answer.push(b'\n');
         output
             .write_all(&answer)
