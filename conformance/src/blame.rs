@@ -69,6 +69,12 @@ pub enum CheckKind {
     SameAs,
     /// `represents_output`.
     RepresentsOutput,
+    /// `blocks.delivered`.
+    BlocksDelivered,
+    /// `blocks.order`.
+    BlocksOrder,
+    /// `blocks.no_payload_text`.
+    BlocksNoPayloadText,
     /// Universal: one result per call.
     ResultsCount,
     /// Universal: content is valid text.
@@ -87,7 +93,7 @@ pub enum CheckKind {
 
 impl CheckKind {
     /// Every kind, in report order.
-    pub const ALL: [CheckKind; 30] = [
+    pub const ALL: [CheckKind; 33] = [
         CheckKind::ResultsCount,
         CheckKind::ToolUseId,
         CheckKind::IsError,
@@ -112,6 +118,9 @@ impl CheckKind {
         CheckKind::CapArtifact,
         CheckKind::SameAs,
         CheckKind::RepresentsOutput,
+        CheckKind::BlocksDelivered,
+        CheckKind::BlocksOrder,
+        CheckKind::BlocksNoPayloadText,
         CheckKind::TextValid,
         CheckKind::CapWithin,
         CheckKind::Secret,
@@ -146,6 +155,9 @@ impl CheckKind {
             CheckKind::CapArtifact => "cap.artifact",
             CheckKind::SameAs => "same_as",
             CheckKind::RepresentsOutput => "represents_output",
+            CheckKind::BlocksDelivered => "blocks.delivered",
+            CheckKind::BlocksOrder => "blocks.order",
+            CheckKind::BlocksNoPayloadText => "blocks.no_payload_text",
             CheckKind::ResultsCount => "results.count",
             CheckKind::TextValid => "text.valid",
             CheckKind::CapWithin => "cap.within",
@@ -201,6 +213,9 @@ impl CheckKind {
             CheckKind::CapArtifact => "STRAT-5",
             CheckKind::HistoryUnchanged => "ISO-1",
             CheckKind::RepresentsOutput => "VOCAB-5",
+            CheckKind::BlocksDelivered => "BLOCK-1",
+            CheckKind::BlocksNoPayloadText => "BLOCK-2",
+            CheckKind::BlocksOrder => "BLOCK-3",
             _ => return None,
         })
     }
@@ -341,6 +356,9 @@ fn result_kinds(case: &Case, i: usize, exp: &ResultExpect) -> Vec<CheckKind> {
     }
     if exp.represents_output {
         kinds.push(CheckKind::RepresentsOutput);
+    }
+    if let Some(b) = &exp.blocks {
+        kinds.extend(b.kinds());
     }
     kinds
 }

@@ -127,6 +127,10 @@ pub struct ResultExpect {
     /// (any correct conversion of a value JSON has no form for); an error result passes.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub represents_output: bool,
+    /// Checks on the content blocks of a handler that returned blocks (behaviour
+    /// `content_blocks`) or of a raw MCP result (feature `mcp-client`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub blocks: Option<crate::blocks::BlocksExpect>,
     /// This result repeats result N's (0-based, an earlier call): same `is_error`, code and
     /// content — an idempotent replay.
     #[serde(default, skip_serializing_if = "Option::is_none")]

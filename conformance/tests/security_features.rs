@@ -126,6 +126,7 @@ fn same_as_tells_a_replay_from_a_rerun() {
         truncation: None,
         artifact: None,
         structured: None,
+        blocks: None,
     };
     let inv = Invocation {
         tool: "charge_card".into(),

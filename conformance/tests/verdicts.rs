@@ -57,6 +57,7 @@ fn result(id: &str, is_error: bool, content: &str) -> ObservedResult {
         truncation: None,
         artifact: None,
         structured: None,
+        blocks: None,
     }
 }
 

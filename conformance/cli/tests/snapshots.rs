@@ -271,6 +271,7 @@ fn insta_reads_awkward_files_as_written() {
             truncation: None,
             artifact: None,
             structured: None,
+            blocks: None,
         },
         ObservedResult {
             tool_use_id: serde_json::Value::Null,
@@ -282,6 +283,7 @@ fn insta_reads_awkward_files_as_written() {
             truncation: None,
             artifact: None,
             structured: None,
+            blocks: None,
         },
     ];
     let body = snapshot::render_body(&[Some("toolu_01"), None], &results);

@@ -279,6 +279,11 @@ pub struct ObservedResult {
     /// beside its text); it counts against the cap with the content.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub structured: Option<Value>,
+    /// Every content block the result carries, in order, as the harness produced it (only for
+    /// adapters that declare the behaviour `content_blocks` or the feature `mcp-client`).
+    /// Absent: the result is text only, its `content`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub blocks: Option<Vec<crate::ContentBlock>>,
 }
 
 /// Structured truncation metadata: what the harness cut, in its cap's unit. Every field is

@@ -116,7 +116,7 @@ pub const CLASSES: [&str; 15] = [
 /// `offered-tools`: a turn can offer the model only some of the registered tools (a case's
 /// `offered` list); `stop-reason`: the harness reads why the turn ended (a case's
 /// `stop_reason`). Neither is a security gate, but both are optional in the same way.
-pub const FEATURES: [&str; 8] = [
+pub const FEATURES: [&str; 9] = [
     "authorization",
     "bounds",
     "budget",
@@ -125,12 +125,18 @@ pub const FEATURES: [&str; 8] = [
     "prepare-commit",
     "offered-tools",
     "stop-reason",
+    "mcp-client",
 ];
 
 /// Scripted behaviours beyond protocol 1's base set, which an adapter declares it can run
 /// (`behaviors`). A case using one that is not declared is skipped, so adapters written before
 /// it existed keep working.
-pub const BEHAVIORS: [&str; 3] = ["non_finite_in", "non_json", "output_schema"];
+pub const BEHAVIORS: [&str; 4] = [
+    "non_finite_in",
+    "non_json",
+    "output_schema",
+    "content_blocks",
+];
 
 /// Every field a hello's `capabilities` object may carry, in `hello.schema.json`'s order.
 pub const CAPABILITY_FIELDS: [&str; 12] = [

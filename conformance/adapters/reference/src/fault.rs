@@ -122,11 +122,23 @@ pub enum Fault {
     ConfinesPathsLexically,
     /// Security gates: sensitive argument values appear in errors and previews.
     EchoesSensitiveArguments,
+    /// An image or a resource a tool returns is replaced by a text placeholder (`[image]`),
+    /// and the result is a success (anthropics/claude-ai-mcp #969, github/copilot-cli #4536).
+    ReplacesBlocksWithPlaceholders,
+    /// An image or a binary resource is written into the text as a base64 data URI
+    /// (CommandCodeAI/command-code #902).
+    FlattensBlocksToText,
+    /// A raw MCP result's `isError: true` is not mapped onto the error flag.
+    IgnoresMcpIsError,
+    /// Text blocks come first and every other block after them.
+    MovesBlocksAfterText,
+    /// The cap counts an image's base64 with the text and cuts the image's data to fit.
+    CapsBlockPayloads,
 }
 
 impl Fault {
     /// Every fault, in documentation order.
-    pub const ALL: [Fault; 47] = [
+    pub const ALL: [Fault; 52] = [
         Fault::RunsHandlerBeforeValidating,
         Fault::CoercesTypes,
         Fault::DropsUnknownFields,
@@ -174,6 +186,11 @@ impl Fault {
         Fault::CommitsUnverifiedTokens,
         Fault::ConfinesPathsLexically,
         Fault::EchoesSensitiveArguments,
+        Fault::ReplacesBlocksWithPlaceholders,
+        Fault::FlattensBlocksToText,
+        Fault::IgnoresMcpIsError,
+        Fault::MovesBlocksAfterText,
+        Fault::CapsBlockPayloads,
     ];
 
     /// The variants whose fault is in the optional security gates: only cases with security
@@ -245,6 +262,11 @@ impl Fault {
             Fault::CommitsUnverifiedTokens => "commits-unverified-tokens",
             Fault::ConfinesPathsLexically => "confines-paths-lexically",
             Fault::EchoesSensitiveArguments => "echoes-sensitive-arguments",
+            Fault::ReplacesBlocksWithPlaceholders => "replaces-blocks-with-placeholders",
+            Fault::FlattensBlocksToText => "flattens-blocks-to-text",
+            Fault::IgnoresMcpIsError => "ignores-mcp-is-error",
+            Fault::MovesBlocksAfterText => "moves-blocks-after-text",
+            Fault::CapsBlockPayloads => "caps-block-payloads",
         }
     }
 
@@ -341,6 +363,17 @@ impl Fault {
             }
             Fault::EchoesSensitiveArguments => {
                 "shows sensitive argument values in error messages and previews"
+            }
+            Fault::ReplacesBlocksWithPlaceholders => {
+                "replaces an image or resource a tool returns with a placeholder text and reports success"
+            }
+            Fault::FlattensBlocksToText => {
+                "writes an image or binary resource into the text as a base64 data URI"
+            }
+            Fault::IgnoresMcpIsError => "reports an MCP server's isError: true result as a success",
+            Fault::MovesBlocksAfterText => "puts every text block first and images and resources after them",
+            Fault::CapsBlockPayloads => {
+                "counts an image's base64 against the text cap and cuts the image's data to fit"
             }
         }
     }

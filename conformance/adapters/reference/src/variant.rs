@@ -102,11 +102,16 @@ pub enum Variant {
     /// members, bytes as base64, a date as RFC 3339 text, a cycle's back reference as the
     /// marker `"[Circular]"`. An opaque object, which has no such form, is still refused.
     ConvertsNonJson,
+    /// A text-only harness: a tool answer holding an image or a resource is refused with an
+    /// error that names the kind it cannot show (`image content is not supported`), as a
+    /// client for a model without vision must. Content blocks are never delivered, so BLOCK-3
+    /// (order) is NOT TESTABLE for it; every other block requirement must pass.
+    RefusesNonTextBlocks,
 }
 
 impl Variant {
     /// Every variant, in documentation order.
-    pub const ALL: [Variant; 25] = [
+    pub const ALL: [Variant; 26] = [
         Variant::FoldsMalformedCall,
         Variant::NonObjectAsInvalidArguments,
         Variant::EmptyNameAsUnknownTool,
@@ -132,6 +137,7 @@ impl Variant {
         Variant::PrettyJson,
         Variant::PythonJson,
         Variant::ConvertsNonJson,
+        Variant::RefusesNonTextBlocks,
     ];
 
     /// The kebab-case name used on the command line and in reports.
@@ -162,6 +168,7 @@ impl Variant {
             Variant::PrettyJson => "pretty-json",
             Variant::PythonJson => "python-json",
             Variant::ConvertsNonJson => "converts-non-json",
+            Variant::RefusesNonTextBlocks => "refuses-non-text-blocks",
         }
     }
 
@@ -216,6 +223,9 @@ impl Variant {
             }
             Variant::PythonJson => {
                 "writes structured output as Python's json.dumps does: spaced, non-ASCII escaped"
+            }
+            Variant::RefusesNonTextBlocks => {
+                "refuses a tool answer holding an image or a resource, naming the kind it cannot show"
             }
         }
     }

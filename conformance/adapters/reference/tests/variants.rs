@@ -478,6 +478,22 @@ fn demo(variant: Variant) -> Demo {
                 );
             },
         ),
+        Variant::RefusesNonTextBlocks => (
+            one_tool(
+                json!({}),
+                json!({}),
+                json!({"return": {"content_blocks": [{"type": "text", "text": "chart:"},
+                        {"type": "image", "data": "iVBORw0KGgo=", "mimeType": "image/png"}]}}),
+                json!([call("a", json!({}))]),
+            ),
+            |reference, variant| {
+                assert!(!results(reference)[0].is_error);
+                let v = &results(variant)[0];
+                assert!(v.is_error);
+                assert!(v.content.contains("image content"), "{}", v.content);
+                assert!(v.blocks.is_none());
+            },
+        ),
         other => panic!("no demonstration for {other:?}"),
     }
 }
