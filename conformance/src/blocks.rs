@@ -359,6 +359,9 @@ mod tests {
             code: None,
             retryable: None,
             native: None,
+            truncation: None,
+            artifact: None,
+            structured: None,
             blocks: got,
         }
     }

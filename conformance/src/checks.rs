@@ -1640,6 +1640,7 @@ mod tests {
             truncation: None,
             artifact: None,
             structured: None,
+            blocks: None,
         }
     }
 

@@ -54,15 +54,16 @@ fn every_security_case_needs_a_feature_and_is_skipped_without_it() {
 #[test]
 fn plain_cases_imply_no_feature() {
     let suite = load_embedded().unwrap();
-    // `offered-tools` and `stop-reason` are features but not security gates: they come from
-    // `offered` and `stop_reason` alone.
+    // `offered-tools`, `stop-reason` and `mcp-client` are features but not security gates: they
+    // come from `offered`, `stop_reason` and a tool's `mcp_result` alone.
     for case in suite.cases.iter().filter(|c| !AREAS.contains(&c.area())) {
         assert!(
             !needs::case_needs(case)
                 .iter()
                 .any(|n| n.starts_with("feature.")
                     && n != "feature.offered-tools"
-                    && n != "feature.stop-reason"),
+                    && n != "feature.stop-reason"
+                    && n != "feature.mcp-client"),
             "{} needs a security feature",
             case.id
         );
