@@ -37,6 +37,9 @@ done
 for f in rejects-as-success spill-preview-over-cap spills-cut-artifact counts-newlines-as-lines \
   trusts-note-in-output; do
   UNSEEN[$f]="a cap-strategy fault; generated cases use the default strategy and unit, and no note-like output (caught by selftest)"
+for f in replaces-blocks-with-placeholders flattens-blocks-to-text ignores-mcp-is-error \
+  moves-blocks-after-text caps-block-payloads; do
+  UNSEEN[$f]="a content-block fault; generated tools return text or JSON only (caught by selftest)"
 done
 
 cargo build -q -p harness-conformance -p harness-ref-adapter

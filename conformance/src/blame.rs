@@ -71,6 +71,12 @@ pub enum CheckKind {
     RepresentsOutput,
     /// `repaired` (feature `repair`): the result reports the repaired locations.
     Repaired,
+    /// `blocks.delivered`.
+    BlocksDelivered,
+    /// `blocks.order`.
+    BlocksOrder,
+    /// `blocks.no_payload_text`.
+    BlocksNoPayloadText,
     /// Universal: one result per call.
     ResultsCount,
     /// Universal: content is valid text.
@@ -93,7 +99,7 @@ pub enum CheckKind {
 
 impl CheckKind {
     /// Every kind, in report order.
-    pub const ALL: [CheckKind; 33] = [
+    pub const ALL: [CheckKind; 36] = [
         CheckKind::ResultsCount,
         CheckKind::ToolUseId,
         CheckKind::IsError,
@@ -119,6 +125,9 @@ impl CheckKind {
         CheckKind::SameAs,
         CheckKind::RepresentsOutput,
         CheckKind::Repaired,
+        CheckKind::BlocksDelivered,
+        CheckKind::BlocksOrder,
+        CheckKind::BlocksNoPayloadText,
         CheckKind::TextValid,
         CheckKind::CapWithin,
         CheckKind::Secret,
@@ -156,6 +165,9 @@ impl CheckKind {
             CheckKind::SameAs => "same_as",
             CheckKind::RepresentsOutput => "represents_output",
             CheckKind::Repaired => "repaired",
+            CheckKind::BlocksDelivered => "blocks.delivered",
+            CheckKind::BlocksOrder => "blocks.order",
+            CheckKind::BlocksNoPayloadText => "blocks.no_payload_text",
             CheckKind::ResultsCount => "results.count",
             CheckKind::TextValid => "text.valid",
             CheckKind::CapWithin => "cap.within",
@@ -216,6 +228,9 @@ impl CheckKind {
             CheckKind::HistoryUnchanged => "ISO-1",
             CheckKind::RepresentsOutput => "VOCAB-5",
             CheckKind::Repaired => "REPAIR-3",
+            CheckKind::BlocksDelivered => "BLOCK-1",
+            CheckKind::BlocksNoPayloadText => "BLOCK-2",
+            CheckKind::BlocksOrder => "BLOCK-3",
             _ => return None,
         })
     }
@@ -365,6 +380,9 @@ fn result_kinds(case: &Case, i: usize, exp: &ResultExpect) -> Vec<CheckKind> {
     }
     if !exp.repaired.is_empty() {
         kinds.push(CheckKind::Repaired);
+    }
+    if let Some(b) = &exp.blocks {
+        kinds.extend(b.kinds());
     }
     kinds
 }

@@ -150,6 +150,10 @@ pub struct ResultExpect {
     /// its last key); an error result passes (it repaired nothing).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub repaired: Vec<String>,
+    /// Checks on the content blocks of a handler that returned blocks (behaviour
+    /// `content_blocks`) or of a raw MCP result (feature `mcp-client`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub blocks: Option<crate::blocks::BlocksExpect>,
     /// This result repeats result N's (0-based, an earlier call): same `is_error`, code and
     /// content — an idempotent replay.
     #[serde(default, skip_serializing_if = "Option::is_none")]

@@ -28,6 +28,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use crate::blame::{self, CheckKind};
+use crate::blocks;
 use crate::case::{final_output, CapExpect, Case, ContentExpect, IdExpect, ResultExpect};
 use crate::note;
 use crate::quote::{quote, quote_json};
@@ -479,7 +480,8 @@ fn universal(
         for (i, res) in obs.results.iter().enumerate() {
             // A structured copy the model is also shown counts with the text (STRAT-7).
             let copy = res.structured.as_ref().map(|v| v.to_string());
-            let size = measure(&res.content, cap.unit)
+            // A result with blocks is measured per text block (SPEC.md "content blocks").
+            let size = blocks::capped_size(res, cap.unit)
                 + copy.as_deref().map_or(0, |c| measure(c, cap.unit));
             if size > cap.limit {
                 let why = if cap.declared {
@@ -572,9 +574,14 @@ fn expected_output(wire: &WireCase, call: &Call, index: usize, invs: &[Invocatio
                 None => Expected::Json(call.input().cloned().unwrap_or(Value::Null)),
             }
         }
-        Some(Output::NonFinite(_) | Output::NonFiniteIn(_) | Output::NonJson(_)) | None => {
-            Expected::None
-        }
+        Some(
+            Output::NonFinite(_)
+            | Output::NonFiniteIn(_)
+            | Output::NonJson(_)
+            | Output::ContentBlocks(_)
+            | Output::McpResult(_),
+        )
+        | None => Expected::None,
     }
 }
 
@@ -767,6 +774,24 @@ fn check_result(
     }
     if !exp.repaired.is_empty() {
         check_repaired(label, index, &exp.repaired, res, r);
+    }
+    if let Some(b) = &exp.blocks {
+        let want = tool
+            .and_then(|t| final_output(&t.behavior))
+            .and_then(blocks::expected_blocks);
+        let Some(want) = want else {
+            r.bug(format!(
+                "{label}: `blocks` needs a tool returning `content_blocks` or an `mcp_result`"
+            ));
+            return;
+        };
+        for (kind, finding) in blocks::check(label, b, want, res) {
+            match finding {
+                blocks::Finding::Pass => r.pass(kind, i),
+                blocks::Finding::Fail(message) => r.fail(kind, i, message),
+                blocks::Finding::NotRun(reason) => r.not_run(kind, i, reason),
+            }
+        }
     }
 }
 
@@ -1764,6 +1789,7 @@ mod tests {
             artifact: None,
             structured: None,
             repaired: Vec::new(),
+            blocks: None,
         }
     }
 

@@ -54,6 +54,8 @@
 //!                 Outcome::NonFinite(f) => Err(format!("not JSON: {f}")),
 //!                 Outcome::NonFiniteIn(value, at) => Err(format!("not JSON: {value} {at:?}")),
 //!                 Outcome::NonJsonIn(value, at) => Err(format!("not JSON: {value} {at:?}")),
+//!                 Outcome::Blocks(blocks) => Err(format!("content blocks: {blocks:?}")),
+//!                 Outcome::McpResult(result) => Err(format!("an MCP result: {result:?}")),
 //!                 Outcome::Raised(kind, message) => Err(format!("{kind:?}: {message}")),
 //!             };
 //!             // … register `tool.name`, `tool.input_schema` and `_handler` with the harness …
@@ -110,6 +112,7 @@ pub const SUITE_VERSION: &str = env!("CARGO_PKG_VERSION");
 
 pub mod baseline;
 pub mod blame;
+pub mod blocks;
 pub mod case;
 pub mod checks;
 pub mod coverage;

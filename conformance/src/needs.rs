@@ -153,6 +153,9 @@ pub fn case_needs(case: &Case) -> Vec<String> {
         if let Some(b) = crate::case::final_output(&tool.behavior).and_then(|o| o.behavior_need()) {
             needs.insert(format!("behavior.{b}"));
         }
+        if let Some(f) = crate::case::final_output(&tool.behavior).and_then(|o| o.feature_need()) {
+            needs.insert(format!("feature.{f}"));
+        }
     }
     for tool in &case.tools {
         for kw in schema_keywords(&tool.input_schema) {

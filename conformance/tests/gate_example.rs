@@ -88,6 +88,12 @@ impl InProcessHarness for Mini {
                                     Some("invalid_tool_output"),
                                     "the tool returned a value JSON cannot hold".to_owned(),
                                 ),
+                                // Never sent: mini declares neither `content_blocks` nor
+                                // `mcp-client`.
+                                Outcome::Blocks(_) | Outcome::McpResult(_) => (
+                                    Some("invalid_tool_output"),
+                                    "image and resource content is not supported".to_owned(),
+                                ),
                                 Outcome::Raised(RaiseKind::Domain, message) => {
                                     (Some("tool_refused"), message)
                                 }
@@ -114,6 +120,7 @@ impl InProcessHarness for Mini {
                 artifact: None,
                 structured: None,
                 repaired: Vec::new(),
+                blocks: None,
             });
         }
         ReplyOutcome::Observed {

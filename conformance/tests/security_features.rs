@@ -54,9 +54,9 @@ fn every_security_case_needs_a_feature_and_is_skipped_without_it() {
 #[test]
 fn plain_cases_imply_no_feature() {
     let suite = load_embedded().unwrap();
-    // `offered-tools`, `stop-reason`, `repair`, `cancel` and `serial-calls` are features but
-    // not security gates: they come from `offered`, `stop_reason`, the repair cases' `needs`,
-    // `cancel_after_ms` and `parallel_calls` alone.
+    // `offered-tools`, `stop-reason`, `repair`, `cancel`, `serial-calls` and `mcp-client` are
+    // features but not security gates: they come from `offered`, `stop_reason`, the repair
+    // cases' `needs`, `cancel_after_ms`, `parallel_calls` and a tool's `mcp_result` alone.
     for case in suite.cases.iter().filter(|c| !AREAS.contains(&c.area())) {
         assert!(
             !needs::case_needs(case)
@@ -66,7 +66,8 @@ fn plain_cases_imply_no_feature() {
                     && n != "feature.stop-reason"
                     && n != "feature.repair"
                     && n != "feature.cancel"
-                    && n != "feature.serial-calls"),
+                    && n != "feature.serial-calls"
+                    && n != "feature.mcp-client"),
             "{} needs a security feature",
             case.id
         );
@@ -150,6 +151,7 @@ fn same_as_tells_a_replay_from_a_rerun() {
         artifact: None,
         structured: None,
         repaired: Vec::new(),
+        blocks: None,
     };
     let inv = Invocation {
         tool: "charge_card".into(),

@@ -58,6 +58,7 @@ fn result(id: &str, is_error: bool, content: &str) -> ObservedResult {
         artifact: None,
         structured: None,
         repaired: Vec::new(),
+        blocks: None,
     }
 }
 

@@ -59,7 +59,7 @@ NEEDS = {
     "cap.unit.lines", "cap.strategy.reject", "cap.strategy.spill", "cap.cuts",
 }
 FEATURES = {"authorization", "budget", "idempotency", "prepare-commit", "path-confinement", "bounds",
-            "offered-tools", "stop-reason", "repair", "cancel", "serial-calls"}
+            "offered-tools", "stop-reason", "repair", "cancel", "serial-calls", "mcp-client"}
 
 # The check kinds (docs/DESIGN.md "Blame"): made on each result, or once per case.
 RESULT_KINDS = {
@@ -68,10 +68,11 @@ RESULT_KINDS = {
     "content.matches", "content.max_chars", "content.max_size", "content.equals_output",
     "cap.truncated", "cap.keeps_head", "cap.keeps_last_line", "cap.note_counts", "cap.note_lines",
     "cap.idempotent", "cap.rejected", "cap.spilled", "cap.artifact",
+    "cap.idempotent", "blocks.delivered", "blocks.order", "blocks.no_payload_text",
 }
 CASE_KINDS = {"results.count", "text.valid", "cap.within", "secret", "invocations",
               "received_args", "history_unchanged", "stopped", "repeatable"}
-GROUPS = {"content", "cap"}
+GROUPS = {"content", "cap", "blocks"}
 # The owner a check has when no `blame` names one; kinds missing here must be blamed.
 DEFAULT_OWNER = {
     "tool_use_id": "CORR-1", "class": "OUT-7", "retryable": "OUT-6",
@@ -80,6 +81,7 @@ DEFAULT_OWNER = {
     "cap.rejected": "STRAT-3", "cap.spilled": "STRAT-4", "cap.artifact": "STRAT-5",
     "results.count": "CORR-1", "text.valid": "ENC-1", "cap.within": "CAP-1", "secret": "OUT-5",
     "history_unchanged": "ISO-1", "represents_output": "VOCAB-5", "repaired": "REPAIR-3",
+    "blocks.delivered": "BLOCK-1", "blocks.no_payload_text": "BLOCK-2", "blocks.order": "BLOCK-3",
 }
 # `cap.truncated` defaults by its value: false (output unchanged) CAP-2, true (cut, noted) CAP-5.
 TRUNCATED_OWNER = {False: "CAP-2", True: "CAP-5"}
@@ -339,6 +341,8 @@ def live_checks(case):
             out.append((i, f"content.{key}"))
         for key in res.get("cap", {}):
             out.append((i, f"cap.{key}"))
+        for key in res.get("blocks", {}):
+            out.append((i, f"blocks.{key}"))
     out += [(None, "results.count"), (None, "text.valid"), (None, "cap.within")]
     if any(isinstance(b.get("raise"), dict) and b["raise"].get("kind") == "internal"
            for t in case.get("tools", []) for b in walk_behaviors(t.get("behavior"))):
@@ -464,6 +468,12 @@ def case_needs(case):
         needs.add("feature.cancel")
     if case.get("parallel_calls") is False:
         needs.add("feature.serial-calls")
+    for t in case.get("tools", []):
+        out = final_output(t.get("behavior"))
+        if isinstance(out, dict) and "mcp_result" in out:
+            needs.add("feature.mcp-client")
+        if isinstance(out, dict) and "content_blocks" in out:
+            needs.add("behavior.content_blocks")
     needs |= {f"feature.{f}" for f in implied_features(case)}
     return needs
 

@@ -10,6 +10,7 @@ use serde_json::Value;
 
 use crate::cap::Truncation;
 use crate::code::ErrorCode;
+use crate::content::Part;
 use crate::schema::Violation;
 
 /// The structured side of an error result.
@@ -44,6 +45,8 @@ pub struct ToolResult {
     pub(crate) error: Option<Box<ErrorInfo>>,
     pub(crate) truncation: Option<Truncation>,
     pub(crate) artifact: Option<Box<Artifact>>,
+    /// A multi-part answer's parts (text parts capped); empty when the content is the answer.
+    pub(crate) parts: Vec<Part>,
 }
 
 impl ToolResult {
@@ -97,13 +100,27 @@ impl ToolResult {
         self.error.as_ref().map_or(&[], |e| e.violations.as_slice())
     }
 
+    /// The parts of a multi-part answer, in order (empty when the answer is its content).
+    pub fn parts(&self) -> &[Part] {
+        &self.parts
+    }
+
+    /// The `content` of the block: the text, or a multi-part answer's blocks.
+    fn content_value(&self) -> Value {
+        if self.parts.is_empty() {
+            Value::String(self.content.clone())
+        } else {
+            Value::Array(self.parts.iter().map(Part::to_block).collect())
+        }
+    }
+
     /// The Anthropic `tool_result` block as a JSON value. `tool_use_id` is `null` when no id
-    /// could be read.
+    /// could be read; a multi-part answer's `content` is its list of blocks.
     pub fn to_block(&self) -> Value {
         serde_json::json!({
             "type": "tool_result",
             "tool_use_id": self.tool_use_id,
-            "content": self.content,
+            "content": self.content_value(),
             "is_error": self.is_error(),
         })
     }
@@ -115,7 +132,11 @@ impl Serialize for ToolResult {
         let mut map = serializer.serialize_map(Some(4))?;
         map.serialize_entry("type", "tool_result")?;
         map.serialize_entry("tool_use_id", &self.tool_use_id)?;
-        map.serialize_entry("content", &self.content)?;
+        if self.parts.is_empty() {
+            map.serialize_entry("content", &self.content)?;
+        } else {
+            map.serialize_entry("content", &self.content_value())?;
+        }
         map.serialize_entry("is_error", &self.is_error())?;
         map.end()
     }

@@ -24,6 +24,7 @@ use crate::block::{fields_of, fields_of_ref, take_string, Fields};
 use crate::cancel::CancelToken;
 use crate::cap::{self, CapConfig, Strategy, StreamCapper, Truncation};
 use crate::code::ErrorCode;
+use crate::content::Part;
 use crate::diagnostics::{Diagnostic, DiagnosticSink, NullSink};
 use crate::envelope::{Artifact, ErrorInfo, ToolResult};
 use crate::messages;
@@ -473,7 +474,9 @@ struct Ready<'a, 'h> {
 }
 
 /// What the run stage produced: content already checked and capped, or a failure.
-type RunOutcome = Result<(String, Option<Truncation>, Option<Box<Artifact>>), Failure>;
+/// With the content: what the cap cut, a spill's artifact, and — for a multi-part output — its
+/// parts (text parts capped; empty for a text or structured output).
+type RunOutcome = Result<(String, Option<Truncation>, Option<Box<Artifact>>, Vec<Part>), Failure>;
 
 /// A call on its way: answered already, or an isolated handler still running.
 enum Started<'h> {
@@ -1105,12 +1108,13 @@ impl Harness {
         outcome: RunOutcome,
     ) -> ToolResult {
         match outcome {
-            Ok((content, truncation, artifact)) => ToolResult {
+            Ok((content, truncation, artifact, parts)) => ToolResult {
                 tool_use_id: id,
                 content,
                 error: None,
                 truncation,
                 artifact,
+                parts,
             },
             Err(failure) => {
                 if let Some((stage, detail)) = failure.diagnostic {
@@ -1139,6 +1143,7 @@ impl Harness {
                     error: Some(Box::new(info)),
                     truncation,
                     artifact: None,
+                    parts: Vec::new(),
                 }
             }
         }
@@ -1148,8 +1153,12 @@ impl Harness {
 /// A success's content with the repair note on a line before it.
 fn with_note(outcome: RunOutcome, note: Option<&str>) -> RunOutcome {
     match (outcome, note) {
-        (Ok((content, truncation, artifact)), Some(note)) => {
-            Ok((format!("{note}\n{content}"), truncation, artifact))
+        (Ok((content, truncation, artifact, mut parts)), Some(note)) => {
+            // A multi-part answer gets the note as a text part of its own, first.
+            if !parts.is_empty() {
+                parts.insert(0, Part::Text(note.to_owned()));
+            }
+            Ok((format!("{note}\n{content}"), truncation, artifact, parts))
         }
         (outcome, _) => outcome,
     }
@@ -1408,6 +1417,16 @@ fn check_and_cap(
             }
             json.to_string()
         }
+        ToolOutput::Parts(parts) => {
+            if let Some(why) = parts.iter().find_map(Part::unsupported) {
+                return Err(Failure::new(
+                    ErrorCode::InvalidToolOutput,
+                    messages::unsupported_part(&tool.name, &why),
+                )
+                .private(Stage::CheckOutput, why));
+            }
+            return Ok(cap_parts(parts, cap));
+        }
         ToolOutput::Chunks(chunks) => {
             let streamed_too_long = || {
                 Failure::new(
@@ -1439,7 +1458,12 @@ fn check_and_cap(
                     capper.push(&chunk);
                 }
                 let capped = capper.finish();
-                return Ok((capped.content.into_owned(), capped.truncation, None));
+                return Ok((
+                    capped.content.into_owned(),
+                    capped.truncation,
+                    None,
+                    Vec::new(),
+                ));
             }
         }
     };
@@ -1466,7 +1490,28 @@ fn check_and_cap(
             text,
         })
     });
-    Ok((content, truncation, artifact))
+    Ok((content, truncation, artifact, Vec::new()))
+}
+
+/// Caps each text part on its own; other parts are not text and pass whole. The content is the
+/// text parts joined; the truncation reported is the first cut's.
+fn cap_parts(
+    parts: Vec<Part>,
+    cap: &CapConfig,
+) -> (String, Option<Truncation>, Option<Box<Artifact>>, Vec<Part>) {
+    let mut first_cut = None;
+    let parts: Vec<Part> = parts
+        .into_iter()
+        .map(|part| match part {
+            Part::Text(text) => {
+                let (text, truncation) = cap::cap_string(text, cap);
+                first_cut = first_cut.or(truncation);
+                Part::Text(text)
+            }
+            other => other,
+        })
+        .collect();
+    (crate::content::text_of(&parts), first_cut, None, parts)
 }
 
 /// A call that passed parse → correlate id → look up tool → validate → semantic checks, held
@@ -1545,6 +1590,7 @@ impl Harness {
             error: None,
             truncation,
             artifact: None,
+            parts: Vec::new(),
         }
     }
 }

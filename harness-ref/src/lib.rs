@@ -93,6 +93,7 @@ mod block;
 mod cancel;
 pub mod cap;
 mod code;
+pub mod content;
 mod diagnostics;
 mod envelope;
 mod harness;
@@ -106,6 +107,7 @@ mod tool;
 pub use cancel::CancelToken;
 pub use cap::{CapConfig, Strategy, Truncation, Unit};
 pub use code::ErrorCode;
+pub use content::{from_mcp_result, Part, ResourceBody};
 pub use diagnostics::{Diagnostic, DiagnosticSink, MemorySink, NullSink};
 pub use envelope::{Artifact, ErrorInfo, ToolResult};
 pub use harness::{

@@ -229,6 +229,14 @@ pub(crate) fn internal(tool: Option<&str>) -> String {
     }
 }
 
+/// A multi-part output with a part the harness cannot deliver (`why` names its kind).
+pub(crate) fn unsupported_part(tool: &str, why: &str) -> String {
+    format!(
+        "tool {} produced content that cannot be delivered: {why}",
+        quoted(tool)
+    )
+}
+
 pub(crate) fn invalid_output(tool: &str, problem: &OutputProblem) -> String {
     format!(
         "tool {} produced output that cannot be returned: {problem}",

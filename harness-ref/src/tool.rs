@@ -217,6 +217,9 @@ pub enum ToolOutput {
     /// A structured value, checked (finite numbers, unique keys, nesting and size limits) and
     /// sent as compact JSON (then capped).
     Json(ToolValue),
+    /// Several parts — text, images, embedded resources — delivered as blocks in this order;
+    /// each text part is capped, other parts pass whole ([`crate::content`]).
+    Parts(Vec<crate::content::Part>),
     /// Text produced in chunks, capped as it streams in O(cap) memory; the harness stops
     /// pulling chunks once the deadline passes.
     Chunks(Box<dyn Iterator<Item = String> + Send>),
@@ -248,6 +251,7 @@ impl fmt::Debug for ToolOutput {
         match self {
             ToolOutput::Text(s) => f.debug_tuple("Text").field(s).finish(),
             ToolOutput::Json(v) => f.debug_tuple("Json").field(v).finish(),
+            ToolOutput::Parts(p) => f.debug_tuple("Parts").field(p).finish(),
             ToolOutput::Chunks(_) => f.write_str("Chunks(..)"),
         }
     }

@@ -293,6 +293,7 @@ fn insta_reads_awkward_files_as_written() {
             artifact: None,
             structured: None,
             repaired: Vec::new(),
+            blocks: None,
         },
         ObservedResult {
             tool_use_id: serde_json::Value::Null,
@@ -305,6 +306,7 @@ fn insta_reads_awkward_files_as_written() {
             artifact: None,
             structured: None,
             repaired: Vec::new(),
+            blocks: None,
         },
     ];
     let body = snapshot::render_body(&[Some("toolu_01"), None], &results);

@@ -593,6 +593,9 @@ fn valid_items(
             Output::Json(_) | Output::EchoArgs(_) => {
                 out.push(item(&["OUT-1"], result(i, |r| r.is_error = Some(false))));
             }
+            // Delivered or refused visibly: both are correct (SPEC.md BLOCK-1); the generator
+            // writes no block outputs yet.
+            Output::ContentBlocks(_) | Output::McpResult(_) => {}
             Output::Text(_) | Output::Generate(_) => {
                 out.push(item(&["OUT-1"], result(i, |r| r.is_error = Some(false))));
                 let text = match output {

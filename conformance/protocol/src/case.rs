@@ -292,6 +292,12 @@ pub enum Output {
     /// to the whole value (a cycle), a set, bytes, a date, an opaque object (behaviour
     /// `non_json`, which an adapter declares in `behaviors`).
     NonJson(NonJsonIn),
+    /// Content blocks — text, images, embedded resources — in order, returned the way the
+    /// harness's tools return multi-part content (behaviour `content_blocks`).
+    ContentBlocks(Vec<crate::ContentBlock>),
+    /// A raw MCP `CallToolResult` answered by the MCP server the harness consumes the tool
+    /// through (feature `mcp-client`).
+    McpResult(crate::McpResult),
 }
 
 /// A structured value a handler returns with values JSON cannot encode at some places inside
@@ -374,6 +380,15 @@ impl Output {
         match self {
             Output::NonFiniteIn(_) => Some("non_finite_in"),
             Output::NonJson(_) => Some("non_json"),
+            Output::ContentBlocks(_) => Some("content_blocks"),
+            _ => None,
+        }
+    }
+
+    /// The feature (`features`) an adapter must declare to receive this output, if any.
+    pub fn feature_need(&self) -> Option<&'static str> {
+        match self {
+            Output::McpResult(_) => Some("mcp-client"),
             _ => None,
         }
     }

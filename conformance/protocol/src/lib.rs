@@ -9,6 +9,8 @@
 //! Its parts:
 //! - [`case`]: the case as an adapter sees it — configuration, tools with scripted behaviours,
 //!   and the calls of one assistant turn. Expectations are not here: adapters never see them.
+//! - [`content`]: content blocks (text, image, embedded resource) and the raw MCP result, the
+//!   one shape for handlers that return blocks and for replies that report them.
 //! - [`message`]: the commands the runner sends, the handshake, and the adapter's replies.
 //! - [`vocabulary`]: every capability name a hello may use (keywords, classes, features,
 //!   optional behaviours), so that a typo is refused instead of silently skipping cases.
@@ -21,6 +23,7 @@
 //!   arguments), for any Rust harness's handlers.
 
 pub mod case;
+pub mod content;
 pub mod generate;
 pub mod message;
 pub mod script;
@@ -32,6 +35,7 @@ pub use case::{
     NonJson, NonJsonIn, Output, Raise, RaiseKind, Size, SleepMs, StopReason, Strategy, ToolDef,
     Unit, WireCase,
 };
+pub use content::{text_of, ContentBlock, EmbeddedResource, McpResult};
 pub use generate::{
     materialize, measure, resolve_case, resolve_case_with, resolve_size_value, GenError,
     MAX_GENERATED_SIZE, MAX_SLEEP_MS,

@@ -284,6 +284,11 @@ pub struct ObservedResult {
     /// note in `content`. Empty when it repaired nothing or says so only in the content.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub repaired: Vec<String>,
+    /// Every content block the result carries, in order, as the harness produced it (only for
+    /// adapters that declare the behaviour `content_blocks` or the feature `mcp-client`).
+    /// Absent: the result is text only, its `content`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub blocks: Option<Vec<crate::ContentBlock>>,
 }
 
 /// Structured truncation metadata: what the harness cut, in its cap's unit. Every field is

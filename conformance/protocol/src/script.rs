@@ -15,7 +15,9 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use crate::{materialize, Behavior, NonFinite, NonJson, Output, RaiseKind, Unit};
+use crate::{
+    materialize, Behavior, ContentBlock, McpResult, NonFinite, NonJson, Output, RaiseKind, Unit,
+};
 use serde_json::Value;
 
 /// A behaviour ready to run.
@@ -46,6 +48,10 @@ pub enum Ret {
     NonFiniteIn(Value, Vec<(String, NonFinite)>),
     /// A structured value with values JSON has no form for at pointers inside it.
     NonJsonIn(Value, Vec<(String, NonJson)>),
+    /// Content blocks, in order.
+    Blocks(Arc<[ContentBlock]>),
+    /// A raw MCP `CallToolResult`.
+    McpResult(Arc<McpResult>),
 }
 
 /// What performing a script produced.
@@ -62,6 +68,10 @@ pub enum Outcome {
     /// A structured value with values JSON has no form for at pointers inside it, for the
     /// harness to build in its own terms (a cycle refers back to the whole value).
     NonJsonIn(Value, Vec<(String, NonJson)>),
+    /// Content blocks, in order, for the harness to return in its own multi-part form.
+    Blocks(Arc<[ContentBlock]>),
+    /// A raw MCP `CallToolResult`, for the MCP server the harness consumes to answer with.
+    McpResult(Arc<McpResult>),
     /// An error the handler raised.
     Raised(RaiseKind, String),
 }
@@ -106,6 +116,14 @@ impl Script {
                         n.value.clone(),
                         n.at.iter().map(|(p, k)| (p.clone(), *k)).collect(),
                     )
+                }
+                Output::ContentBlocks(blocks) => {
+                    blocks.iter().try_for_each(ContentBlock::check)?;
+                    Ret::Blocks(blocks.as_slice().into())
+                }
+                Output::McpResult(result) => {
+                    result.content.iter().try_for_each(ContentBlock::check)?;
+                    Ret::McpResult(Arc::new(result.clone()))
                 }
                 Output::EchoArgs(true) => Ret::EchoArgs,
                 Output::EchoArgs(false) => {
@@ -158,6 +176,8 @@ impl Script {
                     at.iter().map(|(p, f)| (p.clone(), f.value())).collect(),
                 ),
                 Ret::NonJsonIn(value, at) => Outcome::NonJsonIn(value.clone(), at.clone()),
+                Ret::Blocks(blocks) => Outcome::Blocks(Arc::clone(blocks)),
+                Ret::McpResult(result) => Outcome::McpResult(Arc::clone(result)),
                 Ret::EchoArgs => Outcome::Json(args.clone()),
             },
             Script::Raise(kind, message) => Outcome::Raised(*kind, message.clone()),

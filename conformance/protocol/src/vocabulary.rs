@@ -117,10 +117,13 @@ pub const CLASSES: [&str; 16] = [
 /// `offered-tools`: a turn can offer the model only some of the registered tools (a case's
 /// `offered` list); `stop-reason`: the harness reads why the turn ended (a case's
 /// `stop_reason`); `repair`: the harness repairs double-encoded nested arrays and objects
-/// under the rules of SPEC's repair profile (cases that need it list `feature.repair`); `cancel`: the user can cancel a turn while its handlers run (a case's
-/// `cancel_after_ms`); `serial-calls`: the harness can run with parallel tool calls disabled (a
-/// case's `parallel_calls: false`). None is a security gate, but all are optional in the same way.
-pub const FEATURES: [&str; 11] = [
+/// under the rules of SPEC's repair profile (cases that need it list `feature.repair`);
+/// `cancel`: the user can cancel a turn while its handlers run (a case's `cancel_after_ms`);
+/// `serial-calls`: the harness can run with parallel tool calls disabled (a case's
+/// `parallel_calls: false`); `mcp-client`: the harness consumes MCP servers and maps their
+/// results (a tool's `mcp_result`). None is a security gate, but all are optional in the same
+/// way.
+pub const FEATURES: [&str; 12] = [
     "authorization",
     "bounds",
     "budget",
@@ -132,12 +135,18 @@ pub const FEATURES: [&str; 11] = [
     "repair",
     "cancel",
     "serial-calls",
+    "mcp-client",
 ];
 
 /// Scripted behaviours beyond protocol 1's base set, which an adapter declares it can run
 /// (`behaviors`). A case using one that is not declared is skipped, so adapters written before
 /// it existed keep working.
-pub const BEHAVIORS: [&str; 3] = ["non_finite_in", "non_json", "output_schema"];
+pub const BEHAVIORS: [&str; 4] = [
+    "non_finite_in",
+    "non_json",
+    "output_schema",
+    "content_blocks",
+];
 
 /// Every field a hello's `capabilities` object may carry, in `hello.schema.json`'s order.
 pub const CAPABILITY_FIELDS: [&str; 12] = [

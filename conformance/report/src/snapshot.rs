@@ -345,6 +345,9 @@ pub fn render_body(call_ids: &[Option<&str>], results: &[ObservedResult]) -> Str
         }
         out.push_str(&head);
         out.push('\n');
+        if let Some(blocks) = &r.blocks {
+            out.push_str(&format!("blocks: {}\n", block_layout(blocks)));
+        }
         push_content(&mut out, &stored_content(&apply_filters(&r.content)));
         out.push_str(if r.content.is_empty() {
             "└─ (empty)\n"
@@ -355,6 +358,49 @@ pub fn render_body(call_ids: &[Option<&str>], results: &[ObservedResult]) -> Str
     // insta trims trailing whitespace from a body; the last line is always `└─…`, so nothing
     // of the content is lost.
     out.trim_end().to_owned()
+}
+
+/// A result's blocks in one line — each kind, with an image's type and payload size and a
+/// resource's URI — so a snapshot shows what reached the model besides the text (the text itself
+/// is the content below). At most 16 blocks are named.
+fn block_layout(blocks: &[harness_conformance_protocol::ContentBlock]) -> String {
+    use harness_conformance_protocol::ContentBlock;
+    let mut parts: Vec<String> = blocks
+        .iter()
+        .take(16)
+        .map(|b| match b {
+            ContentBlock::Text { text } => format!("text ({} chars)", text.chars().count()),
+            ContentBlock::Image { data, mime_type } => {
+                format!(
+                    "image ({}, {} base64 chars)",
+                    bounded(mime_type),
+                    data.len()
+                )
+            }
+            ContentBlock::Resource { resource } => format!(
+                "resource ({}, {})",
+                bounded(&resource.uri),
+                if resource.text.is_some() {
+                    "text"
+                } else {
+                    "blob"
+                }
+            ),
+        })
+        .collect();
+    if blocks.len() > 16 {
+        parts.push(format!("and {} more", blocks.len() - 16));
+    }
+    parts.join(", ")
+}
+
+/// `one_line`, at most 120 chars (an adapter's MIME type or URI can be any size).
+fn bounded(s: &str) -> String {
+    let mut out = one_line(&s.chars().take(120).collect::<String>());
+    if s.chars().nth(120).is_some() {
+        out.push('…');
+    }
+    out
 }
 
 fn one_line(s: &str) -> String {
@@ -692,6 +738,7 @@ mod tests {
             artifact: None,
             structured: None,
             repaired: Vec::new(),
+            blocks: None,
         }
     }
 

@@ -24,6 +24,7 @@ pub(crate) struct Stored {
     content: String,
     error: Option<Box<ErrorInfo>>,
     truncation: Option<Truncation>,
+    parts: Vec<crate::content::Part>,
 }
 
 impl Stored {
@@ -32,6 +33,7 @@ impl Stored {
             content: result.content.clone(),
             error: result.error.clone(),
             truncation: result.truncation,
+            parts: result.parts.clone(),
         }
     }
 
@@ -42,6 +44,7 @@ impl Stored {
             error: self.error.clone(),
             truncation: self.truncation,
             artifact: None,
+            parts: self.parts.clone(),
         }
     }
 }

@@ -148,11 +148,23 @@ pub enum Fault {
     /// A slow success (its handler slept) ends with the time the turn had taken, in
     /// microseconds.
     ElapsedInContent,
+    /// An image or a resource a tool returns is replaced by a text placeholder (`[image]`),
+    /// and the result is a success (anthropics/claude-ai-mcp #969, github/copilot-cli #4536).
+    ReplacesBlocksWithPlaceholders,
+    /// An image or a binary resource is written into the text as a base64 data URI
+    /// (CommandCodeAI/command-code #902).
+    FlattensBlocksToText,
+    /// A raw MCP result's `isError: true` is not mapped onto the error flag.
+    IgnoresMcpIsError,
+    /// Text blocks come first and every other block after them.
+    MovesBlocksAfterText,
+    /// The cap counts an image's base64 with the text and cuts the image's data to fit.
+    CapsBlockPayloads,
 }
 
 impl Fault {
     /// Every fault, in documentation order.
-    pub const ALL: [Fault; 56] = [
+    pub const ALL: [Fault; 61] = [
         Fault::RunsHandlerBeforeValidating,
         Fault::CoercesTypes,
         Fault::DropsUnknownFields,
@@ -209,6 +221,11 @@ impl Fault {
         Fault::SdkDefaultDeadline,
         Fault::SerialDropsExtraCalls,
         Fault::ElapsedInContent,
+        Fault::ReplacesBlocksWithPlaceholders,
+        Fault::FlattensBlocksToText,
+        Fault::IgnoresMcpIsError,
+        Fault::MovesBlocksAfterText,
+        Fault::CapsBlockPayloads,
     ];
 
     /// The variants whose fault is in the optional repair profile: each is a broken version of
@@ -308,6 +325,11 @@ impl Fault {
             Fault::SdkDefaultDeadline => "sdk-default-deadline",
             Fault::SerialDropsExtraCalls => "serial-drops-extra-calls",
             Fault::ElapsedInContent => "elapsed-in-content",
+            Fault::ReplacesBlocksWithPlaceholders => "replaces-blocks-with-placeholders",
+            Fault::FlattensBlocksToText => "flattens-blocks-to-text",
+            Fault::IgnoresMcpIsError => "ignores-mcp-is-error",
+            Fault::MovesBlocksAfterText => "moves-blocks-after-text",
+            Fault::CapsBlockPayloads => "caps-block-payloads",
         }
     }
 
@@ -430,6 +452,17 @@ impl Fault {
                 "with parallel tool calls disabled, runs and answers only the first call"
             }
             Fault::ElapsedInContent => "appends the elapsed time to the content of a slow success",
+            Fault::ReplacesBlocksWithPlaceholders => {
+                "replaces an image or resource a tool returns with a placeholder text and reports success"
+            }
+            Fault::FlattensBlocksToText => {
+                "writes an image or binary resource into the text as a base64 data URI"
+            }
+            Fault::IgnoresMcpIsError => "reports an MCP server's isError: true result as a success",
+            Fault::MovesBlocksAfterText => "puts every text block first and images and resources after them",
+            Fault::CapsBlockPayloads => {
+                "counts an image's base64 against the text cap and cuts the image's data to fit"
+            }
         }
     }
 }

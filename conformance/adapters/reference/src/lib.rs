@@ -106,6 +106,7 @@
 //! side — the code for another class (`reword` module), other words for the same facts, the
 //! note moved or rewritten around harness-ref's own cut (`renote` module).
 
+mod blocks;
 pub mod fault;
 mod json_text;
 mod names;
@@ -211,6 +212,8 @@ const OFFERED_TOOLS: &str = "offered-tools";
 /// The feature of a turn whose stop reason the harness reads (a case's `stop_reason`): a
 /// `max_tokens` turn goes to [`Harness::handle_cut_off_batch`].
 const STOP_REASON: &str = "stop-reason";
+/// The feature of a harness that consumes tools through MCP servers (harness-ref: `from_mcp_result`).
+const MCP_CLIENT: &str = "mcp-client";
 
 /// The repair profile (SPEC "repair profile"): declared only by the `repairs-double-encoded`
 /// configuration and the broken versions of it ([`Fault::REPAIR`]); harness-ref then runs with
@@ -357,7 +360,7 @@ impl ReferenceAdapter {
                 history: true,
                 features: policy::FEATURES
                     .iter()
-                    .chain(&[OFFERED_TOOLS, STOP_REASON, CANCEL, SERIAL_CALLS])
+                    .chain(&[OFFERED_TOOLS, STOP_REASON, CANCEL, SERIAL_CALLS, MCP_CLIENT])
                     .map(|f| (*f).to_owned())
                     .collect(),
                 folds: BTreeMap::new(),
@@ -683,6 +686,7 @@ impl ReferenceAdapter {
                 args: fed.get(i).and_then(|p| p.args.as_ref()),
             };
             perturb_result(&mut o, result, fault, &context);
+            blocks::perturb_result(&mut o, fault, &intended);
             if let Some(variant) = variant {
                 let cx = VariantContext {
                     cap: &intended,
@@ -1054,6 +1058,10 @@ fn into_tool_output(
             }
             Ok(ToolOutput::Json(tree))
         }
+        Outcome::Blocks(blocks) => blocks::blocks_output(&blocks, fault)
+            .and_then(|out| blocks::refuse_non_text_in(out, variant)),
+        Outcome::McpResult(result) => blocks::mcp_output(&result, fault)
+            .and_then(|out| blocks::refuse_non_text_in(out, variant)),
         Outcome::Raised(RaiseKind::Domain, message) => Err(ToolError::refused(message)),
         Outcome::Raised(RaiseKind::Transport, message) => Err(ToolError::unavailable(message)),
         Outcome::Raised(RaiseKind::Internal, message) => Err(ToolError::internal(message)),
@@ -1456,6 +1464,8 @@ fn observe_result(result: &ToolResult) -> ObservedResult {
         }),
         structured: None,
         repaired: Vec::new(),
+        blocks: (!result.parts().is_empty())
+            .then(|| result.parts().iter().map(blocks::block_of).collect()),
     }
 }
 

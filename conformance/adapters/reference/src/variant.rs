@@ -116,11 +116,16 @@ pub enum Variant {
     /// With parallel tool calls disabled, the first call of a batch runs and every other call
     /// is refused visibly (`tool_refused`: one call per turn), never dropped.
     RefusesExtraCallsWhenSerial,
+    /// A text-only harness: a tool answer holding an image or a resource is refused with an
+    /// error that names the kind it cannot show (`image content is not supported`), as a
+    /// client for a model without vision must. Content blocks are never delivered, so BLOCK-3
+    /// (order) is NOT TESTABLE for it; every other block requirement must pass.
+    RefusesNonTextBlocks,
 }
 
 impl Variant {
     /// Every variant, in documentation order.
-    pub const ALL: [Variant; 28] = [
+    pub const ALL: [Variant; 29] = [
         Variant::FoldsMalformedCall,
         Variant::NonObjectAsInvalidArguments,
         Variant::EmptyNameAsUnknownTool,
@@ -149,6 +154,7 @@ impl Variant {
         Variant::RepairsDoubleEncoded,
         Variant::UninterruptibleHandlers,
         Variant::RefusesExtraCallsWhenSerial,
+        Variant::RefusesNonTextBlocks,
     ];
 
     /// The kebab-case name used on the command line and in reports.
@@ -182,6 +188,7 @@ impl Variant {
             Variant::RepairsDoubleEncoded => "repairs-double-encoded",
             Variant::UninterruptibleHandlers => "uninterruptible-handlers",
             Variant::RefusesExtraCallsWhenSerial => "refuses-extra-calls-when-serial",
+            Variant::RefusesNonTextBlocks => "refuses-non-text-blocks",
         }
     }
 
@@ -245,6 +252,9 @@ impl Variant {
             }
             Variant::RefusesExtraCallsWhenSerial => {
                 "with parallel tool calls disabled, runs the first call and refuses the others visibly"
+            }
+            Variant::RefusesNonTextBlocks => {
+                "refuses a tool answer holding an image or a resource, naming the kind it cannot show"
             }
         }
     }

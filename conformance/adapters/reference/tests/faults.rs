@@ -4,7 +4,7 @@
 mod common;
 
 use common::{cancelled_case, case, invocations, one_tool, results, run};
-use harness_conformance_protocol::{Reply, WireCase};
+use harness_conformance_protocol::{ContentBlock, Reply, WireCase};
 use harness_ref_adapter::{Fault, ReferenceAdapter};
 use serde_json::{json, Value};
 
@@ -31,6 +31,31 @@ fn big_output(unit: &str, strategy: &str, limit: u64) -> WireCase {
         json!({"return": {"generate": {"lines": {"size": 5000, "width": 30, "last": "ValueError: boom"}}}}),
         json!([call("a", json!({}))]),
     )
+}
+
+const PNG: &str =
+    "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAIAAACQd1PeAAAADElEQVR4nGO4NUcGAAMQAVLo8KLnAAAAAElFTkSuQmCC";
+
+fn png() -> Value {
+    json!({"type": "image", "data": PNG, "mimeType": "image/png"})
+}
+
+/// One tool returning `output` (blocks or an MCP result), one call.
+fn blocks_case(output: Value) -> WireCase {
+    one_tool(
+        json!({}),
+        json!({}),
+        json!({"return": output}),
+        json!([call("a", json!({}))]),
+    )
+}
+
+/// The kinds of the first result's blocks (a text-only result is one text block).
+fn kinds(reply: &Reply) -> Vec<&'static str> {
+    match &results(reply)[0].blocks {
+        Some(blocks) => blocks.iter().map(ContentBlock::kind).collect(),
+        None => vec!["text"],
+    }
 }
 
 fn content(reply: &Reply) -> &str {
@@ -802,6 +827,8 @@ fn demo(fault: Fault) -> Demo {
                 assert!(content(base).contains("`/tags`"), "{}", content(base));
                 assert_eq!(content(variant), "done");
                 assert_eq!(invocations(variant), invocations(base));
+            },
+        ),
         Fault::DropsCancelledResults => (cancelled_case(), |reference, variant| {
             assert_eq!(results(reference)[0].code.as_deref(), Some("cancelled"));
             assert!(invocations(reference)[0].stopped, "the handler was told");
@@ -852,6 +879,63 @@ fn demo(fault: Fault) -> Demo {
                     content(variant).starts_with("done (took "),
                     "{}",
                     content(variant)
+                );
+            },
+        ),
+        Fault::ReplacesBlocksWithPlaceholders => (
+            blocks_case(json!({"content_blocks": [{"type": "text", "text": "chart:"}, png()]})),
+            |reference, variant| {
+                assert_eq!(kinds(reference), ["text", "image"]);
+                assert_eq!(kinds(variant), ["text", "text"]);
+                assert!(!results(variant)[0].is_error);
+                assert_eq!(content(variant), "chart:[image]");
+            },
+        ),
+        Fault::FlattensBlocksToText => (
+            blocks_case(json!({"content_blocks": [png()]})),
+            |reference, variant| {
+                assert_eq!(kinds(reference), ["image"]);
+                assert!(
+                    content(variant).starts_with("data:image/png;base64,iVBOR"),
+                    "{}",
+                    content(variant)
+                );
+            },
+        ),
+        Fault::IgnoresMcpIsError => (
+            blocks_case(
+                json!({"mcp_result": {"content": [{"type": "text", "text": "no such table"}], "isError": true}}),
+            ),
+            |reference, variant| {
+                assert!(results(reference)[0].is_error);
+                assert!(!results(variant)[0].is_error);
+                assert_eq!(content(variant), "no such table");
+            },
+        ),
+        Fault::MovesBlocksAfterText => (
+            blocks_case(json!({"content_blocks": [png(), {"type": "text", "text": "caption"}]})),
+            |reference, variant| {
+                assert_eq!(kinds(reference), ["image", "text"]);
+                assert_eq!(kinds(variant), ["text", "image"]);
+            },
+        ),
+        Fault::CapsBlockPayloads => (
+            case(json!({
+                "id": "test/case",
+                "config": {"cap": {"limit": 40, "unit": "chars"}},
+                "tools": [{"name": "t", "input_schema": {}, "behavior": {"return": {"content_blocks": [{"type": "text", "text": "x"}, png()]}}}],
+                "calls": [call("a", json!({}))]
+            })),
+            |reference, variant| {
+                let data = |r: &Reply| match &results(r)[0].blocks.as_ref().unwrap()[1] {
+                    ContentBlock::Image { data, .. } => data.len(),
+                    other => panic!("{other:?}"),
+                };
+                assert_eq!(data(reference), PNG.len());
+                assert_eq!(
+                    data(variant),
+                    39,
+                    "the data was cut to the room the text left"
                 );
             },
         ),

@@ -501,6 +501,8 @@ fn demo(variant: Variant) -> Demo {
                 );
                 let parsed: Value = serde_json::from_str(output).unwrap();
                 assert_eq!(parsed, json!({"tags": ["a"], "text": "[\"b\"]"}));
+            },
+        ),
         Variant::UninterruptibleHandlers => (cancelled_case(), |reference, variant| {
             for reply in [reference, variant] {
                 assert_eq!(results(reply)[0].code.as_deref(), Some("cancelled"));
@@ -522,6 +524,22 @@ fn demo(variant: Variant) -> Demo {
                 assert!(!v[0].is_error);
                 assert_eq!(v[1].code.as_deref(), Some("tool_refused"));
                 assert_eq!(variant.invocations.as_ref().unwrap().len(), 1);
+            },
+        ),
+        Variant::RefusesNonTextBlocks => (
+            one_tool(
+                json!({}),
+                json!({}),
+                json!({"return": {"content_blocks": [{"type": "text", "text": "chart:"},
+                        {"type": "image", "data": "iVBORw0KGgo=", "mimeType": "image/png"}]}}),
+                json!([call("a", json!({}))]),
+            ),
+            |reference, variant| {
+                assert!(!results(reference)[0].is_error);
+                let v = &results(variant)[0];
+                assert!(v.is_error);
+                assert!(v.content.contains("image content"), "{}", v.content);
+                assert!(v.blocks.is_none());
             },
         ),
         other => panic!("no demonstration for {other:?}"),

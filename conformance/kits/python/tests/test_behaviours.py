@@ -152,3 +152,16 @@ def test_non_json_builds_pythons_own_values():
     assert isinstance(out["h"], Handle) and not hasattr(out["h"], "__dict__")
     assert out["me"] is out
     assert perform({"return": {"non_json": {"value": {}, "at": {"": "set"}}}}) == {1, 2, 3}
+
+
+def test_content_blocks_and_mcp_results_are_values_for_the_adapter_to_present():
+    from harness_conformance_adapter import ContentBlocks, McpResult
+    from harness_conformance_adapter.mcp_host import blocks_of
+    image = {"type": "image", "data": "iVBORw0KGgo=", "mimeType": "image/png"}
+    out = perform({"return": {"content_blocks": [{"type": "text", "text": "chart:"}, image]}})
+    assert out == ContentBlocks([{"type": "text", "text": "chart:"}, image])
+    raw = {"content": [{"type": "text", "text": "no such table"}], "isError": True}
+    assert perform({"return": {"mcp_result": raw}}) == McpResult(raw)
+    # The host reports blocks only for a result holding more than text, fields it reads only.
+    assert blocks_of(raw) is None
+    assert blocks_of({"content": [{**image, "annotations": {"audience": ["user"]}}]}) == [image]

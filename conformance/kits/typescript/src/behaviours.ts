@@ -122,6 +122,24 @@ function nonJsonValue(kind: string): unknown {
   }
 }
 
+/**
+ * A handler's multi-part answer (behaviour `content_blocks`): `blocks` in MCP's JSON form, in
+ * order. The adapter's `present` turns them into the harness's own multi-part result; they are
+ * never text the handler built (PROTOCOL.md section 4e).
+ */
+export class ContentBlocks {
+  constructor(readonly blocks: JsonObject[]) {}
+}
+
+/**
+ * A raw MCP `CallToolResult` (feature `mcp-client`): the MCP server the harness consumes sends
+ * `json` (`content`, optional `isError` and `structuredContent`) verbatim as its `tools/call`
+ * answer.
+ */
+export class McpResult {
+  constructor(readonly json: JsonObject) {}
+}
+
 export const OUTPUTS: Record<string, Output> = {
   text: (spec) => spec.text,
   json: (spec) => structuredClone(spec.json),
@@ -163,6 +181,8 @@ export const OUTPUTS: Record<string, Output> = {
     }
     return out;
   },
+  content_blocks: (spec) => new ContentBlocks(structuredClone(spec.content_blocks) as JsonObject[]),
+  mcp_result: (spec) => new McpResult(structuredClone(spec.mcp_result) as JsonObject),
 };
 
 /**

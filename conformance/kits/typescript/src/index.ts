@@ -11,7 +11,7 @@
 
 export { defineAdapter, main, runCase, serve, unitFor, type Adapter, type ServeOptions } from './adapter.js';
 export {
-  expand, measure, ReturnInstead, Script, setPointer, GENERATORS, OUTPUTS, STEPS,
+  ContentBlocks, expand, McpResult, measure, ReturnInstead, Script, setPointer, GENERATORS, OUTPUTS, STEPS,
   type ErrorFactory, type Errors, type Present,
 } from './behaviours.js';
 export {
@@ -23,4 +23,4 @@ export { ErrorCode, KitError } from './errors.js';
 export { dumps, loads, toJson, UNSET, type Json } from './json.js';
 export { oneLine, Skip, Turn, type Handler, type ReportOptions, type Result, type SyncHandler } from './turn.js';
 export * as vocabulary from './vocabulary.js';
-export { mcpHost, textOf, type CallTool, type McpHostOptions } from './mcp-host.js';
+export { blocksOf, mcpHost, textOf, type CallTool, type McpHostOptions } from './mcp-host.js';

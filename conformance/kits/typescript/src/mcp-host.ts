@@ -47,6 +47,27 @@ export function textOf(result: unknown): string {
     .join('');
 }
 
+/**
+ * The `blocks` to report for a CallToolResult (MCP JSON): its text, image and embedded resource
+ * blocks in order with only the fields the protocol reads, or null when it holds text only.
+ */
+export function blocksOf(result: unknown): Json[] | null {
+  const content = (result as { content?: unknown } | null)?.content;
+  if (!Array.isArray(content)) return null;
+  const out: { [key: string]: Json }[] = [];
+  for (const b of content) {
+    if (!b || typeof b !== 'object') continue;
+    if (b.type === 'text' && typeof b.text === 'string') out.push({ type: 'text', text: b.text });
+    else if (b.type === 'image') out.push({ type: 'image', data: b.data, mimeType: b.mimeType });
+    else if (b.type === 'resource' && b.resource && typeof b.resource === 'object') {
+      const r: { [key: string]: Json } = {};
+      for (const k of ['uri', 'mimeType', 'text', 'blob']) if (k in b.resource) r[k] = b.resource[k];
+      out.push({ type: 'resource', resource: r });
+    }
+  }
+  return out.every((b) => b.type === 'text') ? null : out;
+}
+
 const messageOf = (error: unknown): string => String((error as { message?: unknown } | null)?.message ?? error);
 
 /** Runs the turn's calls through the host, reporting one result per call the SDK answered. */
@@ -73,7 +94,7 @@ async function one(
       return;
     }
     const flagged = (result as { isError?: unknown } | null)?.isError === true;
-    turn.report(idOrNull(call), { is_error: flagged, content: textOf(result), native: result });
+    turn.report(idOrNull(call), { is_error: flagged, content: textOf(result), native: result, blocks: blocksOf(result) });
   });
   turn.currentCall = null;
 }

@@ -46,6 +46,7 @@ export interface Result {
   code?: string;
   retryable?: boolean;
   native?: Json;
+  blocks?: Json[];
 }
 
 /** Options of `report`: the harness's own code and retry hint, and its native result object. */
@@ -55,6 +56,8 @@ export interface ReportOptions {
   code?: string | null;
   retryable?: boolean | null;
   native?: unknown;
+  /** Every content block the result carries, in order, in MCP's JSON form (PROTOCOL.md 4e). */
+  blocks?: readonly unknown[] | null;
 }
 
 /** A synchronous or async handler: `(args, toolUseId?)`. */
@@ -163,6 +166,12 @@ export class Turn {
     if (options.code != null) result.code = options.code;
     if (options.retryable != null) result.retryable = options.retryable;
     if (options.native !== undefined) result.native = toJson(options.native);
+    if (options.blocks != null) {
+      if (!Array.isArray(options.blocks) || !options.blocks.every((b) => b !== null && typeof b === 'object' && !Array.isArray(b))) {
+        throw bad('blocks', 'not a list of block objects');
+      }
+      result.blocks = options.blocks.map((b) => toJson(b));
+    }
     this.results.push(result);
   }
 

@@ -25,7 +25,7 @@ export const CALL_FORMS = ["structured", "arguments_text", "raw"] as const;
 export const KEYWORDS = ["$ref", "$defs", "$anchor", "$dynamicRef", "$dynamicAnchor", "definitions", "allOf", "anyOf", "oneOf", "not", "if", "then", "else", "dependentSchemas", "dependencies", "prefixItems", "items", "additionalItems", "contains", "properties", "patternProperties", "additionalProperties", "propertyNames", "unevaluatedItems", "unevaluatedProperties", "type", "enum", "const", "multipleOf", "maximum", "exclusiveMaximum", "minimum", "exclusiveMinimum", "maxLength", "minLength", "pattern", "maxItems", "minItems", "uniqueItems", "maxContains", "minContains", "maxProperties", "minProperties", "required", "dependentRequired", "format", "contentEncoding", "contentMediaType", "contentSchema", "$schema", "$id", "$comment", "$vocabulary", "title", "description", "default", "examples", "deprecated", "readOnly", "writeOnly"] as const;
 
 /** The optional feature sets, or None when the schema only constrains their spelling. */
-export const FEATURES = ["authorization", "bounds", "budget", "idempotency", "path-confinement", "prepare-commit", "offered-tools", "stop-reason", "repair", "cancel", "serial-calls"] as const;
+export const FEATURES = ["authorization", "bounds", "budget", "idempotency", "path-confinement", "prepare-commit", "offered-tools", "stop-reason", "repair", "cancel", "serial-calls", "mcp-client"] as const;
 
 /** The spelling every feature name must have. */
 export const FEATURE_PATTERN: string | null = null;
@@ -34,13 +34,13 @@ export const FEATURE_PATTERN: string | null = null;
 export const BEHAVIOURS = ["return", "raise", "sleep_ms", "mutate_args"] as const;
 
 /** Behaviours and outputs beyond the base set; an adapter declares those it runs in `behaviors`. */
-export const OPTIONAL_BEHAVIOURS = ["non_finite_in", "non_json", "output_schema"] as const;
+export const OPTIONAL_BEHAVIOURS = ["non_finite_in", "non_json", "output_schema", "content_blocks"] as const;
 
 /** The kinds of error a scripted handler raises. */
 export const RAISE_KINDS = ["domain", "transport", "internal"] as const;
 
 /** What a scripted `return` gives back (run.schema.json#/$defs/output). */
-export const OUTPUTS = ["text", "json", "generate", "non_finite", "echo_args", "non_finite_in", "non_json"] as const;
+export const OUTPUTS = ["text", "json", "generate", "non_finite", "echo_args", "non_finite_in", "non_json", "content_blocks", "mcp_result"] as const;
 
 /** The non-finite floats a handler may return. */
 export const NON_FINITE = ["nan", "inf", "-inf"] as const;

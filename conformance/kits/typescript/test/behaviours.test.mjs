@@ -1,7 +1,7 @@
 // Scripted behaviours: generated sizes in the case's unit, each raise kind in the harness's idiom.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { ErrorCode, KitError, ReturnInstead, Script, expand } from '../dist/index.js';
+import { blocksOf, ContentBlocks, ErrorCode, KitError, McpResult, ReturnInstead, Script, expand } from '../dist/index.js';
 
 class Refused extends Error {}
 const ERRORS = { domain: (m) => new Refused(m), transport: (m) => new TypeError(m), internal: (m) => new RangeError(m) };
@@ -94,4 +94,17 @@ test('non_json builds JavaScript\'s own values inside a structured value', async
   assert.equal(JSON.stringify(out.h), '{}');
   assert.equal(out.me, out);
   assert.ok((await perform({ return: { non_json: { value: {}, at: { '': 'set' } } } })) instanceof Set);
+});
+
+test('content_blocks and mcp_result are values for the adapter to present', async () => {
+  const image = { type: 'image', data: 'iVBORw0KGgo=', mimeType: 'image/png' };
+  const out = await perform({ return: { content_blocks: [{ type: 'text', text: 'chart:' }, image] } });
+  assert.ok(out instanceof ContentBlocks);
+  assert.deepEqual(out.blocks, [{ type: 'text', text: 'chart:' }, image]);
+  const raw = { content: [{ type: 'text', text: 'no such table' }], isError: true };
+  const mcp = await perform({ return: { mcp_result: raw } });
+  assert.ok(mcp instanceof McpResult);
+  assert.deepEqual(mcp.json, raw);
+  assert.equal(blocksOf(raw), null);
+  assert.deepEqual(blocksOf({ content: [{ ...image, annotations: { audience: ['user'] } }] }), [image]);
 });

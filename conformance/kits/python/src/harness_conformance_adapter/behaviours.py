@@ -229,6 +229,34 @@ def _out_non_json(spec: Mapping[str, Json], args: Any, unit: str) -> Any:
     return value
 
 
+@dataclass(frozen=True)
+class ContentBlocks:
+    """A handler's multi-part answer (behaviour `content_blocks`): `blocks` in MCP's JSON form
+    (`{"type": "text", "text"}`, `{"type": "image", "data", "mimeType"}`, `{"type": "resource",
+    "resource": {"uri", "mimeType", "text" | "blob"}}`), in order. The adapter's `present` turns
+    them into the harness's own multi-part result (an MCP `ImageContent`, its image type); they
+    are never text the handler built."""
+
+    blocks: list[dict[str, Json]]
+
+
+@dataclass(frozen=True)
+class McpResult:
+    """A raw MCP `CallToolResult` (feature `mcp-client`): the MCP server the harness consumes sends
+    `json` (`content`, optional `isError` and `structuredContent`) verbatim as its `tools/call`
+    answer (PROTOCOL.md section 4e)."""
+
+    json: dict[str, Json]
+
+
+def _out_content_blocks(spec: Mapping[str, Json], args: Any, unit: str) -> Any:
+    return ContentBlocks(copy.deepcopy(list(spec["content_blocks"])))
+
+
+def _out_mcp_result(spec: Mapping[str, Json], args: Any, unit: str) -> Any:
+    return McpResult(copy.deepcopy(dict(spec["mcp_result"])))
+
+
 OUTPUTS: dict[str, Callable[[Mapping[str, Json], Any, str], Any]] = {
     "text": _out_text,
     "json": _out_json,
@@ -237,6 +265,8 @@ OUTPUTS: dict[str, Callable[[Mapping[str, Json], Any, str], Any]] = {
     "echo_args": _out_echo_args,
     "non_finite_in": _out_non_finite_in,
     "non_json": _out_non_json,
+    "content_blocks": _out_content_blocks,
+    "mcp_result": _out_mcp_result,
 }
 """Output kind → the value a handler returns (run.schema.json#/$defs/output)."""
 

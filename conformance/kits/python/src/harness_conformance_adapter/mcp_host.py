@@ -12,7 +12,7 @@ MCP adapter uses, doing what mainstream hosts (Claude Desktop, Claude Code, VS C
 - each call gets exactly one result, carrying the model's id (the server never sees ids, so MCP
   adapters declare `call_ids=False`);
 - a `CallToolResult` (as its MCP JSON: `content` blocks, `isError`) becomes the result, text blocks
-  concatenated in order;
+  concatenated in order, and its blocks reported as `blocks` when it holds more than text;
 - a JSON-RPC error answering the request, the client's own request timeout, and a request the
   client refuses to send are shown as an error result carrying the message the SDK's client gives
   (`message(exc)`); the adapter names those exception types (`errors`);
@@ -47,6 +47,32 @@ def text_of(result: Any) -> str:
                    if isinstance(b, dict) and b.get("type") == "text" and isinstance(b.get("text"), str))
 
 
+def blocks_of(result: Any) -> list[Json] | None:
+    """The `blocks` to report for a `CallToolResult` (MCP JSON): its text, image and embedded
+    resource blocks in order, with only the fields the protocol reads (annotations and `_meta`
+    left out), or None when it holds text only (the result is then its `content`). Blocks of
+    kinds the protocol has no name for are left out: no case returns them."""
+    content = result.get("content") if isinstance(result, dict) else None
+    if not isinstance(content, list):
+        return None
+    out: list[Json] = []
+    for b in content:
+        if not isinstance(b, dict):
+            continue
+        kind = b.get("type")
+        if kind == "text" and isinstance(b.get("text"), str):
+            out.append({"type": "text", "text": b["text"]})
+        elif kind == "image":
+            out.append({"type": "image", "data": b.get("data"), "mimeType": b.get("mimeType")})
+        elif kind == "resource" and isinstance(b.get("resource"), dict):
+            r = b["resource"]
+            out.append({"type": "resource",
+                        "resource": {k: r[k] for k in ("uri", "mimeType", "text", "blob") if k in r}})
+    if all(b["type"] == "text" for b in out):
+        return None
+    return out
+
+
 async def serve_turn(turn: Turn, call_tool: CallTool, *, errors: tuple[type[BaseException], ...],
                      message: Callable[[BaseException], str] = str,
                      native_error: Callable[[BaseException], Json] | None = None) -> None:
@@ -75,8 +101,9 @@ async def _one(turn: Turn, call: Call, call_tool: CallTool, errors: tuple[type[B
             turn.report(call.id_or_none, is_error=True, content=message(exc), native=native)
             return
         is_error = result.get("isError") is True if isinstance(result, dict) else False
-        turn.report(call.id_or_none, is_error=is_error, content=text_of(result), native=result)
+        turn.report(call.id_or_none, is_error=is_error, content=text_of(result), native=result,
+                    blocks=blocks_of(result))
     turn.current_call = None
 
 
-__all__ = ["CallTool", "serve_turn", "text_of"]
+__all__ = ["CallTool", "blocks_of", "serve_turn", "text_of"]

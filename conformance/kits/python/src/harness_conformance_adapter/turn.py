@@ -154,12 +154,15 @@ class Turn:
     # ---- what the harness produced ------------------------------------------------------------
 
     def report(self, tool_use_id: Json, *, is_error: bool, content: str, code: str | None = None,
-               retryable: bool | None = None, native: Any = MISSING) -> None:
+               retryable: bool | None = None, native: Any = MISSING,
+               blocks: Sequence[Json] | None = None) -> None:
         """Adds one result, exactly as the harness produced it (never trimmed or re-worded).
 
         `tool_use_id`: the id the harness put on the result (None when it set none);
         `content`: the text the model is shown; `code`, `retryable`: the harness's own, if any;
-        `native`: the harness's result object, converted with `to_json` for reports.
+        `native`: the harness's result object, converted with `to_json` for reports;
+        `blocks`: every content block the result carries, in order, in MCP's JSON form (PROTOCOL.md
+        section 4e; `mcp_host.blocks_of` translates MCP content), or None for a text-only result.
         """
         if not isinstance(is_error, bool):
             raise KitError(ErrorCode.BAD_RESULT, field="is_error", problem=f"{type(is_error).__name__} is not a bool")
@@ -180,6 +183,10 @@ class Turn:
             result["retryable"] = retryable
         if native is not MISSING:
             result["native"] = to_json(native)
+        if blocks is not None:
+            if not isinstance(blocks, (list, tuple)) or not all(isinstance(b, dict) for b in blocks):
+                raise KitError(ErrorCode.BAD_RESULT, field="blocks", problem="not a list of block objects")
+            result["blocks"] = [to_json(b) for b in blocks]
         self.results.append(result)
 
     @contextmanager

@@ -26,7 +26,7 @@ CALL_FORMS: tuple[str, ...] = ("structured", "arguments_text", "raw")
 KEYWORDS: tuple[str, ...] | None = ("$ref", "$defs", "$anchor", "$dynamicRef", "$dynamicAnchor", "definitions", "allOf", "anyOf", "oneOf", "not", "if", "then", "else", "dependentSchemas", "dependencies", "prefixItems", "items", "additionalItems", "contains", "properties", "patternProperties", "additionalProperties", "propertyNames", "unevaluatedItems", "unevaluatedProperties", "type", "enum", "const", "multipleOf", "maximum", "exclusiveMaximum", "minimum", "exclusiveMinimum", "maxLength", "minLength", "pattern", "maxItems", "minItems", "uniqueItems", "maxContains", "minContains", "maxProperties", "minProperties", "required", "dependentRequired", "format", "contentEncoding", "contentMediaType", "contentSchema", "$schema", "$id", "$comment", "$vocabulary", "title", "description", "default", "examples", "deprecated", "readOnly", "writeOnly")
 """The JSON Schema keywords a hello may declare, or None when any name is allowed."""
 
-FEATURES: tuple[str, ...] | None = ("authorization", "bounds", "budget", "idempotency", "path-confinement", "prepare-commit", "offered-tools", "stop-reason", "repair", "cancel", "serial-calls")
+FEATURES: tuple[str, ...] | None = ("authorization", "bounds", "budget", "idempotency", "path-confinement", "prepare-commit", "offered-tools", "stop-reason", "repair", "cancel", "serial-calls", "mcp-client")
 """The optional feature sets, or None when the schema only constrains their spelling."""
 
 FEATURE_PATTERN: str | None = None
@@ -35,13 +35,13 @@ FEATURE_PATTERN: str | None = None
 BEHAVIOURS: tuple[str, ...] = ("return", "raise", "sleep_ms", "mutate_args")
 """Scripted handler behaviours (run.schema.json#/$defs/behavior)."""
 
-OPTIONAL_BEHAVIOURS: tuple[str, ...] = ("non_finite_in", "non_json", "output_schema")
+OPTIONAL_BEHAVIOURS: tuple[str, ...] = ("non_finite_in", "non_json", "output_schema", "content_blocks")
 """Behaviours and outputs beyond the base set; an adapter declares those it runs in `behaviors`."""
 
 RAISE_KINDS: tuple[str, ...] = ("domain", "transport", "internal")
 """The kinds of error a scripted handler raises."""
 
-OUTPUTS: tuple[str, ...] = ("text", "json", "generate", "non_finite", "echo_args", "non_finite_in", "non_json")
+OUTPUTS: tuple[str, ...] = ("text", "json", "generate", "non_finite", "echo_args", "non_finite_in", "non_json", "content_blocks", "mcp_result")
 """What a scripted `return` gives back (run.schema.json#/$defs/output)."""
 
 NON_FINITE: tuple[str, ...] = ("nan", "inf", "-inf")

@@ -1,0 +1,190 @@
+//! Content blocks between the protocol and harness-ref: a handler's blocks (behaviour
+//! `content_blocks`) and a raw MCP result (feature `mcp-client`) as harness-ref outputs, the
+//! parts of a result as the reply's `blocks`, and the block faults of `selftest`.
+//!
+//! harness-ref owns what a multi-part output becomes (`harness_ref::content`); this module only
+//! translates shapes, so the reference is judged on the harness's own behaviour. A raw MCP
+//! result goes through `harness_ref::from_mcp_result`, the reference's MCP client side, as its
+//! JSON: the same bytes an MCP server would answer `tools/call` with.
+
+use harness_conformance_protocol::{ContentBlock, EmbeddedResource, McpResult, ObservedResult};
+use harness_ref::{CapConfig, Part, ResourceBody, ToolError, ToolOutput};
+
+use crate::fault::Fault;
+use crate::variant::Variant;
+
+/// A protocol block as a harness-ref part.
+pub(crate) fn part_of(block: &ContentBlock) -> Part {
+    match block {
+        ContentBlock::Text { text } => Part::Text(text.clone()),
+        ContentBlock::Image { data, mime_type } => Part::Image {
+            media_type: mime_type.clone(),
+            data: data.clone(),
+        },
+        ContentBlock::Resource { resource } => Part::Resource {
+            uri: resource.uri.clone(),
+            mime_type: resource.mime_type.clone(),
+            body: match (&resource.text, &resource.blob) {
+                (Some(text), _) => ResourceBody::Text(text.clone()),
+                (None, blob) => ResourceBody::Blob(blob.clone().unwrap_or_default()),
+            },
+        },
+    }
+}
+
+/// A harness-ref part as a protocol block (for the reply's `blocks`).
+pub(crate) fn block_of(part: &Part) -> ContentBlock {
+    match part {
+        Part::Image { media_type, data } => ContentBlock::Image {
+            data: data.clone(),
+            mime_type: media_type.clone(),
+        },
+        Part::Resource {
+            uri,
+            mime_type,
+            body,
+        } => {
+            let (text, blob) = match body {
+                ResourceBody::Text(t) => (Some(t.clone()), None),
+                ResourceBody::Blob(b) => (None, Some(b.clone())),
+            };
+            ContentBlock::Resource {
+                resource: EmbeddedResource {
+                    uri: uri.clone(),
+                    mime_type: mime_type.clone(),
+                    text,
+                    blob,
+                },
+            }
+        }
+        // `Part` is non-exhaustive: a text part, or any kind added later, shows its text.
+        other => ContentBlock::Text {
+            text: other.text().unwrap_or_default().to_owned(),
+        },
+    }
+}
+
+/// A handler that returned blocks, as harness-ref's output (with the block faults applied).
+pub(crate) fn blocks_output(
+    blocks: &[ContentBlock],
+    fault: Option<Fault>,
+) -> Result<ToolOutput, ToolError> {
+    Ok(ToolOutput::Parts(perturb_parts(
+        blocks.iter().map(part_of).collect(),
+        fault,
+    )))
+}
+
+/// A tool answered by an MCP server with `result`: harness-ref's MCP client side.
+pub(crate) fn mcp_output(
+    result: &McpResult,
+    fault: Option<Fault>,
+) -> Result<ToolOutput, ToolError> {
+    let mut result = result.clone();
+    if fault == Some(Fault::IgnoresMcpIsError) {
+        // The client reads `content` and never looks at the flag.
+        result.is_error = None;
+    }
+    let json = serde_json::to_value(&result).map_err(|e| ToolError::internal(e.to_string()))?;
+    match harness_ref::from_mcp_result(&json)? {
+        ToolOutput::Parts(parts) => Ok(ToolOutput::Parts(perturb_parts(parts, fault))),
+        other => Ok(other),
+    }
+}
+
+/// The handler-side block faults.
+fn perturb_parts(parts: Vec<Part>, fault: Option<Fault>) -> Vec<Part> {
+    match fault {
+        Some(Fault::ReplacesBlocksWithPlaceholders) => parts
+            .into_iter()
+            .map(|p| match p {
+                Part::Image { .. } => Part::Text("[image]".into()),
+                Part::Resource { .. } => Part::Text("[resource]".into()),
+                other => other,
+            })
+            .collect(),
+        Some(Fault::FlattensBlocksToText) => parts
+            .into_iter()
+            .map(|p| match p {
+                Part::Image { media_type, data } => {
+                    Part::Text(format!("data:{media_type};base64,{data}"))
+                }
+                Part::Resource {
+                    mime_type,
+                    body: ResourceBody::Blob(data),
+                    ..
+                } => Part::Text(format!(
+                    "data:{};base64,{data}",
+                    mime_type.as_deref().unwrap_or("application/octet-stream")
+                )),
+                other => other,
+            })
+            .collect(),
+        Some(Fault::MovesBlocksAfterText) => {
+            let (text, other): (Vec<Part>, Vec<Part>) =
+                parts.into_iter().partition(|p| p.text().is_some());
+            text.into_iter().chain(other).collect()
+        }
+        _ => parts,
+    }
+}
+
+/// The result-side block fault: `caps-block-payloads` counts each payload's base64 against the
+/// cap with the text and cuts the data to whatever room the text left (at least 8 chars).
+pub(crate) fn perturb_result(o: &mut ObservedResult, fault: Option<Fault>, cap: &CapConfig) {
+    if fault != Some(Fault::CapsBlockPayloads) {
+        return;
+    }
+    let Some(blocks) = o.blocks.as_mut() else {
+        return;
+    };
+    let text: usize = blocks
+        .iter()
+        .filter_map(ContentBlock::text)
+        .map(str::len)
+        .sum();
+    let payload: usize = blocks
+        .iter()
+        .filter_map(|b| b.payload())
+        .map(str::len)
+        .sum();
+    if text + payload <= cap.limit {
+        return;
+    }
+    let room = cap.limit.saturating_sub(text).max(8);
+    for block in blocks.iter_mut() {
+        match block {
+            ContentBlock::Image { data, .. } if data.len() > room => data.truncate(room),
+            ContentBlock::Resource { resource } => {
+                if let Some(blob) = resource.blob.as_mut() {
+                    blob.truncate(room.min(blob.len()));
+                }
+            }
+            _ => {}
+        }
+    }
+}
+
+/// `refuses-non-text-blocks`: an output holding an image or a resource is refused, naming the
+/// kind, as a text-only client does.
+pub(crate) fn refuse_non_text_in(
+    out: ToolOutput,
+    variant: Option<Variant>,
+) -> Result<ToolOutput, ToolError> {
+    if variant != Some(Variant::RefusesNonTextBlocks) {
+        return Ok(out);
+    }
+    if let ToolOutput::Parts(parts) = &out {
+        let kind = parts.iter().find_map(|p| match p {
+            Part::Image { .. } => Some("image"),
+            Part::Resource { .. } => Some("embedded resource"),
+            _ => None,
+        });
+        if let Some(kind) = kind {
+            return Err(ToolError::refused(format!(
+                "the tool returned {kind} content, which is not supported here: only text reaches the model"
+            )));
+        }
+    }
+    Ok(out)
+}

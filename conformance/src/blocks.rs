@@ -1,0 +1,447 @@
+//! Content-block checks: an image or a resource reaches the model as such, or is refused
+//! visibly (SPEC.md "content blocks", "MCP client").
+//!
+//! A result that carries blocks is reported with `blocks` beside `content` (the text blocks
+//! joined); a result reported without `blocks` is text only. The three checks here compare the
+//! blocks a handler returned (behaviour `content_blocks`, or the `content` of a raw MCP
+//! result) with what the harness delivered:
+//!
+//! - `blocks.delivered`: on a success, every non-text block is among the delivered blocks,
+//!   unchanged (a text resource may also arrive as text holding its text); an error result
+//!   passes when its message names a kind it refused (`image`; `resource`, `document`, `file`,
+//!   `blob`), so a harness that cannot show images and says so is correct;
+//! - `blocks.no_payload_text`: no content text, success or error, holds a run of a base64
+//!   payload (the image flattened into text, whole or cut, or a data URI);
+//! - `blocks.order`: on a success that delivered every non-text block, the blocks and the
+//!   text between them come in the handler's order (adjacent text blocks may be merged or split:
+//!   block layout is the harness's choice). Not run on an error, or when a block is missing.
+//!
+//! Pure: the findings are returned for [`crate::checks`] to record.
+
+use harness_conformance_protocol::{measure, ContentBlock, ObservedResult, Output, Unit};
+use serde::{Deserialize, Serialize};
+
+use crate::blame::CheckKind;
+use crate::quote::quote;
+
+/// The `blocks` expectation of one result.
+#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct BlocksExpect {
+    /// Every non-text block reaches the model as that block, or the result is an error that
+    /// names the kind it refused.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub delivered: bool,
+    /// Blocks and the text between them keep the handler's order.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub order: bool,
+    /// No base64 payload appears in the content text.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub no_payload_text: bool,
+}
+
+impl BlocksExpect {
+    /// The check kinds this expectation asks for.
+    pub fn kinds(&self) -> Vec<CheckKind> {
+        [
+            (self.delivered, CheckKind::BlocksDelivered),
+            (self.no_payload_text, CheckKind::BlocksNoPayloadText),
+            (self.order, CheckKind::BlocksOrder),
+        ]
+        .into_iter()
+        .filter_map(|(on, kind)| on.then_some(kind))
+        .collect()
+    }
+}
+
+/// What one check found.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Finding {
+    /// It held.
+    Pass,
+    /// It failed, with the message.
+    Fail(String),
+    /// It could not be run here, with the reason.
+    NotRun(String),
+}
+
+/// The blocks a tool's final output returns, if it returns blocks.
+pub fn expected_blocks(output: &Output) -> Option<&[ContentBlock]> {
+    match output {
+        Output::ContentBlocks(blocks) => Some(blocks),
+        Output::McpResult(result) => Some(&result.content),
+        _ => None,
+    }
+}
+
+/// The blocks the harness delivered: the reported `blocks`, or the content as one text block.
+fn delivered(res: &ObservedResult) -> Vec<ContentBlock> {
+    match &res.blocks {
+        Some(blocks) => blocks.clone(),
+        None => vec![ContentBlock::Text {
+            text: res.content.clone(),
+        }],
+    }
+}
+
+/// The size the cap limits, in `unit`: the content, or — for a result reported with blocks —
+/// its largest text block. A harness may cap each text block or all text together (SPEC.md
+/// "content blocks"); an image or a binary resource is not text and is never counted.
+pub fn capped_size(res: &ObservedResult, unit: Unit) -> u64 {
+    match &res.blocks {
+        Some(blocks) => blocks
+            .iter()
+            .filter_map(ContentBlock::text)
+            .map(|t| measure(t, unit))
+            .max()
+            .unwrap_or(0),
+        None => measure(&res.content, unit),
+    }
+}
+
+/// Evaluates `exp` on one result; `label` names the result in messages.
+pub fn check(
+    label: &str,
+    exp: &BlocksExpect,
+    want: &[ContentBlock],
+    res: &ObservedResult,
+) -> Vec<(CheckKind, Finding)> {
+    let got = delivered(res);
+    let mut out = Vec::new();
+    if exp.delivered {
+        out.push((
+            CheckKind::BlocksDelivered,
+            check_delivered(label, want, &got, res),
+        ));
+    }
+    if exp.no_payload_text {
+        out.push((
+            CheckKind::BlocksNoPayloadText,
+            check_no_payload(label, want, res),
+        ));
+    }
+    if exp.order {
+        out.push((CheckKind::BlocksOrder, check_order(label, want, &got, res)));
+    }
+    out
+}
+
+/// Words an error message may use for a refused kind.
+fn kind_words(block: &ContentBlock) -> &'static [&'static str] {
+    match block {
+        ContentBlock::Image { .. } => &["image", "picture", "png", "jpeg", "jpg"],
+        ContentBlock::Resource { .. } => &["resource", "document", "file", "blob", "embedded"],
+        ContentBlock::Text { .. } => &[],
+    }
+}
+
+/// Whether `block` reached the model: an equal block, or (a text resource) its text.
+fn arrived(block: &ContentBlock, got: &[ContentBlock], text: &str) -> bool {
+    got.contains(block)
+        || matches!(block, ContentBlock::Resource { resource } if resource.text.as_deref().is_some_and(|t| !t.is_empty() && text.contains(t)))
+}
+
+fn check_delivered(
+    label: &str,
+    want: &[ContentBlock],
+    got: &[ContentBlock],
+    res: &ObservedResult,
+) -> Finding {
+    let non_text: Vec<&ContentBlock> = want.iter().filter(|b| b.text().is_none()).collect();
+    if res.is_error {
+        let lower = res.content.to_lowercase();
+        let named = non_text
+            .iter()
+            .any(|b| kind_words(b).iter().any(|w| lower.contains(w)));
+        return if named || non_text.is_empty() {
+            Finding::Pass
+        } else {
+            Finding::Fail(format!(
+                "{label}: the handler returned {}; an error result must say which kind it cannot deliver (e.g. \"image content is not supported\"), the harness returned an error with content {}",
+                describe(want),
+                quote(&res.content)
+            ))
+        };
+    }
+    let text = harness_conformance_protocol::text_of(got);
+    match non_text.iter().find(|b| !arrived(b, got, &text)) {
+        None => Finding::Pass,
+        Some(missing) => Finding::Fail(format!(
+            "{label}: expected the {} block to reach the model unchanged, or an error result saying it is not supported; the harness returned a success with {} and content {}",
+            describe_one(missing),
+            describe(got),
+            quote(&res.content)
+        )),
+    }
+}
+
+/// The shortest run of a payload the check looks for: long enough that no ordinary text holds
+/// it by chance, short enough that a payload cut anywhere still shows one.
+const RUN: usize = 16;
+
+fn check_no_payload(label: &str, want: &[ContentBlock], res: &ObservedResult) -> Finding {
+    for block in want {
+        let Some(payload) = block.payload() else {
+            continue;
+        };
+        let runs: Vec<&str> = if payload.len() <= RUN {
+            vec![payload]
+        } else {
+            (0..=payload.len() - RUN)
+                .step_by(RUN)
+                .filter_map(|i| payload.get(i..i + RUN))
+                .collect()
+        };
+        if let Some(run) = runs
+            .iter()
+            .find(|r| !r.is_empty() && res.content.contains(*r))
+        {
+            return Finding::Fail(format!(
+                "{label}: the {} block's base64 data reached the model as text (the content holds {run:?}); binary content must be a block of its kind, or refused: {}",
+                describe_one(block),
+                quote(&res.content)
+            ));
+        }
+    }
+    Finding::Pass
+}
+
+/// One step of a result's layout: a run of text, or the non-text block at this index of the
+/// handler's blocks.
+#[derive(Debug, PartialEq)]
+enum Step {
+    Text(String),
+    Block(usize),
+}
+
+fn layout(blocks: &[ContentBlock], want: &[ContentBlock]) -> Option<Vec<Step>> {
+    let mut steps: Vec<Step> = Vec::new();
+    let mut used = vec![false; want.len()];
+    for b in blocks {
+        match b {
+            ContentBlock::Text { text } => match steps.last_mut() {
+                Some(Step::Text(run)) => run.push_str(text),
+                _ => steps.push(Step::Text(text.clone())),
+            },
+            other => {
+                let at = (0..want.len()).find(|&i| !used[i] && &want[i] == other)?;
+                used[at] = true;
+                steps.push(Step::Block(at));
+            }
+        }
+    }
+    Some(steps)
+}
+
+fn check_order(
+    label: &str,
+    want: &[ContentBlock],
+    got: &[ContentBlock],
+    res: &ObservedResult,
+) -> Finding {
+    if res.is_error {
+        return Finding::NotRun("the result is an error; there is no order to check".into());
+    }
+    let text = harness_conformance_protocol::text_of(got);
+    if want
+        .iter()
+        .any(|b| b.text().is_none() && !got.contains(b) && !arrived(b, got, &text))
+    {
+        return Finding::NotRun("a block did not arrive (blocks.delivered)".into());
+    }
+    let (Some(expected), Some(actual)) = (layout(want, want), layout(got, want)) else {
+        return Finding::NotRun("a block did not arrive (blocks.delivered)".into());
+    };
+    // Text resources delivered as text have no place of their own: compare the blocks that
+    // arrived as blocks, and the text runs around them.
+    let kept: Vec<&Step> = expected
+        .iter()
+        .filter(|s| match s {
+            Step::Block(i) => actual.contains(&Step::Block(*i)),
+            Step::Text(_) => true,
+        })
+        .collect();
+    let blocks_in = |steps: &[&Step]| -> Vec<usize> {
+        steps
+            .iter()
+            .filter_map(|s| match s {
+                Step::Block(i) => Some(*i),
+                Step::Text(_) => None,
+            })
+            .collect()
+    };
+    let actual_refs: Vec<&Step> = actual.iter().collect();
+    let same_blocks = blocks_in(&kept) == blocks_in(&actual_refs);
+    let same_text = same_blocks && texts_in_place(&kept, &actual_refs);
+    if same_text {
+        Finding::Pass
+    } else {
+        Finding::Fail(format!(
+            "{label}: the handler returned {}; the harness delivered {} (blocks and the text between them must keep the handler's order)",
+            describe(want),
+            describe(got)
+        ))
+    }
+}
+
+/// Every text run of `want` lies in the text run of `got` between the same blocks.
+fn texts_in_place(want: &[&Step], got: &[&Step]) -> bool {
+    let segments = |steps: &[&Step]| -> Vec<String> {
+        let mut out = vec![String::new()];
+        for s in steps {
+            match s {
+                Step::Text(t) => out.last_mut().expect("never empty").push_str(t),
+                Step::Block(_) => out.push(String::new()),
+            }
+        }
+        out
+    };
+    let (w, g) = (segments(want), segments(got));
+    w.len() == g.len() && w.iter().zip(&g).all(|(w, g)| g.contains(w.as_str()))
+}
+
+fn describe_one(block: &ContentBlock) -> String {
+    match block {
+        ContentBlock::Text { text } => format!("text {}", quote(text)),
+        ContentBlock::Image { data, mime_type } => {
+            format!("image ({}, {} base64 chars)", quote(mime_type), data.len())
+        }
+        ContentBlock::Resource { resource } => format!(
+            "resource {} ({})",
+            quote(&resource.uri),
+            if resource.text.is_some() {
+                "text"
+            } else {
+                "blob"
+            }
+        ),
+    }
+}
+
+fn describe(blocks: &[ContentBlock]) -> String {
+    if blocks.is_empty() {
+        return "no blocks".to_owned();
+    }
+    let shown: Vec<String> = blocks.iter().take(8).map(describe_one).collect();
+    let more = blocks.len().saturating_sub(8);
+    let tail = if more > 0 {
+        format!(", and {more} more")
+    } else {
+        String::new()
+    };
+    format!("blocks [{}{tail}]", shown.join(", "))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::{json, Value};
+
+    fn blocks(v: Value) -> Vec<ContentBlock> {
+        serde_json::from_value(v).unwrap()
+    }
+
+    const PNG: &str = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==";
+
+    fn want() -> Vec<ContentBlock> {
+        blocks(json!([
+            {"type": "text", "text": "before"},
+            {"type": "image", "data": PNG, "mimeType": "image/png"},
+            {"type": "text", "text": "after"}
+        ]))
+    }
+
+    fn result(is_error: bool, got: Option<Vec<ContentBlock>>, content: &str) -> ObservedResult {
+        ObservedResult {
+            tool_use_id: json!("t"),
+            is_error,
+            content: content.to_owned(),
+            code: None,
+            retryable: None,
+            native: None,
+            truncation: None,
+            artifact: None,
+            structured: None,
+            blocks: got,
+        }
+    }
+
+    fn all() -> BlocksExpect {
+        BlocksExpect {
+            delivered: true,
+            order: true,
+            no_payload_text: true,
+        }
+    }
+
+    fn verdicts(res: &ObservedResult) -> Vec<(CheckKind, bool)> {
+        check("result 0", &all(), &want(), res)
+            .into_iter()
+            .map(|(k, f)| (k, matches!(f, Finding::Pass)))
+            .collect()
+    }
+
+    #[test]
+    fn blocks_kept_in_order_pass_and_merged_text_is_fine() {
+        let res = result(false, Some(want()), "beforeafter");
+        assert!(verdicts(&res).iter().all(|(_, ok)| *ok));
+        let split = blocks(json!([
+            {"type": "text", "text": "bef"}, {"type": "text", "text": "ore"},
+            {"type": "image", "data": PNG, "mimeType": "image/png"},
+            {"type": "text", "text": "after"}
+        ]));
+        assert!(verdicts(&result(false, Some(split), "beforeafter"))
+            .iter()
+            .all(|(_, ok)| *ok));
+    }
+
+    #[test]
+    fn a_placeholder_a_flattened_image_and_a_reordering_fail() {
+        let placeholder = result(false, None, "before[image]after");
+        assert_eq!(
+            verdicts(&placeholder)[0],
+            (CheckKind::BlocksDelivered, false)
+        );
+        let flattened = result(
+            false,
+            None,
+            &format!("before data:image/png;base64,{PNG} after"),
+        );
+        let v = verdicts(&flattened);
+        assert_eq!(v[0], (CheckKind::BlocksDelivered, false));
+        assert_eq!(v[1], (CheckKind::BlocksNoPayloadText, false));
+        let cut = result(false, None, &format!("before {}… after", &PNG[..40]));
+        assert_eq!(verdicts(&cut)[1], (CheckKind::BlocksNoPayloadText, false));
+        let mut reordered = want();
+        reordered.swap(0, 1);
+        let v = verdicts(&result(false, Some(reordered), "beforeafter"));
+        assert_eq!(v[2], (CheckKind::BlocksOrder, false));
+    }
+
+    #[test]
+    fn an_error_passes_only_when_it_names_the_kind() {
+        let named = result(
+            true,
+            None,
+            "image content is not supported by this tool runner",
+        );
+        let v = check("r", &all(), &want(), &named);
+        assert_eq!(v[0].1, Finding::Pass);
+        assert!(matches!(v[2].1, Finding::NotRun(_)));
+        let vague = result(true, None, "something went wrong");
+        assert!(matches!(
+            check("r", &all(), &want(), &vague)[0].1,
+            Finding::Fail(_)
+        ));
+    }
+
+    #[test]
+    fn a_text_resource_may_arrive_as_its_text() {
+        let want = blocks(json!([
+            {"type": "resource", "resource": {"uri": "file:///notes.txt", "mimeType": "text/plain", "text": "the notes"}}
+        ]));
+        let as_text = result(false, None, "the notes");
+        let v = check("r", &all(), &want, &as_text);
+        assert!(v.iter().all(|(_, f)| *f == Finding::Pass), "{v:?}");
+    }
+}
