@@ -2,7 +2,7 @@
 # Gate a harness on the suite from any CI system (on GitHub Actions, use the action instead: the
 # example job beside this file). Copy this file into your harness's repository and call it from CI:
 #
-#   pip install harness-conformance==1.0.0      # puts the runner on PATH (no Rust needed)
+#   pip install harness-conformance==1.1.0      # puts the runner on PATH (no Rust needed)
 #   ci/gate.sh '<command that starts your adapter>' [baseline.json]
 #
 # It uses the `harness-conformance` on PATH, else installs the runner from

@@ -362,6 +362,7 @@ mod tests {
             truncation: None,
             artifact: None,
             structured: None,
+            repaired: Vec::new(),
             blocks: got,
         }
     }
