@@ -5,7 +5,9 @@
 //! configures, and every JSON Schema keyword in its tools' input schemas — so a case author
 //! cannot forget one. A harness without a needed capability SKIPs the case with the reason,
 //! except that a harness with no cap at all FAILs the cap cases: having no cap is the fault
-//! the cap requirements exist to catch, not a missing optional feature.
+//! the cap requirements exist to catch, not a missing optional feature. The optional cap designs
+//! (reject, spill, lines) are the exception to the exception: they judge a design the harness
+//! chose, so a harness without a cap skips them.
 
 use std::collections::BTreeSet;
 
@@ -210,11 +212,20 @@ fn has_relative_sleep(b: &Behavior) -> bool {
     }
 }
 
+/// The cap designs a harness opts into, beside cutting by head and tail or head only: rejecting
+/// or spilling an over-limit output, counting lines. Their cases judge that design, so a harness
+/// without a cap skips them (and their requirements are NOT APPLICABLE for it) instead of failing
+/// a strategy it never declared.
+const OPTIONAL_CAP_DESIGNS: [&str; 3] = ["cap.strategy.reject", "cap.strategy.spill", "cap.unit.lines"];
+
 /// Whether the harness declares `need`. Cap needs always hold for a harness without a cap
-/// (the case runs and fails instead; see the module doc).
+/// (the case runs and fails instead; see the module doc) — except the optional strategies and
+/// unit ([`OPTIONAL_CAP_DESIGNS`]): a harness without a cap has not chosen them, and its missing
+/// cap already fails CAP-1 on the cases every cap must pass.
 pub fn declared(need: &str, caps: &Capabilities) -> bool {
     let cap = caps.cap.as_ref();
     match need {
+        _ if cap.is_none() && OPTIONAL_CAP_DESIGNS.contains(&need) => false,
         _ if need.starts_with("cap.") && cap.is_none() => true,
         "cap.configurable" => cap.is_some_and(|c| c.configurable),
         "cap.unit.bytes" => cap.is_some_and(|c| c.unit == Unit::Bytes || c.configurable),
@@ -428,6 +439,11 @@ mod tests {
                 false,
             ),
             (Capabilities::default(), "cap.cuts", true),
+            // No cap: the cases every cap must pass run (and fail); the optional designs skip.
+            (Capabilities::default(), "cap.strategy.head_tail", true),
+            (Capabilities::default(), "cap.strategy.reject", false),
+            (Capabilities::default(), "cap.strategy.spill", false),
+            (Capabilities::default(), "cap.unit.lines", false),
         ];
         for (caps, need, want) in table {
             assert_eq!(declared(need, &caps), want, "{need} on {:?}", caps.cap);
