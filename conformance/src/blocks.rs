@@ -356,14 +356,8 @@ mod tests {
             tool_use_id: json!("t"),
             is_error,
             content: content.to_owned(),
-            code: None,
-            retryable: None,
-            native: None,
-            truncation: None,
-            artifact: None,
-            structured: None,
-            repaired: Vec::new(),
             blocks: got,
+            ..ObservedResult::default()
         }
     }
 

@@ -1782,14 +1782,7 @@ mod tests {
             tool_use_id: Value::from("t"),
             is_error,
             content: content.to_owned(),
-            code: None,
-            retryable: None,
-            native: None,
-            truncation: None,
-            artifact: None,
-            structured: None,
-            repaired: Vec::new(),
-            blocks: None,
+            ..ObservedResult::default()
         }
     }
 

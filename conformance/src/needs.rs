@@ -216,7 +216,11 @@ fn has_relative_sleep(b: &Behavior) -> bool {
 /// or spilling an over-limit output, counting lines. Their cases judge that design, so a harness
 /// without a cap skips them (and their requirements are NOT APPLICABLE for it) instead of failing
 /// a strategy it never declared.
-const OPTIONAL_CAP_DESIGNS: [&str; 3] = ["cap.strategy.reject", "cap.strategy.spill", "cap.unit.lines"];
+const OPTIONAL_CAP_DESIGNS: [&str; 3] = [
+    "cap.strategy.reject",
+    "cap.strategy.spill",
+    "cap.unit.lines",
+];
 
 /// Whether the harness declares `need`. Cap needs always hold for a harness without a cap
 /// (the case runs and fails instead; see the module doc) — except the optional strategies and

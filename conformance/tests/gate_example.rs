@@ -114,13 +114,7 @@ impl InProcessHarness for Mini {
                 is_error: code.is_some(),
                 content,
                 code: code.map(str::to_owned),
-                retryable: None,
-                native: None,
-                truncation: None,
-                artifact: None,
-                structured: None,
-                repaired: Vec::new(),
-                blocks: None,
+                ..ObservedResult::default()
             });
         }
         ReplyOutcome::Observed {

@@ -146,12 +146,7 @@ fn same_as_tells_a_replay_from_a_rerun() {
         content: content.to_owned(),
         code: Some(code.to_owned()),
         retryable: Some(false),
-        native: None,
-        truncation: None,
-        artifact: None,
-        structured: None,
-        repaired: Vec::new(),
-        blocks: None,
+        ..ObservedResult::default()
     };
     let inv = Invocation {
         tool: "charge_card".into(),

@@ -51,14 +51,7 @@ fn result(id: &str, is_error: bool, content: &str) -> ObservedResult {
         tool_use_id: json!(id),
         is_error,
         content: content.to_owned(),
-        code: None,
-        retryable: None,
-        native: None,
-        truncation: None,
-        artifact: None,
-        structured: None,
-        repaired: Vec::new(),
-        blocks: None,
+        ..ObservedResult::default()
     }
 }
 

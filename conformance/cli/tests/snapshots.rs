@@ -288,25 +288,13 @@ fn insta_reads_awkward_files_as_written() {
             content: "line one  \r\n\n\t- indented: \"quoted\" \u{feff}\nlast\n".to_owned(),
             code: Some("invalid_arguments".to_owned()),
             retryable: Some(false),
-            native: None,
-            truncation: None,
-            artifact: None,
-            structured: None,
-            repaired: Vec::new(),
-            blocks: None,
+            ..ObservedResult::default()
         },
         ObservedResult {
             tool_use_id: serde_json::Value::Null,
             is_error: false,
             content: String::new(),
-            code: None,
-            retryable: None,
-            native: None,
-            truncation: None,
-            artifact: None,
-            structured: None,
-            repaired: Vec::new(),
-            blocks: None,
+            ..ObservedResult::default()
         },
     ];
     let body = snapshot::render_body(&[Some("toolu_01"), None], &results);

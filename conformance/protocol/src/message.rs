@@ -250,7 +250,11 @@ impl Reply {
 }
 
 /// One result as the harness produced it.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+///
+/// `Default` is a success with a null id, empty content and none of the optional fields, so a
+/// struct literal can name what it sets and end with `..ObservedResult::default()`: a new
+/// optional field then breaks no adapter or test that builds results.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct ObservedResult {
     /// The id the result answers, as the harness set it (`null` when it set none).

@@ -733,12 +733,7 @@ mod tests {
             content: content.to_owned(),
             code: code.map(str::to_owned),
             retryable: Some(false),
-            native: None,
-            truncation: None,
-            artifact: None,
-            structured: None,
-            repaired: Vec::new(),
-            blocks: None,
+            ..ObservedResult::default()
         }
     }
 
