@@ -342,7 +342,12 @@ pub fn from_run(
                     },
                 );
             }
+            // A listed failure that is skipped now is STALE and did not run (no checks): the
+            // fresh baseline records the skip, so one rewrite settles it.
             Verdict::Skip | Verdict::NewSkip => {
+                skips.insert(o.id.clone(), first_line(o.messages.first()));
+            }
+            Verdict::Stale if o.checks.is_empty() => {
                 skips.insert(o.id.clone(), first_line(o.messages.first()));
             }
             _ => {}
@@ -509,6 +514,18 @@ mod tests {
         .into();
         let b = from_run(&outs, &untestable, &old, "1.0.0");
         assert_eq!(b.cases.len(), 3);
+        // A case the old baseline listed as failing that is skipped now: STALE, then a skip.
+        let mut skipped_now =
+            CaseOutcome::new("a/b", &[], Verdict::Skip).with("needs `cap.unit.lines`");
+        skipped_now.checks.clear();
+        apply(&old, &mut skipped_now);
+        assert_eq!(skipped_now.verdict, Verdict::Stale);
+        let rewritten = from_run(&[skipped_now], &BTreeMap::new(), &old, "1.0.0");
+        assert!(rewritten.cases.is_empty());
+        assert_eq!(
+            rewritten.skips.as_ref().unwrap()["a/b"],
+            "needs `cap.unit.lines`"
+        );
         assert_eq!(b.cases["a/b"].reason, "known");
         assert_eq!(
             b.cases["a/c"]
