@@ -37,6 +37,12 @@ done
 for f in rejects-as-success spill-preview-over-cap spills-cut-artifact counts-newlines-as-lines \
   trusts-note-in-output; do
   UNSEEN[$f]="a cap-strategy fault; generated cases use the default strategy and unit, and no note-like output (caught by selftest)"
+done
+for f in drops-cancelled-results cancelled-as-empty-success; do
+  UNSEEN[$f]="a cancellation fault; generated turns are never cancelled (caught by selftest)"
+done
+UNSEEN[serial-drops-extra-calls]="a parallel-calls-off fault; generated turns keep parallel calls on (caught by selftest)"
+UNSEEN[sdk-default-deadline]="an inner-default deadline fault; generated handlers never outlast a short inner default within a longer configured deadline (caught by selftest)"
 for f in replaces-blocks-with-placeholders flattens-blocks-to-text ignores-mcp-is-error \
   moves-blocks-after-text caps-block-payloads; do
   UNSEEN[$f]="a content-block fault; generated tools return text or JSON only (caught by selftest)"
