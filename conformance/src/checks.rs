@@ -818,9 +818,9 @@ fn check_repaired(
     let missing: Vec<&String> = pointers.iter().filter(|p| !named(p)).collect();
     let failure = (!res.is_error && !missing.is_empty()).then(|| {
         format!(
-            "{label}: expected the result to report the repair of {} (in `repaired` or its content); the harness returned `repaired` {:?} and content {}",
+            "{label}: expected the result to report the repair of {} (in `repaired` or its content); the harness returned `repaired` {} and content {}",
             missing.iter().map(|p| format!("`{p}`")).collect::<Vec<_>>().join(", "),
-            res.repaired,
+            quote_json(&serde_json::json!(res.repaired)),
             quote(&res.content)
         )
     });
@@ -1462,8 +1462,8 @@ fn repeat_difference(first: &[ObservedResult], second: &[ObservedResult]) -> Opt
         if a.code != b.code {
             return Some(differs(
                 "code",
-                format!("{:?}", a.code),
-                format!("{:?}", b.code),
+                a.code.as_deref().map_or_else(|| "none".to_owned(), quote),
+                b.code.as_deref().map_or_else(|| "none".to_owned(), quote),
             ));
         }
         if a.retryable != b.retryable {
