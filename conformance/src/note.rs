@@ -377,13 +377,27 @@ fn numbers(c: &str) -> Vec<(usize, usize, u64)> {
 
 /// The byte length of the longest suffix of `o` that occurs in `hay` (on a char boundary).
 fn longest_suffix_in(o: &str, hay: &str) -> usize {
-    // Monotone: if a suffix occurs, every shorter suffix occurs inside that occurrence, so
-    // binary-search the smallest start (over char boundaries) whose suffix occurs.
-    // Only the last `hay.len()` bytes of `o` can occur in `hay`.
+    // Monotone: if a suffix occurs, every shorter suffix occurs inside that occurrence. The
+    // suffix `o` and `hay` end with occurs (a kept tail is usually there), so when the next
+    // longer one does not, that is the answer: two linear passes, not one search per step.
+    let common = o.len() - ceil_boundary(o, o.len() - common_suffix(o, hay));
+    if common == o.len() {
+        return common;
+    }
+    let next = floor_boundary(o, o.len() - common - 1);
+    let longer = &o[next..];
+    if longer.len() > hay.len() || !hay.contains(longer) {
+        return common;
+    }
+    // Otherwise binary-search the smallest start (over char boundaries) whose suffix occurs;
+    // `next`'s does. Only the last `hay.len()` bytes of `o` can occur in `hay`.
     let from = ceil_boundary(o, o.len() - o.len().min(hay.len()));
-    let mut starts: Vec<usize> = o[from..].char_indices().map(|(i, _)| from + i).collect();
-    starts.push(o.len());
-    let (mut lo, mut hi) = (0usize, starts.len() - 1); // starts[hi] (empty suffix) occurs
+    let mut starts: Vec<usize> = o[from..next]
+        .char_indices()
+        .map(|(i, _)| from + i)
+        .collect();
+    starts.push(next);
+    let (mut lo, mut hi) = (0usize, starts.len() - 1); // starts[hi] occurs
     while lo < hi {
         let mid = lo + (hi - lo) / 2;
         let suffix = &o[starts[mid]..];
@@ -394,6 +408,15 @@ fn longest_suffix_in(o: &str, hay: &str) -> usize {
         }
     }
     o.len() - starts[hi]
+}
+
+/// Byte length of the longest common suffix of `a` and `b` (not adjusted to a char boundary).
+fn common_suffix(a: &str, b: &str) -> usize {
+    a.bytes()
+        .rev()
+        .zip(b.bytes().rev())
+        .take_while(|(x, y)| x == y)
+        .count()
 }
 
 /// `lo` adjusted so that `o.len() - lo` is a char boundary (shrinking the suffix).
@@ -548,6 +571,40 @@ mod tests {
         assert_eq!(check_counts(&o, &honest, &c), Ok(()));
     }
 
+    /// The longest suffix of `o` that occurs in `hay`, by trying every char boundary.
+    fn longest_suffix_brute(o: &str, hay: &str) -> usize {
+        (0..=o.len())
+            .filter(|&i| o.is_char_boundary(i) && hay.contains(&o[i..]))
+            .map(|i| o.len() - i)
+            .max()
+            .unwrap_or(0)
+    }
+
+    #[test]
+    fn longest_suffix_agrees_with_trying_every_start() {
+        let words = ["a", "b", "é", "ab", "ba", "\n", "😀"];
+        // Every pair of short strings over a small alphabet, including multibyte chars.
+        let mut texts = vec![String::new()];
+        for _ in 0..3 {
+            let longer: Vec<String> = texts
+                .iter()
+                .flat_map(|t| words.iter().map(move |w| format!("{t}{w}")))
+                .collect();
+            texts.extend(longer);
+        }
+        texts.sort();
+        texts.dedup();
+        for o in texts.iter().step_by(7) {
+            for hay in texts.iter().step_by(5) {
+                assert_eq!(
+                    longest_suffix_in(o, hay),
+                    longest_suffix_brute(o, hay),
+                    "o {o:?} hay {hay:?}"
+                );
+            }
+        }
+    }
+
     #[test]
     fn numbers_with_group_separators() {
         let got: Vec<u64> = numbers("cut 1,234 of 5_000, then 7,")
@@ -558,6 +615,10 @@ mod tests {
         assert_eq!(common_prefix("aé", "aè"), 1);
         assert_eq!(longest_suffix_in("abcdé", "xxcdéyy"), 4);
         assert_eq!(longest_suffix_in("abc", "zzz"), 0);
+        assert_eq!(longest_suffix_in("abc", "xabcx"), 3);
+        assert_eq!(longest_suffix_in("zbc", "xabcbc"), 2);
+        assert_eq!(longest_suffix_in("é", "xé"), 2);
+        assert_eq!(longest_suffix_in("aé", "é"), 2);
         assert_eq!(label_after(" Bytes omitted"), Some(Label::Bytes));
         assert_eq!(label_after("lines"), Some(Label::Lines));
         assert_eq!(label_after(" tokens"), None);

@@ -6,6 +6,7 @@
 //! and expands the same description locally to know exactly what the handler returned.
 
 use std::fmt;
+use std::fmt::Write as _;
 
 use crate::case::{Behavior, Gen, Lines, Output, Size, SleepMs, Unit, WireCase};
 
@@ -188,8 +189,14 @@ fn expand(gen: &Gen, unit: Unit, out: &mut String) -> Result<(), GenError> {
                 return Err(GenError::EmptyRepeatUnit);
             }
             let count = (size / each) as usize;
-            for _ in 0..count {
+            // Doubling copies: a one-byte unit repeated millions of times is a few memcpys.
+            let (start, total) = (out.len(), repeat.len() * count);
+            if count > 0 {
                 out.push_str(repeat);
+            }
+            while out.len() - start < total {
+                let have = out.len() - start;
+                out.extend_from_within(start..start + have.min(total - have));
             }
         }
         Gen::Lines { lines } => expand_lines(lines, unit, out)?,
@@ -216,14 +223,13 @@ fn expand_lines(lines: &Lines, unit: Unit, out: &mut String) -> Result<(), GenEr
     // Body lines are ASCII, so a line plus its newline is `width + 1` in either unit.
     let per_line = lines.width + 1;
     let body = size.saturating_sub(last) / per_line;
+    // Modulo a million, so the prefix is always 7 chars whatever the line count and the size
+    // formula above stays exact; the padding is the same for every line.
+    let padding = "x".repeat((lines.width - 7) as usize);
     for i in 1..=body {
-        let start = out.len();
-        // Modulo a million, so the prefix is 7 chars whatever the line count and the size
-        // formula above stays exact.
-        out.push_str(&format!("{:06} ", i % 1_000_000));
-        while ((out.len() - start) as u64) < lines.width {
-            out.push('x');
-        }
+        // Writing to a String cannot fail.
+        let _ = write!(out, "{:06} ", i % 1_000_000);
+        out.push_str(&padding);
         out.push('\n');
     }
     out.push_str(&lines.last);
@@ -342,6 +348,17 @@ mod tests {
         let g = gen(json!({"repeat": "é", "size": 5}));
         assert_eq!(materialize(&g, Unit::Bytes).unwrap(), "éé");
         assert_eq!(materialize(&g, Unit::Chars).unwrap(), "ééééé");
+    }
+
+    #[test]
+    fn repeat_emits_exactly_the_whole_units_that_fit_at_every_count() {
+        for size in 0..70u64 {
+            let g = gen(
+                json!({"concat": [{"text": "<"}, {"repeat": "abc", "size": size}, {"text": ">"}]}),
+            );
+            let want = format!("<{}>", "abc".repeat((size / 3) as usize));
+            assert_eq!(materialize(&g, Unit::Bytes).unwrap(), want, "size {size}");
+        }
     }
 
     #[test]
