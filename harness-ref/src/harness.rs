@@ -30,6 +30,7 @@ use crate::envelope::{Artifact, ErrorInfo, ToolResult};
 use crate::messages;
 use crate::output::{self, OutputLimits, OutputProblem};
 use crate::schema::{InputSchema, SchemaError, UnknownFields, Violation};
+use crate::threads::HandlerThreads;
 use crate::tool::{
     CallContext, Execution, Handler, SemanticCheck, Tool, ToolErrorKind, ToolOutput,
 };
@@ -401,6 +402,7 @@ pub struct Harness {
     registry: Registry,
     config: HarnessConfig,
     sink: Arc<dyn DiagnosticSink>,
+    threads: HandlerThreads,
 }
 
 impl fmt::Debug for Harness {
@@ -501,12 +503,21 @@ impl Harness {
             registry,
             config,
             sink: Arc::new(NullSink),
+            threads: HandlerThreads::new(),
         }
     }
 
     /// The same harness sending private diagnostics to `sink`.
     pub fn with_diagnostics(mut self, sink: Arc<dyn DiagnosticSink>) -> Self {
         self.sink = sink;
+        self
+    }
+
+    /// The same harness running its isolated handlers on `threads`, shared with whoever else
+    /// holds them: an embedder that builds a harness per turn keeps its handler threads warm
+    /// across turns this way ([`HandlerThreads`]).
+    pub fn with_handler_threads(mut self, threads: HandlerThreads) -> Self {
+        self.threads = threads;
         self
     }
 
@@ -991,25 +1002,23 @@ impl Harness {
                 let worker_cancel = cancel.cloned();
                 let started = Instant::now();
                 let deadline = deadline_after(started, budget);
-                let spawned = std::thread::Builder::new()
-                    .name(format!("tool:{}", tool.name))
-                    .spawn(move || {
-                        let outcome = execute(
-                            &worker_tool,
-                            &worker_id,
-                            Cow::Owned(args),
-                            started,
-                            deadline,
-                            &cap,
-                            &limits,
-                            worker_cancel.as_ref(),
-                        );
-                        let outcome = with_note(outcome, note.as_deref());
-                        // The receiver is gone when the caller already answered `timeout`.
-                        let _ = tx.send((outcome, Instant::now()));
-                    });
+                let spawned = self.threads.run(move || {
+                    let outcome = execute(
+                        &worker_tool,
+                        &worker_id,
+                        Cow::Owned(args),
+                        started,
+                        deadline,
+                        &cap,
+                        &limits,
+                        worker_cancel.as_ref(),
+                    );
+                    let outcome = with_note(outcome, note.as_deref());
+                    // The receiver is gone when the caller already answered `timeout`.
+                    let _ = tx.send((outcome, Instant::now()));
+                });
                 match spawned {
-                    Ok(_) => Started::Waiting {
+                    Ok(()) => Started::Waiting {
                         id,
                         tool,
                         rx,

@@ -42,7 +42,8 @@
 //! * **Private details stay private.** Panics and internal errors reach the model as a
 //!   generic sentence with the code; the detail goes to the embedder's [`DiagnosticSink`].
 //! * **Deadlines are per tool, with two execution modes** ([`Execution`]): `Isolated`
-//!   (default) runs the handler on its own thread and stops waiting at the deadline;
+//!   (default) runs the handler on a thread of its own (reused from call to call,
+//!   [`HandlerThreads`]) and stops waiting at the deadline;
 //!   `Inline` runs on the caller's thread for fast or cooperative handlers — no thread
 //!   cost, the deadline is checked when the handler returns and can be polled through
 //!   [`CallContext::expired`].
@@ -102,6 +103,7 @@ pub mod output;
 pub mod repair;
 pub mod schema;
 pub mod security;
+mod threads;
 mod tool;
 
 pub use cancel::CancelToken;
@@ -116,6 +118,7 @@ pub use harness::{
 };
 pub use output::{OutputLimits, OutputProblem};
 pub use schema::{InputSchema, SchemaError, UnknownFields, Violation};
+pub use threads::HandlerThreads;
 pub use tool::{
     CallContext, Execution, Handler, NotJson, SemanticCheck, Tool, ToolError, ToolErrorKind,
     ToolOutput, ToolValue,

@@ -341,8 +341,9 @@ impl std::error::Error for ToolError {}
 /// Where a handler runs, and so how its deadline is enforced.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub enum Execution {
-    /// On a fresh thread (the default). The caller waits until the deadline, then answers
-    /// `timeout`; a handler that never returns keeps its thread, whose late result is dropped.
+    /// On a thread of its own (the default), reused from call to call ([`crate::HandlerThreads`]).
+    /// The caller waits until the deadline, then answers `timeout`; a handler that never
+    /// returns keeps its thread, whose late result is dropped, and later calls get others.
     #[default]
     Isolated,
     /// On the caller's thread, for fast or cooperative handlers (no thread cost; with a

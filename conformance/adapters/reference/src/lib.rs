@@ -131,8 +131,8 @@ use harness_conformance_protocol::{
 };
 use harness_ref::cap::{self, CapConfig};
 use harness_ref::{
-    CallContext, CancelToken, ErrorCode, Harness, HarnessConfig, MemorySink, NotJson, Registry,
-    Tool, ToolError, ToolOutput, ToolResult, ToolValue, UnknownFields,
+    CallContext, CancelToken, ErrorCode, HandlerThreads, Harness, HarnessConfig, MemorySink,
+    NotJson, Registry, Tool, ToolError, ToolOutput, ToolResult, ToolValue, UnknownFields,
 };
 use serde_json::{Map, Value};
 
@@ -237,6 +237,9 @@ const SDK_DEFAULT_DEADLINE: Duration = Duration::from_millis(200);
 pub struct ReferenceAdapter {
     fault: Option<Fault>,
     variant: Option<Variant>,
+    /// The handler threads every case's harness shares (a harness is built per case; its
+    /// threads outlive it, so a case does not pay for starting them).
+    threads: HandlerThreads,
 }
 
 impl ReferenceAdapter {
@@ -245,6 +248,7 @@ impl ReferenceAdapter {
         ReferenceAdapter {
             fault,
             variant: None,
+            threads: HandlerThreads::new(),
         }
     }
 
@@ -253,6 +257,7 @@ impl ReferenceAdapter {
         ReferenceAdapter {
             fault: None,
             variant: Some(variant),
+            threads: HandlerThreads::new(),
         }
     }
 
@@ -432,7 +437,9 @@ impl ReferenceAdapter {
         let mut scripts = HashMap::new();
         let registry = self.registry(case, unit, &state, &mut scripts, false)?;
         let sink = Arc::new(MemorySink::new());
-        let harness = Harness::new(registry, harness_config).with_diagnostics(sink.clone());
+        let harness = Harness::new(registry, harness_config)
+            .with_diagnostics(sink.clone())
+            .with_handler_threads(self.threads.clone());
         self.answer(
             case,
             harness,
@@ -620,7 +627,8 @@ impl ReferenceAdapter {
             let lenient = Harness::new(
                 self.registry(case, unit, &state, &mut unused, true)?,
                 harness_config,
-            );
+            )
+            .with_handler_threads(self.threads.clone());
             for (i, decoded) in unvalidated.into_iter().enumerate() {
                 let (Some(args), Some(call), Some(result)) =
                     (decoded, case.calls.get(i), results.get_mut(i))
