@@ -1498,12 +1498,12 @@ fn repeat_difference(first: &[ObservedResult], second: &[ObservedResult]) -> Opt
 
 /// The units of `o` a kept head must cover: its first line, or `limit / 10` units of it.
 fn head_wanted<'a>(o: &'a str, cap: &EffectiveCap) -> &'a str {
-    let first = o.split('\n').next().unwrap_or("");
     let budget = cap.limit / 10;
-    if measure(first, cap.unit) <= budget {
-        return first;
-    }
-    prefix_units(o, budget, cap.unit)
+    // The longest head wanted is `budget` units: a newline further on does not matter, so a
+    // huge single-line output is not scanned to its end.
+    // The first line when it fits the budget, else the longest prefix that does.
+    let head = prefix_units(o, budget, cap.unit);
+    head.find('\n').map_or(head, |end| &o[..end])
 }
 
 /// Whether `c` starts with the head `o`'s cap must keep, after a note placed before it if any.

@@ -181,7 +181,12 @@ pub fn case_needs(case: &Case) -> Vec<String> {
         needs.insert("feature.serial-calls".into());
     }
     // The security features a case's fields imply (`context`, `policy`, `idempotency_key`, …).
-    for feature in harness_conformance_protocol::implied_features(&case.wire()) {
+    for feature in harness_conformance_protocol::implied_features_of(
+        case.security.as_deref(),
+        &case.tools,
+        &case.calls,
+        case.context.as_deref(),
+    ) {
         needs.insert(format!("feature.{feature}"));
     }
     needs.into_iter().collect()

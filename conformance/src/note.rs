@@ -86,10 +86,8 @@ pub(crate) fn leading_note(o: &str, c: &str) -> usize {
     while !o.is_char_boundary(end) {
         end -= 1;
     }
-    let probe = o
-        .split('\n')
-        .next()
-        .map_or("", |first| &o[..end.min(first.len())]);
+    // The output's first line, at most `end` bytes of it.
+    let probe = o[..end].split('\n').next().unwrap_or("");
     if probe.is_empty() || c.starts_with(probe) {
         return 0;
     }

@@ -46,6 +46,6 @@ pub use message::{
     ReplyOutcome, TruncationMeta, PROTOCOL_VERSION,
 };
 pub use security::{
-    implied_features, is_secured, Before, BoundsDef, CallSecurity, CommitRef, ContextDef,
-    EffectClass, PolicyDef, SecuritySetup, Workspace, CALL_SECURITY_KEYS,
+    implied_features, implied_features_of, is_secured, Before, BoundsDef, CallSecurity, CommitRef,
+    ContextDef, EffectClass, PolicyDef, SecuritySetup, Workspace, CALL_SECURITY_KEYS,
 };

@@ -21,7 +21,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
-use crate::case::{Call, WireCase};
+use crate::case::{Call, ToolDef, WireCase};
 
 /// The authenticated caller (`context` at case level; at call level, a partial override).
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -228,8 +228,24 @@ impl CallSecurity {
 
 /// The security features a case's fields imply (see the module docs), sorted.
 pub fn implied_features(case: &WireCase) -> BTreeSet<&'static str> {
+    implied_features_of(
+        case.security.as_deref(),
+        &case.tools,
+        &case.calls,
+        case.context.as_deref(),
+    )
+}
+
+/// [`implied_features`] from the fields that imply them, for a caller that holds them outside a
+/// [`WireCase`] (the suite's case files) and should not build one to ask.
+pub fn implied_features_of(
+    security: Option<&SecuritySetup>,
+    tools: &[ToolDef],
+    calls: &[Call],
+    context: Option<&ContextDef>,
+) -> BTreeSet<&'static str> {
     let mut out = BTreeSet::new();
-    if let Some(s) = &case.security {
+    if let Some(s) = security {
         if s.budget.is_some() {
             out.insert("budget");
         }
@@ -237,7 +253,7 @@ pub fn implied_features(case: &WireCase) -> BTreeSet<&'static str> {
             out.insert("path-confinement");
         }
     }
-    for tool in &case.tools {
+    for tool in tools {
         let Some(p) = &tool.policy else { continue };
         if p.capability.is_some() || p.requires_approval || !p.sensitive.is_empty() {
             out.insert("authorization");
@@ -255,7 +271,7 @@ pub fn implied_features(case: &WireCase) -> BTreeSet<&'static str> {
             out.insert("bounds");
         }
     }
-    for call in &case.calls {
+    for call in calls {
         let sec = call.security();
         if sec.idempotency_key.is_some() {
             out.insert("idempotency");
@@ -267,7 +283,7 @@ pub fn implied_features(case: &WireCase) -> BTreeSet<&'static str> {
             out.insert("authorization");
         }
     }
-    if case.context.as_ref().is_some_and(|c| c.targets.is_some()) {
+    if context.is_some_and(|c| c.targets.is_some()) {
         out.insert("authorization");
     }
     out
