@@ -1499,9 +1499,9 @@ fn repeat_difference(first: &[ObservedResult], second: &[ObservedResult]) -> Opt
 /// The units of `o` a kept head must cover: its first line, or `limit / 10` units of it.
 fn head_wanted<'a>(o: &'a str, cap: &EffectiveCap) -> &'a str {
     let budget = cap.limit / 10;
-    // The longest head wanted is `budget` units: a newline further on does not matter, so a
-    // huge single-line output is not scanned to its end.
-    // The first line when it fits the budget, else the longest prefix that does.
+    // The first line when it fits the budget, else the longest prefix that does. Only the first
+    // `budget` units are searched for the line break, so a huge single-line output is not
+    // scanned to its end.
     let head = prefix_units(o, budget, cap.unit);
     head.find('\n').map_or(head, |end| &o[..end])
 }
