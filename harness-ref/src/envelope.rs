@@ -43,7 +43,8 @@ pub struct ToolResult {
     pub(crate) tool_use_id: Option<String>,
     pub(crate) content: String,
     pub(crate) error: Option<Box<ErrorInfo>>,
-    pub(crate) truncation: Option<Truncation>,
+    /// Boxed: a result is moved through every stage, and most results are not cut.
+    pub(crate) truncation: Option<Box<Truncation>>,
     pub(crate) artifact: Option<Box<Artifact>>,
     /// A multi-part answer's parts (text parts capped); empty when the content is the answer.
     pub(crate) parts: Vec<Part>,
@@ -82,7 +83,7 @@ impl ToolResult {
 
     /// What the cap cut, if anything.
     pub fn truncation(&self) -> Option<&Truncation> {
-        self.truncation.as_ref()
+        self.truncation.as_deref()
     }
 
     /// The artifact a `spill` cap kept the full output in, if it spilled.

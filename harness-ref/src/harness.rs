@@ -20,7 +20,7 @@ use std::time::{Duration, Instant};
 
 use serde_json::Value;
 
-use crate::block::{fields_of, fields_of_ref, take_string, Fields};
+use crate::block::{fields_of, fields_of_ref, Field, Fields};
 use crate::cancel::CancelToken;
 use crate::cap::{self, CapConfig, Strategy, StreamCapper, Truncation};
 use crate::code::ErrorCode;
@@ -421,8 +421,9 @@ pub(crate) struct Failure {
     remedy: Option<String>,
     reason: Option<String>,
     violations: Vec<Violation>,
-    /// Private detail for the sink.
-    diagnostic: Option<(Stage, String)>,
+    /// Private detail for the sink. Boxed: most failures have none, and a smaller failure
+    /// keeps every outcome small enough to move without a `memcpy` call.
+    diagnostic: Option<Box<(Stage, String)>>,
 }
 
 impl Failure {
@@ -443,7 +444,7 @@ impl Failure {
     }
 
     fn private(mut self, stage: Stage, detail: String) -> Self {
-        self.diagnostic = Some((stage, detail));
+        self.diagnostic = Some(Box::new((stage, detail)));
         self
     }
 }
@@ -476,9 +477,17 @@ struct Ready<'a, 'h> {
 }
 
 /// What the run stage produced: content already checked and capped, or a failure.
-/// With the content: what the cap cut, a spill's artifact, and — for a multi-part output — its
-/// parts (text parts capped; empty for a text or structured output).
-type RunOutcome = Result<(String, Option<Truncation>, Option<Box<Artifact>>, Vec<Part>), Failure>;
+type RunOutcome = Result<Success, Failure>;
+
+/// A successful run's content, what the cap cut, a spill's artifact, and — for a multi-part
+/// output — its parts (text parts capped; empty for a text or structured output). The
+/// truncation is boxed: an outcome is moved through every stage, and most are not cut.
+type Success = (
+    String,
+    Option<Box<Truncation>>,
+    Option<Box<Artifact>>,
+    Vec<Part>,
+);
 
 /// A call on its way: answered already, or an isolated handler still running.
 enum Started<'h> {
@@ -784,7 +793,7 @@ impl Harness {
         } = fields.map_err(|f| Rejected::new(None, f))?;
 
         // Stage::CorrelateId
-        let id = match id.map(take_string) {
+        let id = match id.map(Field::into_string) {
             Some(Ok(id)) if !id.is_empty() => id,
             Some(Ok(empty)) => {
                 return Err(Rejected::new(
@@ -812,24 +821,24 @@ impl Harness {
                 return Err(Rejected::new(Some(id), failure));
             }
         }
-        if let Some(kind) = kind.filter(|k| k.as_str() != Some("tool_use")) {
+        if let Some(kind) = kind.filter(|k| k.str_or_value() != Ok("tool_use")) {
             let problem = format!(
                 "expected \"type\" to be \"tool_use\", got {}",
-                crate::schema::describe_received(&kind)
+                crate::schema::describe_received(&kind.to_value())
             );
             return Err(Rejected::new(Some(id), Failure::malformed(problem)));
         }
 
         // Stage::LookUpTool
-        let name = match name.as_deref() {
-            Some(Value::String(name)) if !name.is_empty() => name,
-            Some(Value::String(_)) => {
+        let name = match name.as_ref().map(Field::str_or_value) {
+            Some(Ok(name)) if !name.is_empty() => name,
+            Some(Ok(_)) => {
                 return Err(Rejected::new(
                     Some(id),
                     Failure::malformed("\"name\" is empty".to_string()),
                 ))
             }
-            Some(other) => {
+            Some(Err(other)) => {
                 let problem = format!(
                     "expected \"name\" to be a string, got {}",
                     crate::schema::describe_received(other)
@@ -968,19 +977,25 @@ impl Harness {
         match tool.execution {
             Execution::Inline => {
                 let started = Instant::now();
-                let deadline = deadline_after(started, budget);
+                // `end` is `None` only past the last instant, where no elapsed time exceeds
+                // the budget (`deadline_after` then picks a far deadline).
+                let end = started.checked_add(budget);
+                let deadline = end.unwrap_or_else(|| deadline_after(started, budget));
                 let outcome = execute(tool, &id, args, started, deadline, &cap, &limits, cancel);
-                let outcome = with_note(outcome, note.as_deref());
-                let elapsed = started.elapsed();
+                let outcome = match &note {
+                    Some(note) => with_note(outcome, Some(note)),
+                    None => outcome,
+                };
+                let returned = Instant::now();
                 let outcome = if cancel.is_some_and(CancelToken::is_cancelled) {
                     Err(cancelled(
                         &tool.name,
                         "the turn was cancelled while it ran; its result was discarded",
                     ))
-                } else if elapsed > budget {
+                } else if end.is_some_and(|end| returned > end) {
                     let detail = format!(
                         "inline handler returned after {} ms, past its deadline of {} ms; its result was discarded",
-                        elapsed.as_millis(),
+                        returned.saturating_duration_since(started).as_millis(),
                         budget.as_millis()
                     );
                     Err(late(&tool.name, budget, detail, outcome))
@@ -1126,7 +1141,7 @@ impl Harness {
                 parts,
             },
             Err(failure) => {
-                if let Some((stage, detail)) = failure.diagnostic {
+                if let Some((stage, detail)) = failure.diagnostic.map(|d| *d) {
                     let diagnostic = Diagnostic {
                         tool_use_id: id.clone(),
                         tool: tool.map(|t| t.name.clone()),
@@ -1138,7 +1153,7 @@ impl Harness {
                     let _ = catch_unwind(AssertUnwindSafe(|| self.sink.record(diagnostic)));
                 }
                 let text = messages::render(&failure.message, failure.remedy.as_deref());
-                let (content, truncation) = cap::cap_string(text, &self.config.cap.for_messages());
+                let (content, truncation) = cap_boxed(text, &self.config.cap.for_messages());
                 let info = ErrorInfo {
                     code: failure.code,
                     message: failure.message,
@@ -1249,10 +1264,11 @@ fn deadline_after(started: Instant, budget: Duration) -> Instant {
 /// detail it carried (a panic, an internal error) is kept in the timeout's diagnostic.
 fn late(tool: &str, budget: Duration, mut detail: String, outcome: RunOutcome) -> Failure {
     if let Err(Failure {
-        diagnostic: Some((stage, inner)),
+        diagnostic: Some(diagnostic),
         ..
     }) = outcome
     {
+        let (stage, inner) = *diagnostic;
         detail.push_str(&format!(
             "; it had also failed at stage {}: {inner}",
             stage.as_str()
@@ -1469,7 +1485,7 @@ fn check_and_cap(
                 let capped = capper.finish();
                 return Ok((
                     capped.content.into_owned(),
-                    capped.truncation,
+                    capped.truncation.map(Box::new),
                     None,
                     Vec::new(),
                 ));
@@ -1492,7 +1508,7 @@ fn check_and_cap(
     }
     let spilled = (cap.strategy == Strategy::Spill && cap::over_limit(&text, cap).is_some())
         .then(|| text.clone());
-    let (content, truncation) = cap::cap_string(text, cap);
+    let (content, truncation) = cap_boxed(text, cap);
     let artifact = spilled.map(|text| {
         Box::new(Artifact {
             id: cap::artifact_id(cap::artifact_hash(&text)),
@@ -1502,19 +1518,24 @@ fn check_and_cap(
     Ok((content, truncation, artifact, Vec::new()))
 }
 
+/// [`cap::cap_string`] with the truncation boxed, as results and outcomes hold it.
+fn cap_boxed(text: String, cap: &CapConfig) -> (String, Option<Box<Truncation>>) {
+    let (content, truncation) = cap::cap_string(text, cap);
+    (content, truncation.map(Box::new))
+}
+
 /// Caps each text part on its own; other parts are not text and pass whole. The content is the
 /// text parts joined; the truncation reported is the first cut's.
-fn cap_parts(
-    parts: Vec<Part>,
-    cap: &CapConfig,
-) -> (String, Option<Truncation>, Option<Box<Artifact>>, Vec<Part>) {
+fn cap_parts(parts: Vec<Part>, cap: &CapConfig) -> Success {
     let mut first_cut = None;
     let parts: Vec<Part> = parts
         .into_iter()
         .map(|part| match part {
             Part::Text(text) => {
-                let (text, truncation) = cap::cap_string(text, cap);
-                first_cut = first_cut.or(truncation);
+                let (text, truncation) = cap_boxed(text, cap);
+                if first_cut.is_none() {
+                    first_cut = truncation;
+                }
                 Part::Text(text)
             }
             other => other,
@@ -1592,7 +1613,7 @@ impl Harness {
     /// A successful result with `text` as its content (capped), for a gate's own answer (a
     /// prepare's preview).
     pub(crate) fn answer(&self, id: String, text: String) -> ToolResult {
-        let (content, truncation) = cap::cap_string(text, &self.config.cap.for_messages());
+        let (content, truncation) = cap_boxed(text, &self.config.cap.for_messages());
         ToolResult {
             tool_use_id: Some(id),
             content,

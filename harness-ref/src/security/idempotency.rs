@@ -23,7 +23,7 @@ type Scope = (String, String, String);
 pub(crate) struct Stored {
     content: String,
     error: Option<Box<ErrorInfo>>,
-    truncation: Option<Truncation>,
+    truncation: Option<Box<Truncation>>,
     parts: Vec<crate::content::Part>,
 }
 
@@ -32,7 +32,7 @@ impl Stored {
         Stored {
             content: result.content.clone(),
             error: result.error.clone(),
-            truncation: result.truncation,
+            truncation: result.truncation.clone(),
             parts: result.parts.clone(),
         }
     }
@@ -42,7 +42,7 @@ impl Stored {
             tool_use_id: id,
             content: self.content.clone(),
             error: self.error.clone(),
-            truncation: self.truncation,
+            truncation: self.truncation.clone(),
             artifact: None,
             parts: self.parts.clone(),
         }
