@@ -342,6 +342,8 @@ fn count_newlines(bytes: &[u8]) -> u64 {
 }
 
 /// Caps `text` in memory. See the module documentation for the exact semantics.
+// Inlined: most outputs are within the cap, and that check is all they need.
+#[inline]
 pub fn cap<'a>(text: &'a str, config: &CapConfig) -> Capped<'a> {
     // A text of at most `limit` bytes has at most `limit` chars: no counting needed.
     if text.len() <= config.limit {
@@ -350,6 +352,11 @@ pub fn cap<'a>(text: &'a str, config: &CapConfig) -> Capped<'a> {
             truncation: None,
         };
     }
+    cap_counted(text, config)
+}
+
+/// [`cap`] for a text of more than `limit` bytes: its size in `config`'s unit decides.
+fn cap_counted<'a>(text: &'a str, config: &CapConfig) -> Capped<'a> {
     let (size, newlines) = match config.unit {
         Unit::Bytes => (text.len(), count_newlines(text.as_bytes())),
         Unit::Chars => count_chars_and_newlines(text),
@@ -408,6 +415,7 @@ fn count_chars_and_newlines(text: &str) -> (usize, u64) {
 }
 
 /// Caps an owned string, reusing it when nothing is cut.
+#[inline]
 pub fn cap_string(text: String, config: &CapConfig) -> (String, Option<Truncation>) {
     let capped = cap(&text, config);
     match capped.content {

@@ -1519,6 +1519,7 @@ fn check_and_cap(
 }
 
 /// [`cap::cap_string`] with the truncation boxed, as results and outcomes hold it.
+#[inline]
 fn cap_boxed(text: String, cap: &CapConfig) -> (String, Option<Box<Truncation>>) {
     let (content, truncation) = cap::cap_string(text, cap);
     (content, truncation.map(Box::new))
