@@ -39,7 +39,7 @@ else
 fi
 
 # The crates whose coverage is reported, by the path of their sources in this repository.
-crates=(harness-ref/src props/src conformance/protocol/src conformance/src conformance/driver/src)
+crates=(harness-ref/src props/src conformance/protocol/src conformance/suite/src conformance/driver/src)
 
 summary=()
 for target in "${targets[@]}"; do

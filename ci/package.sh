@@ -21,6 +21,11 @@ verify=(--no-verify)
 if [[ "${1:-}" == "--verify" ]]; then
     verify=()
 fi
+# The suite's data (cases, schemas, SPEC.md, PROTOCOL.md) lives in conformance/, beside the crate
+# in conformance/suite/; a package can only hold files under its own folder, so the data is
+# linked in for the packing and unlinked after (conformance/suite/build.rs reads it from either).
+ci/suite-data.sh link
+trap 'ci/suite-data.sh unlink' EXIT
 cargo package --workspace --exclude harness-ref-snapshots --allow-dirty "${verify[@]}"
 
 # Only the suite crate reads files at compile time; any other crate doing so would need its

@@ -434,7 +434,7 @@ def blame_problems(cid, case, reqs):
         needs = case_needs(case)
         for rid in sorted({o for *_, o, _ in checks if o in reqs}):
             # `call_ids` is judged check by check instead: on a harness without the model's ids
-            # the runner does not run `tool_use_id` checks (conformance/src/checks.rs), so a case
+            # the runner does not run `tool_use_id` checks (conformance/suite/src/checks.rs), so a case
             # that only echoes ids runs there and needs nothing.
             missing = [n for n in reqs[rid]["applies"] if n not in needs and n != "call_ids"]
             if missing:
@@ -443,7 +443,7 @@ def blame_problems(cid, case, reqs):
 
 
 def case_needs(case):
-    """Declared needs plus those the runner derives from the case's text (conformance/src/needs.rs)."""
+    """Declared needs plus those the runner derives from the case's text (conformance/suite/src/needs.rs)."""
     needs = set(case.get("needs", []))
     for call in case.get("calls", []):
         if "arguments_text" in call:
@@ -458,7 +458,7 @@ def case_needs(case):
     if "strategy" in cap:
         needs.add(f"cap.strategy.{cap['strategy']}")
     elif is_cap_case(case):
-        # A cap case naming no strategy judges a cut (conformance/src/needs.rs).
+        # A cap case naming no strategy judges a cut (conformance/suite/src/needs.rs).
         needs.add("cap.cuts")
     if "offered" in case:
         needs.add("feature.offered-tools")
@@ -479,7 +479,7 @@ def case_needs(case):
 
 
 def is_cap_case(case):
-    """conformance/src/case.rs `Case::is_cap_case`."""
+    """conformance/suite/src/case.rs `Case::is_cap_case`."""
     if any(r.startswith(("CAP-", "HT-", "STRAT-")) for r in case.get("requirements", [])):
         return True
     if "cap" in case.get("config", {}):

@@ -56,9 +56,9 @@ fn files(dir: &Path, suffix: &str) -> Vec<String> {
     out
 }
 
-/// The whole suite against harness-ref, compared with `conformance/snapshots/reference/`: a
+/// The whole suite against harness-ref, compared with `conformance/suite/snapshots/reference/`: a
 /// wording change in harness-ref (or a changed case) fails here and leaves a `.snap.new` to
-/// review (`harness-conformance review conformance/snapshots/reference`, or `cargo insta review
+/// review (`harness-conformance review conformance/suite/snapshots/reference`, or `cargo insta review
 /// -p harness-conformance`). Then insta itself loads every committed file and finds it equal to
 /// the body this run produced, which pins the file format to insta's.
 #[test]
@@ -83,14 +83,14 @@ fn reference_wording_matches_the_committed_snapshots() {
             *o = outcome;
         }
     }
-    let dir = root().join("snapshots/reference");
+    let dir = root().join("suite/snapshots/reference");
     let ids: Vec<&str> = cases.iter().map(|c| c.id.as_str()).collect();
     let run = store::record(&dir, &cases, &result.outcomes, &meta, Some(&ids)).unwrap();
     assert!(
         run.ok() && run.orphans.is_empty() && run.not_recorded.is_empty(),
-        "the reference harness's wording differs from conformance/snapshots/reference/ (a new case, \
+        "the reference harness's wording differs from conformance/suite/snapshots/reference/ (a new case, \
          a changed case or a wording change in harness-ref). Read each .snap.new, then accept it: \
-         `cargo run -p harness-conformance -- review conformance/snapshots/reference` (or `accept`), \
+         `cargo run -p harness-conformance -- review conformance/suite/snapshots/reference` (or `accept`), \
          and commit the .snap files with the change. Orphans: delete them.\n{}",
         run.render(30)
     );

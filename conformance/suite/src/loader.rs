@@ -19,14 +19,14 @@ use crate::needs;
 use crate::spec::{self, Requirement};
 
 /// The case files, embedded at build time.
-pub static CASES: Dir<'static> = include_dir!("$CARGO_MANIFEST_DIR/cases");
+pub static CASES: Dir<'static> = include_dir!("$SUITE_DATA/cases");
 
 /// The JSON Schemas (`schema/`: the case file and every protocol message), embedded so that
 /// `copy` gives an adapter author everything in one place.
-pub static SCHEMAS: Dir<'static> = include_dir!("$CARGO_MANIFEST_DIR/schema");
+pub static SCHEMAS: Dir<'static> = include_dir!("$SUITE_DATA/schema");
 
 /// PROTOCOL.md, embedded at build time.
-pub static PROTOCOL_MD: &str = include_str!("../PROTOCOL.md");
+pub static PROTOCOL_MD: &str = include_str!(concat!(env!("SUITE_DATA"), "/PROTOCOL.md"));
 
 /// SPEC.md, embedded at build time (empty if the checkout has none).
 pub static SPEC_MD: &str = include_str!(concat!(env!("OUT_DIR"), "/SPEC.md"));

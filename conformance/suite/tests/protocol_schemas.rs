@@ -10,7 +10,7 @@ use harness_conformance_suite::loader;
 use serde_json::{json, Value};
 
 fn schema_value(name: &str) -> Value {
-    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
+    let path = Path::new(env!("SUITE_DATA"))
         .join("schema/protocol")
         .join(name);
     let text = std::fs::read_to_string(&path).unwrap();

@@ -14,8 +14,9 @@ use harness_conformance_suite::loader;
 use harness_conformance_suite::spec::{self, Level};
 use serde_json::Value;
 
+/// The suite's data folder (`conformance/`: cases, schemas, SPEC.md), as the build script found it.
 fn root() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+    PathBuf::from(env!("SUITE_DATA"))
 }
 
 fn case_files(dir: &Path, out: &mut Vec<PathBuf>) {
