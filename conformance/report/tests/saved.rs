@@ -137,7 +137,8 @@ fn reports_of_another_format_or_cut_short_are_refused_with_a_code() {
     let first_line_end = text.find('\n').unwrap();
     let code = |t: &str| saved::parse(t).unwrap_err().kind.code();
 
-    let v2 = text.replacen("\"report_format\":\"1.0\"", "\"report_format\":\"2.0\"", 1);
+    let current = format!("\"report_format\":\"{}\"", saved::REPORT_FORMAT);
+    let v2 = text.replacen(&current, "\"report_format\":\"2.0\"", 1);
     assert_ne!(v2, text);
     let e = saved::parse(&v2).unwrap_err();
     assert!(matches!(e.kind, SavedErrorKind::Format { .. }));
@@ -146,7 +147,7 @@ fn reports_of_another_format_or_cut_short_are_refused_with_a_code() {
         "{e}"
     );
 
-    let unversioned = text.replacen("\"report_format\":\"1.0\",", "", 1);
+    let unversioned = text.replacen(&format!("{current},"), "", 1);
     assert_eq!(code(&unversioned), "report.unversioned");
 
     let cut = &text[..text.trim_end().rfind('\n').unwrap()];

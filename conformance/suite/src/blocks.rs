@@ -127,7 +127,10 @@ pub fn check(
         ));
     }
     if exp.intact {
-        out.push((CheckKind::BlocksIntact, check_intact(label, want, &got, res)));
+        out.push((
+            CheckKind::BlocksIntact,
+            check_intact(label, want, &got, res),
+        ));
     }
     if exp.no_payload_text {
         out.push((
@@ -191,7 +194,10 @@ fn check_delivered(
     let mut take = |b: &ContentBlock| {
         let at = (0..got.len())
             .find(|&k| !used[k] && &got[k] == b)
-            .or_else(|| (0..got.len()).find(|&k| !used[k] && same_kind(&got[k], b) && !want.contains(&got[k])));
+            .or_else(|| {
+                (0..got.len())
+                    .find(|&k| !used[k] && same_kind(&got[k], b) && !want.contains(&got[k]))
+            });
         if let Some(k) = at {
             used[k] = true;
         }

@@ -183,7 +183,11 @@ impl Serialize for Classes {
 
 impl<'de> Deserialize<'de> for Classes {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        de_one_or_many(d, "`class` is a class or a non-empty list of distinct classes").map(Classes)
+        de_one_or_many(
+            d,
+            "`class` is a class or a non-empty list of distinct classes",
+        )
+        .map(Classes)
     }
 }
 
@@ -241,7 +245,11 @@ fn de_one_or_many<'de, D: Deserializer<'de>>(d: D, what: &str) -> Result<Vec<Str
         OneOrMany::One(c) => vec![c],
         OneOrMany::Many(v) => v,
     };
-    let distinct = items.iter().collect::<std::collections::BTreeSet<_>>().len() == items.len();
+    let distinct = items
+        .iter()
+        .collect::<std::collections::BTreeSet<_>>()
+        .len()
+        == items.len();
     if items.is_empty() || !distinct {
         return Err(serde::de::Error::custom(what));
     }

@@ -148,7 +148,9 @@ pub struct NotRun {
 /// standing: a check the harness's declared capabilities rule out is the stuff of NOT TESTABLE;
 /// a check the harness's own answer gave nothing to read is *not evaluated*, because another
 /// check — the one that judges the missing answer — already holds the failure.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default, Serialize, Deserialize)]
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default, Serialize, Deserialize,
+)]
 #[non_exhaustive]
 pub enum Unevaluated {
     /// The harness does not declare what the check needs: codes or a code for the class,
@@ -262,12 +264,8 @@ pub fn not_applicable(requirement: &str, caps: &Capabilities) -> Option<String> 
         .filter(|n| !needs::applies(n, caps))
         .map(|n| format!("`{n}`"))
         .collect();
-    (!missing.is_empty()).then(|| {
-        format!(
-            "applies to harnesses that declare {}",
-            missing.join(", ")
-        )
-    })
+    (!missing.is_empty())
+        .then(|| format!("applies to harnesses that declare {}", missing.join(", ")))
 }
 
 impl Recorder<'_> {
@@ -430,13 +428,16 @@ impl Pairing {
         let mut of_call = vec![None; n];
         let mut of_result = vec![None; k];
         let ids: Vec<Option<&str>> = case.calls.iter().map(Call::id).collect();
-        let unique = |id: &str| !id.is_empty() && ids.iter().filter(|x| **x == Some(id)).count() == 1;
+        let unique =
+            |id: &str| !id.is_empty() && ids.iter().filter(|x| **x == Some(id)).count() == 1;
         if by_id {
             for (i, id) in ids.iter().enumerate() {
                 let Some(id) = id.filter(|id| unique(id)) else {
                     continue;
                 };
-                if let Some(j) = (0..k).find(|&j| of_result[j].is_none() && results[j].tool_use_id == id) {
+                if let Some(j) =
+                    (0..k).find(|&j| of_result[j].is_none() && results[j].tool_use_id == id)
+                {
                     of_call[i] = Some(j);
                     of_result[j] = Some(i);
                 }
@@ -509,9 +510,19 @@ pub fn check(case: &Case, wire: &WireCase, caps: &Capabilities, obs: &Observed) 
                 );
             }
             None => {
+                // Everything that reads this call's result, the universal checks on it too.
+                let universal = [
+                    CheckKind::TextValid,
+                    CheckKind::CapWithin,
+                    CheckKind::Secret,
+                ]
+                .into_iter()
+                .filter(|k| *k != CheckKind::Secret || !case.secrets().is_empty())
+                .filter(|k| *k != CheckKind::CapWithin || cap.declared || case.is_cap_case());
                 for kind in blame::result_kinds(case, i, exp)
                     .into_iter()
                     .filter(|k| !k.universal())
+                    .chain(universal)
                 {
                     r.unevaluated(
                         kind,
@@ -1600,7 +1611,9 @@ fn coarse_measure(text: &str, unit: Unit) -> Option<u64> {
 fn coarse_unit_name(unit: Unit) -> &'static str {
     match unit {
         Unit::Bytes => "chars: it would fit counted in chars",
-        Unit::Chars => "characters as a reader sees them: it would fit counted without combining marks",
+        Unit::Chars => {
+            "characters as a reader sees them: it would fit counted without combining marks"
+        }
         Unit::Lines => "",
     }
 }

@@ -279,6 +279,8 @@ fn an_honest_head_tail_cap_passes_with_sizes_resolved_against_the_declared_cap()
     assert_eq!(sent[1].calls.len(), 1);
 }
 
+/// A silent cut fails `truncated` (CAP-5) and `keeps_last_line` (HT-2); the note's numbers are
+/// not evaluated, since there is no note to read them from (one fault, booked once).
 #[test]
 fn a_head_only_cut_without_a_note_fails_each_check() {
     let (o, _) = run_one(
@@ -293,9 +295,16 @@ fn a_head_only_cut_without_a_note_fails_each_check() {
     assert_eq!(o.verdict, Verdict::Fail);
     let all = o.messages.join("\n");
     assert!(all.contains("last line \"ValueError: boom\""), "{all}");
-    assert!(
-        all.contains("expected a note stating truly how much was omitted"),
-        "{all}"
+    assert!(all.contains("with a note saying so"), "{all}");
+    assert!(!all.contains("expected a note stating truly"), "{all}");
+    let note_counts = o
+        .not_run
+        .iter()
+        .find(|n| n.kind == harness_conformance_suite::blame::CheckKind::CapNoteCounts)
+        .expect("the note's numbers are recorded as not evaluated");
+    assert_eq!(
+        note_counts.why,
+        harness_conformance_suite::checks::Unevaluated::Presupposition
     );
 }
 
