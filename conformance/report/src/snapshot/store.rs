@@ -12,13 +12,25 @@
 //! and a `.snap.new` is always written as a new file of its own. Recording streams
 //! ([`Recorder`]): each case's snapshot is compared and written as the case finishes, so a run
 //! never keeps the harness's replies for the end.
+//!
+//! What one run costs the directory is bounded: each `.snap.new` is at most one body
+//! ([`super::MAX_BODY_BYTES`]) and a header, a stored `.snap` is read up to
+//! [`super::MAX_STORED_BYTES`], each diff stops at its deadline ([`super::MAX_DIFF_TIME`], or the
+//! run's own end when that comes first), and a run writes at most [`MAX_RUN_NEW_BYTES`] of
+//! `.snap.new` in all: a difference past that is counted and reported, not written, and fails
+//! the run like any other.
 
 use std::collections::BTreeSet;
 use std::fmt::Write as _;
 use std::io;
 use std::path::{Path, PathBuf};
 
-use super::{diff, file_name, render_body, render_file, same, Meta, EXT, NEW_EXT, PREFIX};
+use std::time::Instant;
+
+use super::{
+    diff_until, file_name, render_body, render_file, same, Meta, EXT, MAX_DIFF_TIME,
+    MAX_STORED_BYTES, NEW_EXT, PREFIX,
+};
 use crate::files;
 use harness_conformance_suite::case::Case;
 use harness_conformance_suite::verdict::CaseOutcome;
@@ -32,7 +44,16 @@ pub enum Status {
     Changed,
     /// Not stored yet: `.snap.new` written.
     New,
+    /// Changed or new, but not written: the run had written [`MAX_RUN_NEW_BYTES`] of
+    /// `.snap.new` already.
+    Unwritten,
 }
+
+/// The most bytes of `.snap.new` one run writes. The reference's whole suite is about 4 MiB of
+/// snapshots; a harness whose every message changed writes about that much. Past this bound a
+/// difference is reported, not written (an adapter answering every case with megabytes of
+/// distinct text wrote 2.5 GiB before).
+pub const MAX_RUN_NEW_BYTES: u64 = 64 * 1024 * 1024;
 
 /// One case's snapshot in a run.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -83,6 +104,13 @@ impl SnapshotRun {
             self.count(Status::New),
             self.not_recorded.len()
         );
+        let unwritten = self.count(Status::Unwritten);
+        if unwritten > 0 {
+            let _ = writeln!(
+                out,
+                "{unwritten} difference(s) not written: the run wrote its limit of {MAX_RUN_NEW_BYTES} bytes of .{NEW_EXT} files (docs/runner-guarantees.md)"
+            );
+        }
         let differing: Vec<&Recorded> = self
             .recorded
             .iter()
@@ -92,6 +120,9 @@ impl SnapshotRun {
             match r.status {
                 Status::New => {
                     let _ = writeln!(out, "\nnew      {}", r.path.display());
+                }
+                Status::Unwritten => {
+                    let _ = writeln!(out, "\nunwritten {}", r.path.display());
                 }
                 _ => {
                     let _ = writeln!(out, "\nchanged  {}", r.path.display());
@@ -140,32 +171,44 @@ fn new_path_of(path: &Path) -> PathBuf {
 }
 
 /// Compares `rendered` (a whole `.snap` file) with what `path` holds; writes or removes the
-/// `.snap.new` accordingly.
-pub fn compare_and_write(path: &Path, rendered: &str) -> io::Result<(Status, Option<String>)> {
+/// `.snap.new` accordingly. The stored file is read up to [`MAX_STORED_BYTES`]; the diff stops
+/// at `deadline`. With `write` false a difference is not written ([`Status::Unwritten`]).
+pub fn compare_and_write(
+    path: &Path,
+    rendered: &str,
+    deadline: Instant,
+    write: bool,
+) -> io::Result<(Status, Option<String>)> {
     let new_path = new_path_of(path);
-    let stored = match files::read_to_string(path) {
-        Ok(s) => Some(s),
+    let stored = match files::read_bounded(path, MAX_STORED_BYTES, "the stored snapshot") {
+        Ok(s) => Some(Ok(s)),
         Err(e) if e.kind() == io::ErrorKind::NotFound => None,
+        Err(e) if e.kind() == io::ErrorKind::InvalidData => Some(Err(e.to_string())),
         Err(e) => return Err(e),
     };
-    match stored {
-        Some(old) if same(&old, rendered) => {
+    let status = match &stored {
+        Some(Ok(old)) if same(old, rendered) => {
             match std::fs::remove_file(&new_path) {
                 Ok(()) => {}
                 Err(e) if e.kind() == io::ErrorKind::NotFound => {}
                 Err(e) => return Err(io_context(e, &new_path)),
             }
-            Ok((Status::Matched, None))
+            return Ok((Status::Matched, None));
         }
-        Some(old) => {
-            files::replace(&new_path, rendered.as_bytes())?;
-            Ok((Status::Changed, Some(diff(&old, rendered, 2, 60))))
-        }
-        None => {
-            files::replace(&new_path, rendered.as_bytes())?;
-            Ok((Status::New, None))
-        }
+        Some(_) => Status::Changed,
+        None => Status::New,
+    };
+    if !write {
+        return Ok((Status::Unwritten, None));
     }
+    files::replace(&new_path, rendered.as_bytes())?;
+    let diff = match stored {
+        Some(Ok(old)) => Some(diff_until(&old, rendered, 2, 60, deadline)),
+        // Larger than anything this module writes: it differs, and is not diffed.
+        Some(Err(why)) => Some(format!("  ({why}: not compared line by line)\n")),
+        None => None,
+    };
+    Ok((status, diff))
 }
 
 fn io_context(e: io::Error, path: &Path) -> io::Error {
@@ -178,11 +221,15 @@ pub struct Recorder {
     run: SnapshotRun,
     /// Each recorded case's position in the run's case order.
     order: Vec<usize>,
+    /// Bytes of `.snap.new` written so far.
+    written: u64,
+    /// The run's end (`--max-time`), which no diff outlasts.
+    until: Option<Instant>,
 }
 
 impl Recorder {
-    /// Starts recording in `dir` (created if missing).
-    pub fn new(dir: &Path) -> io::Result<Recorder> {
+    /// Starts recording in `dir` (created if missing). No diff runs past `until`.
+    pub fn new(dir: &Path, until: Option<Instant>) -> io::Result<Recorder> {
         std::fs::create_dir_all(dir).map_err(|e| io_context(e, dir))?;
         Ok(Recorder {
             run: SnapshotRun {
@@ -190,6 +237,8 @@ impl Recorder {
                 ..SnapshotRun::default()
             },
             order: Vec::new(),
+            written: 0,
+            until,
         })
     }
 
@@ -213,7 +262,15 @@ impl Recorder {
         let body = render_body(&ids, results);
         let rendered = render_file(meta, &body);
         let path = self.run.dir.join(file_name(&case.id));
-        let (status, diff) = compare_and_write(&path, &rendered)?;
+        let mut deadline = Instant::now() + MAX_DIFF_TIME;
+        if let Some(until) = self.until {
+            deadline = deadline.min(until);
+        }
+        let room = self.written + rendered.len() as u64 <= MAX_RUN_NEW_BYTES;
+        let (status, diff) = compare_and_write(&path, &rendered, deadline, room)?;
+        if matches!(status, Status::Changed | Status::New) {
+            self.written += rendered.len() as u64;
+        }
         let at = self.order.partition_point(|&p| p <= position);
         self.order.insert(at, position);
         self.run.recorded.insert(
@@ -260,7 +317,7 @@ pub fn record(
     meta: &dyn Fn(&Case) -> Meta,
     suite_ids: Option<&[&str]>,
 ) -> io::Result<SnapshotRun> {
-    let mut recorder = Recorder::new(dir)?;
+    let mut recorder = Recorder::new(dir, None)?;
     for (position, case) in cases.iter().enumerate() {
         if let Some(outcome) = outcomes.iter().find(|o| o.id == case.id) {
             recorder.record(position, case, outcome, &meta(case))?;
@@ -281,8 +338,8 @@ pub struct Pending {
 impl Pending {
     /// The stored text (None for a new snapshot) and the proposed text.
     pub fn texts(&self) -> io::Result<(Option<String>, String)> {
-        let new = files::read_to_string(&self.new_path)?;
-        let old = match files::read_to_string(&self.target) {
+        let new = files::read_bounded(&self.new_path, MAX_STORED_BYTES, "the snapshot")?;
+        let old = match files::read_bounded(&self.target, MAX_STORED_BYTES, "the stored snapshot") {
             Ok(s) => Some(s),
             Err(e) if e.kind() == io::ErrorKind::NotFound => None,
             Err(e) => return Err(e),
