@@ -233,6 +233,10 @@ fn main() -> ExitCode {
     if let Err(e) = out::install_signal_handlers() {
         tell!("harness-conformance: {e}");
     }
+    // The runner starts no process but adapters: it adopts their orphans (a double fork's
+    // grandchild), so that none outlives its case unseen (docs/runner-guarantees.md). Where
+    // that is not possible (not Linux) the group kill and the pipe sweep remain.
+    let _ = harness_conformance_driver::groups::adopt_orphans();
     // A panic is a bug; it must still not leave an adapter running.
     let result = std::panic::catch_unwind(|| real_main(cli));
     out::finish();

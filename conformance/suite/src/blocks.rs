@@ -184,18 +184,7 @@ fn check_no_payload(label: &str, want: &[ContentBlock], res: &ObservedResult) ->
         let Some(payload) = block.payload() else {
             continue;
         };
-        let runs: Vec<&str> = if payload.len() <= RUN {
-            vec![payload]
-        } else {
-            (0..=payload.len() - RUN)
-                .step_by(RUN)
-                .filter_map(|i| payload.get(i..i + RUN))
-                .collect()
-        };
-        if let Some(run) = runs
-            .iter()
-            .find(|r| !r.is_empty() && res.content.contains(*r))
-        {
+        if let Some(run) = payload_run_in(payload, &res.content) {
             return Finding::Fail(format!(
                 "{label}: the {} block's base64 data reached the model as text (the content holds {run:?}); binary content must be a block of its kind, or refused: {}",
                 describe_one(block),
@@ -204,6 +193,33 @@ fn check_no_payload(label: &str, want: &[ContentBlock], res: &ObservedResult) ->
         }
     }
     Finding::Pass
+}
+
+/// The first of `payload`'s runs (its [`RUN`]-byte pieces at multiples of [`RUN`], or the whole
+/// of a shorter payload) that `text` holds, if any. Linear in the two lengths: the runs go in a
+/// hash set and every window of the text is looked up once (searching the text once per run
+/// took 18 s for a 1 MiB image and a large text, issue 28 N3).
+fn payload_run_in<'p>(payload: &'p str, text: &str) -> Option<&'p str> {
+    if payload.is_empty() {
+        return None;
+    }
+    if payload.len() <= RUN {
+        return text.contains(payload).then_some(payload);
+    }
+    // Each run's first offset in the payload, so the run reported is the one a search run by
+    // run would find first.
+    let mut first: std::collections::HashMap<&[u8], usize> = std::collections::HashMap::new();
+    for i in (0..=payload.len() - RUN).step_by(RUN) {
+        if let Some(run) = payload.get(i..i + RUN) {
+            first.entry(run.as_bytes()).or_insert(i);
+        }
+    }
+    let at = text
+        .as_bytes()
+        .windows(RUN)
+        .filter_map(|w| first.get(w).copied())
+        .min()?;
+    payload.get(at..at + RUN)
 }
 
 /// One step of a result's layout: a run of text, or the non-text block at this index of the
@@ -334,6 +350,29 @@ fn describe(blocks: &[ContentBlock]) -> String {
 
 #[cfg(test)]
 mod tests {
+    /// Issue 28, N3: the payload search finds what a search run by run finds (the first run in
+    /// payload order), anywhere in the text, and nothing when the text holds no whole run.
+    #[test]
+    fn payload_runs_are_found_in_one_pass_over_the_text() {
+        let payload: String = (0..4096u32)
+            .map(|i| char::from(b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdef"[(i * 7 % 32) as usize]))
+            .collect();
+        assert_eq!(super::payload_run_in(&payload, "nothing here"), None);
+        let text = format!("x{}y{}", &payload[1000..1040], &payload[32..48]);
+        assert_eq!(
+            super::payload_run_in(&payload, &text),
+            Some(&payload[32..48])
+        );
+        assert_eq!(
+            super::payload_run_in("short", "a short text"),
+            Some("short")
+        );
+        // A payload of a million chars and a text of four: one pass each, not a million scans.
+        let big = "QUJD".repeat(256 * 1024);
+        let text = "z".repeat(4 << 20);
+        assert_eq!(super::payload_run_in(&big, &text), None);
+    }
+
     use super::*;
     use serde_json::{json, Value};
 

@@ -225,6 +225,8 @@ pub struct Recorder {
     written: u64,
     /// The run's end (`--max-time`), which no diff outlasts.
     until: Option<Instant>,
+    /// The most bytes of `.snap.new` this recording writes.
+    budget: u64,
 }
 
 impl Recorder {
@@ -239,7 +241,15 @@ impl Recorder {
             order: Vec::new(),
             written: 0,
             until,
+            budget: MAX_RUN_NEW_BYTES,
         })
+    }
+
+    /// The same recorder with a smaller budget of `.snap.new` bytes (for tests; runs use
+    /// [`MAX_RUN_NEW_BYTES`]).
+    pub fn with_budget(mut self, bytes: u64) -> Recorder {
+        self.budget = bytes.min(MAX_RUN_NEW_BYTES);
+        self
     }
 
     /// Compares (and writes, when it differs) the snapshot of one finished case; `position` is
@@ -266,7 +276,7 @@ impl Recorder {
         if let Some(until) = self.until {
             deadline = deadline.min(until);
         }
-        let room = self.written + rendered.len() as u64 <= MAX_RUN_NEW_BYTES;
+        let room = self.written + rendered.len() as u64 <= self.budget;
         let (status, diff) = compare_and_write(&path, &rendered, deadline, room)?;
         if matches!(status, Status::Changed | Status::New) {
             self.written += rendered.len() as u64;
@@ -375,4 +385,43 @@ pub fn pending(dir: &Path) -> io::Result<Vec<Pending>> {
     }
     out.sort_by(|a, b| a.new_path.cmp(&b.new_path));
     Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use harness_conformance_protocol::ObservedResult;
+    use harness_conformance_suite::verdict::Verdict;
+
+    /// Issue 28, N11: once a run has written its budget of `.snap.new`, a further difference
+    /// is counted as unwritten (and fails the run), never written.
+    #[test]
+    fn a_run_writes_at_most_its_budget_of_snap_new() {
+        let dir = std::env::temp_dir().join(format!("hc-store-budget-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        let mut recorder = Recorder::new(&dir, None).unwrap().with_budget(2500);
+        for i in 0..3 {
+            let case = harness_conformance_suite::loader::decode_case(&format!(
+                r#"{{"id": "t/c{i}", "requirements": ["OUT-1"], "description": "d",
+                    "tools": [{{"name": "t", "input_schema": {{"type": "object"}}, "behavior": {{"return": {{"text": "ok"}}}}}}],
+                    "calls": [{{"id": "toolu_1", "name": "t", "input": {{}}}}],
+                    "expect": {{"results": [{{"is_error": false}}]}}}}"#
+            ))
+            .unwrap();
+            let mut outcome = CaseOutcome::new(&case.id, &case.requirements, Verdict::Pass);
+            outcome.results = Some(vec![ObservedResult {
+                tool_use_id: serde_json::json!("toolu_1"),
+                content: "x".repeat(1000),
+                ..ObservedResult::default()
+            }]);
+            let meta = Meta::for_case(&case.id, &case.description);
+            recorder.record(i, &case, &outcome, &meta).unwrap();
+        }
+        let run = recorder.finish(None).unwrap();
+        let statuses: Vec<Status> = run.recorded.iter().map(|r| r.status).collect();
+        assert_eq!(statuses, [Status::New, Status::New, Status::Unwritten]);
+        assert!(!run.ok());
+        assert!(!dir.join("conformance__t__c2.snap.new").exists());
+        assert!(run.render(20).contains("1 difference(s) not written"));
+    }
 }
