@@ -202,20 +202,21 @@ pub(crate) fn leftovers(pgid: i32, mark: &str, grace: std::time::Duration) -> Ve
         .into_iter()
         .filter(|&pid| outside(pid))
         .collect();
-    let (adopting, shells) = {
-        let reg = registry();
-        (reg.adopting, reg.groups.clone())
-    };
     let mut orphans = Vec::new();
     let mut unknown = Vec::new();
-    if adopting {
+    let mut exited = Vec::new();
+    // Under the registry's lock, so that no adapter is being started meanwhile: a child forked
+    // but not yet exec'd has no mark yet, and would be taken for an orphan of unknown origin.
+    let reg = registry();
+    let shells = &reg.groups;
+    if reg.adopting {
         for pid in children(std::process::id()) {
             if shells.contains(&(pid as i32)) || pid == pgid as u32 {
                 continue;
             }
             if zombie(pid) {
-                // An orphan that exited by itself: reap it, nothing outlived anything.
-                reap(pid);
+                // An orphan that exited by itself: reaped below, nothing outlived anything.
+                exited.push(pid);
                 continue;
             }
             let Some(group) = process_group_of(pid) else {
@@ -233,6 +234,10 @@ pub(crate) fn leftovers(pgid: i32, mark: &str, grace: std::time::Duration) -> Ve
                 None => {}
             }
         }
+    }
+    drop(reg);
+    for pid in exited {
+        reap(pid);
     }
     for &o in orphans.iter().chain(&unknown) {
         found.extend(descendants(o));

@@ -151,7 +151,7 @@ pub fn markdown(grid: &Grid) -> String {
             "| {} | {} | {} | {} |",
             md(&crate::site::bounded(&col.name, 60)),
             md(&crate::site::bounded(&implementation, 80)),
-            md(&crate::site::bounded(&col.suite, 40)),
+            version_cell(&col.suite),
             counts.join(" | ")
         );
     }
@@ -243,6 +243,16 @@ fn requirement_cell(col: &Column, id: &str) -> String {
         Status::NotTestable if r.baselined.is_some() => "⚠️❔".to_owned(),
         Status::NotTestable => "❔".to_owned(),
         Status::NotApplicable => "➖".to_owned(),
+    }
+}
+
+/// A suite version in its cell: as it is when it is a version (digits, letters, `.`, `-`, `+`:
+/// nothing Markdown reads inside a table cell), escaped otherwise.
+fn version_cell(v: &str) -> String {
+    if crate::saved::is_version(v) {
+        v.to_owned()
+    } else {
+        md(&crate::site::bounded(v, 40))
     }
 }
 
