@@ -210,7 +210,16 @@ pub(crate) fn leftovers(pgid: i32, mark: &str, grace: std::time::Duration) -> Ve
     let reg = registry();
     let shells = &reg.groups;
     if reg.adopting {
-        for pid in children(std::process::id()) {
+        // Orphans are re-parented to the subreaper's first live thread, its main thread: at the
+        // end of a case (`grace` given) that one `children` file is read; when an adapter
+        // stops, every thread's.
+        let me = std::process::id();
+        let adopted = if grace.is_zero() {
+            children(me)
+        } else {
+            thread_children(me, me)
+        };
+        for pid in adopted {
             if shells.contains(&(pid as i32)) || pid == pgid as u32 {
                 continue;
             }
@@ -328,6 +337,17 @@ fn descendants(root: u32) -> Vec<u32> {
 /// How many descendants of one adapter are looked at (a fork bomb is cut off here; the group
 /// kill takes the ones in its group).
 const MAX_DESCENDANTS: usize = 4096;
+
+/// The children of thread `tid` of process `pid` (`/proc/<pid>/task/<tid>/children`).
+fn thread_children(pid: u32, tid: u32) -> Vec<u32> {
+    std::fs::read_to_string(format!("/proc/{pid}/task/{tid}/children"))
+        .map(|list| {
+            list.split_whitespace()
+                .filter_map(|p| p.parse::<u32>().ok())
+                .collect()
+        })
+        .unwrap_or_default()
+}
 
 /// The children of `pid` (`/proc/<pid>/task/<tid>/children`, every thread).
 fn children(pid: u32) -> Vec<u32> {

@@ -18,6 +18,9 @@
 //!
 //! Pure: the findings are returned for [`crate::checks`] to record.
 
+use std::collections::HashMap;
+use std::hash::{BuildHasherDefault, Hasher};
+
 use harness_conformance_protocol::{measure, ContentBlock, ObservedResult, Output, Unit};
 use serde::{Deserialize, Serialize};
 
@@ -207,19 +210,45 @@ fn payload_run_in<'p>(payload: &'p str, text: &str) -> Option<&'p str> {
         return text.contains(payload).then_some(payload);
     }
     // Each run's first offset in the payload, so the run reported is the one a search run by
-    // run would find first.
-    let mut first: std::collections::HashMap<&[u8], usize> = std::collections::HashMap::new();
+    // run would find first. A run is 16 bytes: keyed as one u128, with a multiplicative hash
+    // (SipHash of every window of a large text costs more than the rest of the judging).
+    let key = |w: &[u8]| u128::from_le_bytes(w.try_into().expect("RUN bytes"));
+    let mut first: HashMap<u128, usize, BuildHasherDefault<RunHasher>> = HashMap::default();
     for i in (0..=payload.len() - RUN).step_by(RUN) {
-        if let Some(run) = payload.get(i..i + RUN) {
-            first.entry(run.as_bytes()).or_insert(i);
+        if payload.is_char_boundary(i) && payload.is_char_boundary(i + RUN) {
+            first
+                .entry(key(&payload.as_bytes()[i..i + RUN]))
+                .or_insert(i);
         }
     }
     let at = text
         .as_bytes()
         .windows(RUN)
-        .filter_map(|w| first.get(w).copied())
+        .filter_map(|w| first.get(&key(w)).copied())
         .min()?;
     payload.get(at..at + RUN)
+}
+
+/// A hasher for 16-byte runs read as one `u128`: the two halves folded with a multiply. The
+/// keys are text the harness returned, and a collision costs one more comparison.
+#[derive(Default)]
+struct RunHasher(u64);
+
+impl Hasher for RunHasher {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+
+    fn write(&mut self, bytes: &[u8]) {
+        for &b in bytes {
+            self.0 = (self.0.rotate_left(5) ^ u64::from(b)).wrapping_mul(0x51_7c_c1_b7_27_22_0a_95);
+        }
+    }
+
+    fn write_u128(&mut self, n: u128) {
+        let folded = (n as u64) ^ ((n >> 64) as u64).rotate_left(29);
+        self.0 = folded.wrapping_mul(0x9e37_79b9_7f4a_7c15) ^ (folded >> 32);
+    }
 }
 
 /// One step of a result's layout: a run of text, or the non-text block at this index of the
