@@ -436,7 +436,15 @@ mod tests {
             .unwrap();
         let pid = child.id();
         assert!(children(std::process::id()).contains(&pid));
-        assert_eq!(mark_of(pid).as_deref(), Some("test.1"));
+        // The environment is readable once the child has exec'd (a moment after spawn on a
+        // busy machine).
+        let until = std::time::Instant::now() + std::time::Duration::from_secs(10);
+        let mut mark = mark_of(pid);
+        while mark.is_none() && std::time::Instant::now() < until {
+            std::thread::sleep(std::time::Duration::from_millis(10));
+            mark = mark_of(pid);
+        }
+        assert_eq!(mark.as_deref(), Some("test.1"));
         let _ = child.kill();
         let _ = child.wait();
     }
