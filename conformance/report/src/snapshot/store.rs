@@ -55,6 +55,32 @@ pub enum Status {
 /// distinct text wrote 2.5 GiB before).
 pub const MAX_RUN_NEW_BYTES: u64 = 64 * 1024 * 1024;
 
+/// The most entries of a snapshot directory looked at when it is listed (orphans, pending
+/// `.snap.new`): the suite has about 600 cases, so a directory of more is not a snapshot
+/// directory; past it the listing is an error.
+pub const MAX_DIR_ENTRIES: usize = 100_000;
+
+/// The most orphaned snapshots named in the account (the rest are counted).
+pub const MAX_ORPHANS_SHOWN: usize = 20;
+
+/// `dir`'s entries, at most [`MAX_DIR_ENTRIES`] of them (past that, an error naming the bound).
+fn entries(dir: &Path) -> io::Result<Vec<std::fs::DirEntry>> {
+    let mut out = Vec::new();
+    for entry in std::fs::read_dir(dir).map_err(|e| io_context(e, dir))? {
+        if out.len() == MAX_DIR_ENTRIES {
+            return Err(io::Error::new(
+                io::ErrorKind::InvalidData,
+                format!(
+                    "{}: holds more than {MAX_DIR_ENTRIES} entries; a snapshot directory is listed no further (docs/runner-guarantees.md)",
+                    dir.display()
+                ),
+            ));
+        }
+        out.push(entry?);
+    }
+    Ok(out)
+}
+
 /// One case's snapshot in a run.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Recorded {
@@ -141,11 +167,18 @@ impl SnapshotRun {
                 differing.len() - max_diffs
             );
         }
-        for o in &self.orphans {
+        for o in self.orphans.iter().take(MAX_ORPHANS_SHOWN) {
             let _ = writeln!(
                 out,
                 "warning: {} belongs to no case of this suite (delete it if the case was removed)",
                 o.display()
+            );
+        }
+        if self.orphans.len() > MAX_ORPHANS_SHOWN {
+            let _ = writeln!(
+                out,
+                "warning: … and {} more snapshot(s) that belong to no case",
+                self.orphans.len() - MAX_ORPHANS_SHOWN
             );
         }
         if !differing.is_empty() {
@@ -301,8 +334,7 @@ impl Recorder {
         let dir = self.run.dir.clone();
         if let Some(ids) = suite_ids {
             let known: BTreeSet<String> = ids.iter().map(|id| file_name(id)).collect();
-            for entry in std::fs::read_dir(&dir).map_err(|e| io_context(e, &dir))? {
-                let entry = entry?;
+            for entry in entries(&dir)? {
                 let name = entry.file_name().to_string_lossy().into_owned();
                 if name.starts_with(&format!("{PREFIX}__"))
                     && name.ends_with(&format!(".{EXT}"))
@@ -371,8 +403,7 @@ impl Pending {
 /// Every `*.snap.new` directly in `dir`, by name.
 pub fn pending(dir: &Path) -> io::Result<Vec<Pending>> {
     let mut out = Vec::new();
-    for entry in std::fs::read_dir(dir).map_err(|e| io_context(e, dir))? {
-        let entry = entry?;
+    for entry in entries(dir)? {
         let name = entry.file_name().to_string_lossy().into_owned();
         if let Some(target) = name.strip_suffix(".new") {
             if target.ends_with(&format!(".{EXT}")) && entry.file_type()?.is_file() {
@@ -423,5 +454,21 @@ mod tests {
         assert!(!run.ok());
         assert!(!dir.join("conformance__t__c2.snap.new").exists());
         assert!(run.render(20).contains("1 difference(s) not written"));
+    }
+
+    #[test]
+    fn the_account_names_at_most_twenty_orphans() {
+        let run = SnapshotRun {
+            orphans: (0..25)
+                .map(|i| PathBuf::from(format!("conformance__x__{i}.snap")))
+                .collect(),
+            ..SnapshotRun::default()
+        };
+        let text = run.render(20);
+        assert_eq!(text.matches("belongs to no case").count(), 20);
+        assert!(
+            text.contains("… and 5 more snapshot(s) that belong to no case"),
+            "{text}"
+        );
     }
 }
