@@ -1,0 +1,198 @@
+"""Adapter: the Anthropic Python SDK's tool runner behind the conformance protocol.
+
+What is tested: `client.beta.messages.tool_runner(...)` of an `AsyncAnthropic` client whose HTTP
+client is an `httpx2.AsyncClient` over an `httpx2.MockTransport` (the SDK's own documented hook
+for a custom HTTP client; no network). The fake Messages API answers the first request with the
+case's calls as `tool_use` blocks of one assistant message (`stop_reason: "tool_use"`), exactly as
+the case wrote them (JSON on the wire: the SDK parses it as it parses any response); the runner
+dispatches them (`anthropic/lib/tools/_beta_runner.py`, `BaseAsyncToolRunner._generate_tool_call_response`
+and `_run_tool`; rendering in `_tool_dispatch.py`), and the adapter reports the `tool_result`
+blocks of the NEXT request the SDK sends — what the model is shown — in order: `content` is the
+block's text (its text blocks joined when it is a list), `is_error` its `is_error`.
+
+Tools: `beta_async_tool(fn, name=..., description=...)` over a function whose signature the kit's
+`pydantic_schema.parameters` writes (the SDK builds the tool's schema from the signature and
+validates each call with `pydantic.validate_call`, as its docs teach). A plain signature is a
+closed object (pydantic refuses unexpected keyword arguments and writes `additionalProperties:
+false`), so a schema with `additionalProperties: false` gets the plain signature and an open one
+the same signature plus `**kwargs: Any` — the only form of an open object a signature has.
+Schema-valued `additionalProperties`, and what the kit cannot translate, SKIP.
+
+Returns: a tool returns `str` or content blocks (the SDK's `BetaFunctionToolResultType`), so the
+scripted handlers return JSON values as their `json.dumps` text, as a tool author must.
+
+Handler errors, in the SDK's idiom: domain → `anthropic.lib.tools.ToolError` (the documented "return
+this content with `is_error: true`" exception), transport → `ConnectionError`, internal →
+`RuntimeError`; any exception other than `ToolError` is shown to the model as `repr(exc)`, cut to
+4,096 characters (`_toolsets/_sanitize.py`, `error_text`) — the SDK's own handling of long error text.
+
+Calls: only structured `tool_use` blocks exist in the Messages API (its `input` is a JSON object,
+never text); other forms SKIP. No cap (tool results are sent whole), no deadline (the runner has
+no per-tool timeout), no codes; calls run one at a time, in order, from one assistant message.
+
+When the runner raises, the run is over and the model sees nothing: no results are reported and
+the kit writes the exception to stderr.
+
+The protocol itself (loop, JSON, hello, scripted behaviours, invocation log) is the kit's:
+conformance/kits/python.
+"""
+
+from __future__ import annotations
+
+import inspect
+import json
+import logging
+import warnings
+from dataclasses import dataclass, field
+from importlib.metadata import version
+from typing import Any
+
+import httpx2
+from anthropic import AsyncAnthropic, beta_async_tool
+from anthropic.lib.tools import ToolError
+from harness_conformance_adapter import (
+    MISSING, Adapter, Capabilities, Errors, Implementation, Skip, Tool, Turn, to_json,
+)
+from harness_conformance_adapter.pydantic_schema import (
+    KEYWORDS, Untranslatable, parameters, present_arguments, safe_name, skip_for,
+)
+
+warnings.filterwarnings("ignore")
+logging.disable(logging.CRITICAL)
+
+MODEL = "claude-sonnet-4-5"
+
+
+def signature_schema(schema: Any) -> tuple[Any, bool]:
+    """The schema a plain signature states, and whether the object is open (`**kwargs`)."""
+    if not isinstance(schema, dict):
+        return schema, False
+    extra = schema.get("additionalProperties", True)
+    if extra not in (True, False):
+        raise Untranslatable("a schema-valued additionalProperties has no form in a function signature")
+    return {k: v for k, v in schema.items() if k != "additionalProperties"}, extra is True
+
+
+def tool_for(tool: Tool, turn: Turn) -> Any:
+    """`beta_async_tool` over the function a user would write for this tool."""
+    try:
+        schema, open_object = signature_schema(tool.input_schema)
+        params = parameters(schema, tool.name)
+    except Untranslatable as exc:
+        raise skip_for(tool.name, exc) from None
+    handle = turn.async_handler(tool)
+
+    async def handler(**kwargs: Any) -> Any:
+        return await handle(present_arguments(kwargs))
+
+    signature = [inspect.Parameter(p, inspect.Parameter.KEYWORD_ONLY, annotation=a, default=d) for p, a, d in params]
+    annotations = {p: a for p, a, _ in params}
+    if open_object:
+        name = "kwargs"
+        while name in annotations:
+            name = "_" + name
+        signature.append(inspect.Parameter(name, inspect.Parameter.VAR_KEYWORD, annotation=Any))
+        annotations[name] = Any
+    handler.__signature__ = inspect.Signature(signature)  # type: ignore[attr-defined]
+    handler.__annotations__ = annotations
+    handler.__name__ = safe_name(tool.name)
+    return beta_async_tool(handler, name=tool.name, description=tool.description)
+
+
+def present(value: Any, kind: str) -> Any:
+    """A returned value as a tool of this SDK returns it: text (JSON values as their JSON text)."""
+    if isinstance(value, str):
+        return value
+    return json.dumps(value, ensure_ascii=False)
+
+
+def message(content: list[Any], stop_reason: str) -> dict[str, Any]:
+    return {"id": "msg_conformance", "type": "message", "role": "assistant", "model": MODEL, "content": content,
+            "stop_reason": stop_reason, "stop_sequence": None, "usage": {"input_tokens": 1, "output_tokens": 1}}
+
+
+@dataclass
+class FakeApi:
+    """The Messages API on a mock transport: the case's turn first, then "done"; keeps each request."""
+
+    blocks: list[Any]
+    requests: list[Any] = field(default_factory=list)
+
+    def __call__(self, request: httpx2.Request) -> httpx2.Response:
+        self.requests.append(json.loads(request.content))
+        if len(self.requests) == 1:
+            return httpx2.Response(200, json=message(self.blocks, "tool_use"))
+        return httpx2.Response(200, json=message([{"type": "text", "text": "done"}], "end_turn"))
+
+
+def tool_use_block(call: Any) -> dict[str, Any]:
+    if call.form != "structured":
+        raise Skip("the Messages API delivers tool_use blocks with an input object; "
+                   f"a call as {call.form.replace('_', ' ')} is not expressible")
+    block: dict[str, Any] = {"type": "tool_use"}
+    for key in ("id", "name", "input"):
+        if key in call.raw:
+            block[key] = call.raw[key]
+    return block
+
+
+@dataclass
+class Scripted:
+    client: AsyncAnthropic
+    api: FakeApi
+    tools: list[Any]
+
+
+def build(turn: Turn) -> Scripted:
+    tools = [tool_for(t, turn) for t in turn.case.tools]
+    api = FakeApi([tool_use_block(c) for c in turn.case.calls])
+    client = AsyncAnthropic(api_key="conformance", base_url="http://anthropic.invalid", max_retries=0,
+                            http_client=httpx2.AsyncClient(transport=httpx2.MockTransport(api)))
+    return Scripted(client, api, tools)
+
+
+def content_text(content: Any) -> str:
+    if content is None:
+        return ""
+    if isinstance(content, str):
+        return content
+    return "".join(b.get("text", "") for b in content if isinstance(b, dict) and b.get("type") == "text")
+
+
+async def run_turn(scripted: Scripted, turn: Turn) -> None:
+    turn.history = [{k: v for k, v in b.items() if k != "type"} for b in scripted.api.blocks]
+    with turn.harness_may_raise(turn.case.calls):
+        runner = scripted.client.beta.messages.tool_runner(
+            model=MODEL, max_tokens=1024, messages=[{"role": "user", "content": "run the tools"}], tools=scripted.tools,
+        )
+        await runner.until_done()
+    if len(scripted.api.requests) < 2:
+        return
+    messages = scripted.api.requests[1].get("messages", [])
+    for m in messages:
+        if m.get("role") == "assistant" and isinstance(m.get("content"), list):
+            uses = [b for b in m["content"] if isinstance(b, dict) and b.get("type") == "tool_use"]
+            if uses:
+                turn.history = [{k: v for k, v in b.items() if k in ("id", "name", "input")} for b in uses]
+    last = messages[-1] if messages else {}
+    blocks = last.get("content") if last.get("role") == "user" else None
+    for block in blocks if isinstance(blocks, list) else []:
+        if not isinstance(block, dict) or block.get("type") != "tool_result":
+            continue
+        turn.report(block.get("tool_use_id", MISSING), is_error=block.get("is_error") is True,
+                    content=content_text(block.get("content")), native=to_json(block))
+
+
+adapter = Adapter(
+    Implementation("Anthropic SDK tool runner (beta_async_tool + tool_runner)", "python", version("anthropic"),
+                   "https://github.com/anthropics/anthropic-sdk-python"),
+    Capabilities(cap=None, retryability=False, keywords=KEYWORDS, call_forms=["structured"], parallel=True,
+                 history=True),
+    Errors(domain=ToolError, transport=ConnectionError, internal=RuntimeError),
+    build,
+    run_turn,
+    present=present,
+)
+
+if __name__ == "__main__":
+    raise SystemExit(adapter.serve())
