@@ -42,6 +42,8 @@ from __future__ import annotations
 import inspect
 import json
 import logging
+import os
+import sys
 import warnings
 from dataclasses import dataclass, field
 from importlib.metadata import version
@@ -51,11 +53,16 @@ import httpx2
 from anthropic import AsyncAnthropic, beta_async_tool
 from anthropic.lib.tools import ToolError
 from harness_conformance_adapter import (
-    MISSING, Adapter, Capabilities, Errors, Implementation, Skip, Tool, Turn, to_json,
+    Adapter, Capabilities, Errors, Implementation, Skip, Tool, Turn, to_json,
 )
 from harness_conformance_adapter.pydantic_schema import (
     KEYWORDS, Untranslatable, parameters, present_arguments, safe_name, skip_for,
 )
+
+# The Messages wire (rendering a turn, reading the tool results of a request) is the fake provider's,
+# shared with the coding-agent adapters: conformance/wire/dialects.py (pure, standard library only).
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "wire"))
+import dialects  # noqa: E402
 
 warnings.filterwarnings("ignore")
 logging.disable(logging.CRITICAL)
@@ -106,34 +113,27 @@ def present(value: Any, kind: str) -> Any:
     return json.dumps(value, ensure_ascii=False)
 
 
-def message(content: list[Any], stop_reason: str) -> dict[str, Any]:
-    return {"id": "msg_conformance", "type": "message", "role": "assistant", "model": MODEL, "content": content,
-            "stop_reason": stop_reason, "stop_sequence": None, "usage": {"input_tokens": 1, "output_tokens": 1}}
-
-
 @dataclass
 class FakeApi:
     """The Messages API on a mock transport: the case's turn first, then "done"; keeps each request."""
 
-    blocks: list[Any]
+    calls: list[Any]
     requests: list[Any] = field(default_factory=list)
 
     def __call__(self, request: httpx2.Request) -> httpx2.Response:
         self.requests.append(json.loads(request.content))
-        if len(self.requests) == 1:
-            return httpx2.Response(200, json=message(self.blocks, "tool_use"))
-        return httpx2.Response(200, json=message([{"type": "text", "text": "done"}], "end_turn"))
+        turn = dialects.render_turn(dialects.ANTHROPIC, self.calls if len(self.requests) == 1 else [], False, MODEL)
+        return httpx2.Response(200, content=dialects.encode(turn, False), headers={"content-type": "application/json"})
 
 
-def tool_use_block(call: Any) -> dict[str, Any]:
-    if call.form != "structured":
-        raise Skip("the Messages API delivers tool_use blocks with an input object; "
-                   f"a call as {call.form.replace('_', ' ')} is not expressible")
-    block: dict[str, Any] = {"type": "tool_use"}
-    for key in ("id", "name", "input"):
-        if key in call.raw:
-            block[key] = call.raw[key]
-    return block
+def wire_calls(turn: Turn) -> list[Any]:
+    """The case's calls as `tool_use` blocks carry them (absent fields stay absent)."""
+    calls = [dict(c.raw) for c in turn.case.calls]
+    try:
+        dialects.check(dialects.ANTHROPIC, calls, stream=False)
+    except dialects.Unexpressible as exc:
+        raise Skip(f"the Messages API (not streamed) cannot carry this call: {exc}") from None
+    return calls
 
 
 @dataclass
@@ -145,22 +145,18 @@ class Scripted:
 
 def build(turn: Turn) -> Scripted:
     tools = [tool_for(t, turn) for t in turn.case.tools]
-    api = FakeApi([tool_use_block(c) for c in turn.case.calls])
+    api = FakeApi(wire_calls(turn))
     client = AsyncAnthropic(api_key="conformance", base_url="http://anthropic.invalid", max_retries=0,
                             http_client=httpx2.AsyncClient(transport=httpx2.MockTransport(api)))
     return Scripted(client, api, tools)
 
 
-def content_text(content: Any) -> str:
-    if content is None:
-        return ""
-    if isinstance(content, str):
-        return content
-    return "".join(b.get("text", "") for b in content if isinstance(b, dict) and b.get("type") == "text")
+def history_entry(call: Any) -> Any:
+    return {k: call[k] for k in ("id", "name", "input") if k in call}
 
 
 async def run_turn(scripted: Scripted, turn: Turn) -> None:
-    turn.history = [{k: v for k, v in b.items() if k != "type"} for b in scripted.api.blocks]
+    turn.history = [history_entry(c) for c in scripted.api.calls]
     with turn.harness_may_raise(turn.case.calls):
         runner = scripted.client.beta.messages.tool_runner(
             model=MODEL, max_tokens=1024, messages=[{"role": "user", "content": "run the tools"}], tools=scripted.tools,
@@ -168,19 +164,15 @@ async def run_turn(scripted: Scripted, turn: Turn) -> None:
         await runner.until_done()
     if len(scripted.api.requests) < 2:
         return
-    messages = scripted.api.requests[1].get("messages", [])
-    for m in messages:
+    request = scripted.api.requests[1]
+    for m in request.get("messages", []):
         if m.get("role") == "assistant" and isinstance(m.get("content"), list):
             uses = [b for b in m["content"] if isinstance(b, dict) and b.get("type") == "tool_use"]
             if uses:
-                turn.history = [{k: v for k, v in b.items() if k in ("id", "name", "input")} for b in uses]
-    last = messages[-1] if messages else {}
-    blocks = last.get("content") if last.get("role") == "user" else None
-    for block in blocks if isinstance(blocks, list) else []:
-        if not isinstance(block, dict) or block.get("type") != "tool_result":
-            continue
-        turn.report(block.get("tool_use_id", MISSING), is_error=block.get("is_error") is True,
-                    content=content_text(block.get("content")), native=to_json(block))
+                turn.history = [history_entry(b) for b in uses]
+    for result in dialects.results(dialects.ANTHROPIC, request):
+        turn.report(result["tool_use_id"], is_error=result["is_error"], content=result["content"],
+                    native=to_json(result["native"]))
 
 
 adapter = Adapter(
