@@ -15,7 +15,8 @@ Tools: `beta_async_tool(fn, name=..., description=...)` over a function whose si
 validates each call with `pydantic.validate_call`, as its docs teach). A plain signature is a
 closed object (pydantic refuses unexpected keyword arguments and writes `additionalProperties:
 false`), so a schema with `additionalProperties: false` gets the plain signature and an open one
-the same signature plus `**kwargs: Any` — the only form of an open object a signature has.
+the same signature plus `**kwargs: Any` — the only form of an open object a signature has (the
+kit's `pydantic_schema.closed_parameters`).
 Schema-valued `additionalProperties`, and what the kit cannot translate, SKIP.
 
 Returns: a tool returns `str` or content blocks (the SDK's `BetaFunctionToolResultType`), so the
@@ -56,7 +57,7 @@ from harness_conformance_adapter import (
     Adapter, Capabilities, Errors, Implementation, Skip, Tool, Turn, to_json,
 )
 from harness_conformance_adapter.pydantic_schema import (
-    KEYWORDS, Untranslatable, parameters, present_arguments, safe_name, skip_for,
+    KEYWORDS, Untranslatable, closed_parameters, present_arguments, safe_name, skip_for,
 )
 
 # The Messages wire (rendering a turn, reading the tool results of a request) is the fake provider's,
@@ -70,21 +71,10 @@ logging.disable(logging.CRITICAL)
 MODEL = "claude-sonnet-4-5"
 
 
-def signature_schema(schema: Any) -> tuple[Any, bool]:
-    """The schema a plain signature states, and whether the object is open (`**kwargs`)."""
-    if not isinstance(schema, dict):
-        return schema, False
-    extra = schema.get("additionalProperties", True)
-    if extra not in (True, False):
-        raise Untranslatable("a schema-valued additionalProperties has no form in a function signature")
-    return {k: v for k, v in schema.items() if k != "additionalProperties"}, extra is True
-
-
 def tool_for(tool: Tool, turn: Turn) -> Any:
     """`beta_async_tool` over the function a user would write for this tool."""
     try:
-        schema, open_object = signature_schema(tool.input_schema)
-        params = parameters(schema, tool.name)
+        params, open_object = closed_parameters(tool.input_schema, tool.name)
     except Untranslatable as exc:
         raise skip_for(tool.name, exc) from None
     handle = turn.async_handler(tool)
@@ -102,7 +92,7 @@ def tool_for(tool: Tool, turn: Turn) -> Any:
         annotations[name] = Any
     handler.__signature__ = inspect.Signature(signature)  # type: ignore[attr-defined]
     handler.__annotations__ = annotations
-    handler.__name__ = safe_name(tool.name)
+    handler.__name__ = handler.__qualname__ = safe_name(tool.name)
     return beta_async_tool(handler, name=tool.name, description=tool.description)
 
 

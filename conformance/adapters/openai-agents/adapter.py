@@ -88,7 +88,7 @@ def tool_for(tool: Tool, turn: Turn) -> Any:
         + [inspect.Parameter(p, inspect.Parameter.KEYWORD_ONLY, annotation=a, default=d) for p, a, d in params]
     )
     handler.__annotations__ = {"ctx": ToolContext[Any], **{p: a for p, a, _ in params}}
-    handler.__name__ = safe_name(tool.name)
+    handler.__name__ = handler.__qualname__ = safe_name(tool.name)
     deadline_ms = turn.case.config.deadline_ms
     offered = turn.case.offered is None or tool.name in turn.case.offered
     options: dict[str, Any] = dict(

@@ -253,3 +253,20 @@ def safe_name(name: str) -> str:
     """A Python identifier made from a tool's name (for generated functions and models)."""
     cleaned = "".join(c if c.isalnum() else "_" for c in name) or "tool"
     return cleaned if cleaned[0].isalpha() else "t_" + cleaned
+
+
+def closed_parameters(schema: Any, tool_name: str) -> tuple[list[tuple[str, Any, Any]], bool]:
+    """`parameters` for a harness that validates calls against the whole signature
+    (`pydantic.validate_call`), where a plain signature is a closed object: unknown keyword
+    arguments are refused, and the schema written from it says `additionalProperties: false`.
+
+    Returns the parameters and whether the object is open — then the function takes `**kwargs`,
+    the only form of an open object a signature has. `additionalProperties: false` gives a plain
+    signature; absent or true an open one; a schema-valued one is Untranslatable.
+    """
+    extra = schema.get("additionalProperties", True) if isinstance(schema, dict) else True
+    if extra not in (True, False):
+        raise Untranslatable("a schema-valued additionalProperties has no form in a function signature")
+    if isinstance(schema, dict):
+        schema = {k: v for k, v in schema.items() if k != "additionalProperties"}
+    return parameters(schema, tool_name), extra is True
