@@ -1,21 +1,24 @@
 """Adapter: Agno's `Agent` (`agno`) behind the conformance protocol.
 
-What is tested: `Agent(model=OpenAIChat(...), tools=[...])` run with `Agent.arun` — Agno's agent
-loop over its OpenAI Chat Completions model class (`agno/models/openai/chat.py`, the model of
-Agno's quickstart). The model's `AsyncOpenAI` client is given an `httpx2.AsyncClient` over an
-`httpx2.MockTransport` (no network): the fake Chat Completions API answers the first request with
-the case's calls as `tool_calls` of one assistant message, and the adapter reports the `tool`
-messages of the NEXT request — what the model is shown — in order. Rendering the turn and reading
-the results is the fake provider's (`conformance/wire/dialects.py`, shared with the opencode
-column). Agno resolves and parses calls in `agno/utils/functions.py` (`get_function_call`: JSON,
+What is tested: `Agent(model=Claude(...), tools=[...])` run with `Agent.arun` — Agno's agent
+loop over its Anthropic model class (`agno/models/anthropic/claude.py`; Agno's docs use it and
+`OpenAIChat` alike). The model's `AsyncAnthropic` client is given an `httpx2.AsyncClient` over an
+`httpx2.MockTransport` (no network): the fake Messages API answers the first request with the
+case's calls as `tool_use` blocks of one assistant message, and the adapter reports the
+`tool_result` blocks of the NEXT request — what the model is shown — in order. Rendering the turn
+and reading the results is the fake provider's (`conformance/wire/dialects.py`, shared with the
+Claude Code column). Claude rather than OpenAI Chat: the suite's tool-use ids are Anthropic's
+(`toolu_…`), and Agno rewrites ids that lack a provider's prefix before sending a request
+(`agno/utils/message.py`, `reformat_tool_call_ids`: every `toolu_…` id becomes `call_000…` for
+OpenAI Chat), which no real OpenAI turn would trigger. Agno resolves and parses calls in `agno/utils/functions.py` (`get_function_call`: JSON,
 then `ast.literal_eval`; string values `"true"`/`"false"`/`"null"`/`"none"` rewritten), runs them
 in `agno/models/base.py` (`get_function_calls_to_run`, `arun_function_calls`) and
 `agno/tools/function.py` (`FunctionCall.aexecute`, the entrypoint wrapped in `validate_call`).
 
-What the model sees: Chat Completions has no error flag, and Agno keeps its own
-(`Message.tool_call_error`) out of every provider format (its Claude formatter,
-`agno/utils/models/claude.py`, sends no `is_error` either), so every result is reported with
-`is_error: false`; the text is the only signal the model gets.
+What the model sees: Agno marks a failed call on its own message (`Message.tool_call_error`) but
+its Claude formatter (`agno/utils/models/claude.py`, `format_messages`) writes a `tool_result`
+without `is_error`, so the model is never told a call failed; `is_error` is read from the request
+as sent (always false here).
 
 Tools: `@tool(name=..., description=...)` (`agno.tools.tool`, Agno's documented decorator) over a
 function whose signature the kit's `pydantic_schema.closed_parameters` writes: Agno validates a
@@ -23,9 +26,8 @@ call with `pydantic.validate_call` on the whole signature, so a plain signature 
 (`additionalProperties: false`) and an open object takes `**kwargs`. What a signature cannot state
 SKIPs.
 
-Calls: the arguments are JSON text on this wire: an `arguments_text` call is that text, a
-structured call its `input`'s JSON (an absent `input` is an empty arguments text, as the wire
-carries it).
+Calls: a whole (not streamed) Messages response carries `tool_use` blocks with an `input` object,
+exactly as the case wrote them (absent fields stay absent); arguments as text and raw blocks SKIP.
 
 Handler errors: Agno shows `str(exc)` of whatever a tool raises; its own `AgentRunException`s
 (`RetryAgentRun`, `StopAgentRun`) steer the run rather than report a failure. Domain →
@@ -57,15 +59,15 @@ os.environ.setdefault("AGNO_TELEMETRY", "false")
 
 import httpx2  # noqa: E402
 from agno.agent import Agent  # noqa: E402
-from agno.models.openai import OpenAIChat  # noqa: E402
+from agno.models.anthropic import Claude  # noqa: E402
+from anthropic import AsyncAnthropic  # noqa: E402
 from agno.tools import tool as agno_tool  # noqa: E402
 from harness_conformance_adapter import Adapter, Capabilities, Errors, Implementation, Skip, Tool, Turn, to_json  # noqa: E402
 from harness_conformance_adapter.pydantic_schema import (  # noqa: E402
     KEYWORDS, Untranslatable, closed_parameters, present_arguments, safe_name, skip_for,
 )
-from openai import AsyncOpenAI  # noqa: E402
 
-# The Chat Completions wire (rendering a turn, reading the tool results of a request) is the fake
+# The Messages wire (rendering a turn, reading the tool results of a request) is the fake
 # provider's, shared with the coding-agent adapters: conformance/wire/dialects.py (pure, standard library only).
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "wire"))
 import dialects  # noqa: E402
@@ -73,7 +75,7 @@ import dialects  # noqa: E402
 warnings.filterwarnings("ignore")
 logging.disable(logging.CRITICAL)
 
-MODEL = "gpt-4o"
+MODEL = "claude-sonnet-4-5"
 
 
 def tool_for(tool: Tool, turn: Turn) -> Any:
@@ -103,23 +105,23 @@ def tool_for(tool: Tool, turn: Turn) -> Any:
 
 @dataclass
 class FakeApi:
-    """Chat Completions on a mock transport: the case's turn first, then "done"; keeps each request."""
+    """The Messages API on a mock transport: the case's turn first, then "done"; keeps each request."""
 
     calls: list[Any]
     requests: list[Any] = field(default_factory=list)
 
     def __call__(self, request: httpx2.Request) -> httpx2.Response:
         self.requests.append(json.loads(request.content))
-        turn = dialects.render_turn(dialects.CHAT, self.calls if len(self.requests) == 1 else [], False, MODEL)
+        turn = dialects.render_turn(dialects.ANTHROPIC, self.calls if len(self.requests) == 1 else [], False, MODEL)
         return httpx2.Response(200, content=dialects.encode(turn, False), headers={"content-type": "application/json"})
 
 
 def wire_calls(turn: Turn) -> list[Any]:
     calls = [dict(c.raw) for c in turn.case.calls]
     try:
-        dialects.check(dialects.CHAT, calls, stream=False)
+        dialects.check(dialects.ANTHROPIC, calls, stream=False)
     except dialects.Unexpressible as exc:
-        raise Skip(f"Chat Completions cannot carry this call: {exc}") from None
+        raise Skip(f"the Messages API (not streamed) cannot carry this call: {exc}") from None
     return calls
 
 
@@ -132,39 +134,36 @@ class Scripted:
 def build(turn: Turn) -> Scripted:
     tools = [tool_for(t, turn) for t in turn.case.tools]
     api = FakeApi(wire_calls(turn))
-    client = AsyncOpenAI(api_key="conformance", base_url="http://openai.invalid/v1", max_retries=0,
-                         http_client=httpx2.AsyncClient(transport=httpx2.MockTransport(api)))
-    model = OpenAIChat(id=MODEL, async_client=client, max_retries=0)
+    client = AsyncAnthropic(api_key="conformance", base_url="http://anthropic.invalid", max_retries=0,
+                            http_client=httpx2.AsyncClient(transport=httpx2.MockTransport(api)))
+    model = Claude(id=MODEL, async_client=client)
     return Scripted(Agent(model=model, tools=tools, telemetry=False), api)
 
 
 def history_entry(call: Any) -> Any:
-    out: dict[str, Any] = {k: call[k] for k in ("id",) if k in call}
-    function = call.get("function") or {}
-    if "name" in function:
-        out["name"] = function["name"]
-    out["arguments_text"] = function.get("arguments", "")
-    return out
+    return {k: call[k] for k in ("id", "name", "input") if k in call}
 
 
 async def run_turn(scripted: Scripted, turn: Turn) -> None:
-    turn.history = [{k: c[k] for k in ("id", "name", "input", "arguments_text") if k in c} for c in scripted.api.calls]
+    turn.history = [history_entry(c) for c in scripted.api.calls]
     with turn.harness_may_raise(turn.case.calls):
         await scripted.agent.arun("run the tools", stream=False)
     if len(scripted.api.requests) < 2:
         return
     request = scripted.api.requests[1]
     for message in request.get("messages") or []:
-        if isinstance(message, dict) and message.get("role") == "assistant" and message.get("tool_calls"):
-            turn.history = [history_entry(c) for c in message["tool_calls"]]
-    for result in dialects.results(dialects.CHAT, request):
+        content = message.get("content") if isinstance(message, dict) and message.get("role") == "assistant" else None
+        uses = [b for b in content if isinstance(b, dict) and b.get("type") == "tool_use"] if isinstance(content, list) else []
+        if uses:
+            turn.history = [history_entry(b) for b in uses]
+    for result in dialects.results(dialects.ANTHROPIC, request):
         turn.report(result["tool_use_id"], is_error=bool(result["is_error"]), content=result["content"],
                     native=to_json(result["native"]))
 
 
 adapter = Adapter(
-    Implementation("Agno Agent (OpenAIChat, @tool functions)", "python", version("agno"), "https://github.com/agno-agi/agno"),
-    Capabilities(cap=None, retryability=False, keywords=KEYWORDS, call_forms=["structured", "arguments_text"],
+    Implementation("Agno Agent (Claude model, @tool functions)", "python", version("agno"), "https://github.com/agno-agi/agno"),
+    Capabilities(cap=None, retryability=False, keywords=KEYWORDS, call_forms=["structured"],
                  parallel=True, history=True),
     Errors(domain=ValueError, transport=ConnectionError, internal=RuntimeError),
     build,
