@@ -36,8 +36,8 @@ Handler errors: Agno shows `str(exc)` of whatever a tool raises; its own `AgentR
 Capabilities: no cap, no deadline, no codes; calls of one turn run as one batch. Telemetry off
 (`run` sets AGNO_TELEMETRY=false).
 
-When the agent raises, the run is over and the model sees nothing: no results are reported and
-the kit writes the exception to stderr.
+When the run fails (Agno returns a `RunOutput` with status `error` rather than raising), it is
+over and the model sees nothing: no results are reported and the error is written to stderr.
 
 The protocol itself (loop, JSON, hello, scripted behaviours, invocation log) is the kit's:
 conformance/kits/python.
@@ -60,6 +60,7 @@ os.environ.setdefault("AGNO_TELEMETRY", "false")
 import httpx2  # noqa: E402
 from agno.agent import Agent  # noqa: E402
 from agno.models.anthropic import Claude  # noqa: E402
+from agno.run.base import RunStatus  # noqa: E402
 from anthropic import AsyncAnthropic  # noqa: E402
 from agno.tools import tool as agno_tool  # noqa: E402
 from harness_conformance_adapter import Adapter, Capabilities, Errors, Implementation, Skip, Tool, Turn, to_json  # noqa: E402
@@ -125,6 +126,10 @@ def wire_calls(turn: Turn) -> list[Any]:
     return calls
 
 
+class RunEndedWithError(Exception):
+    """`Agent.arun` returned a `RunOutput` with status `error` (Agno's way of failing a run)."""
+
+
 @dataclass
 class Scripted:
     agent: Agent
@@ -147,7 +152,11 @@ def history_entry(call: Any) -> Any:
 async def run_turn(scripted: Scripted, turn: Turn) -> None:
     turn.history = [history_entry(c) for c in scripted.api.calls]
     with turn.harness_may_raise(turn.case.calls):
-        await scripted.agent.arun("run the tools", stream=False)
+        output = await scripted.agent.arun("run the tools", stream=False)
+        if output.status == RunStatus.error:
+            # Agno ends the run and returns the exception's text instead of raising it; the model is
+            # not called again. Raised here only so that the kit logs it like any harness failure.
+            raise RunEndedWithError(str(output.content))
     if len(scripted.api.requests) < 2:
         return
     request = scripted.api.requests[1]

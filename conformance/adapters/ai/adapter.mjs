@@ -122,7 +122,7 @@ function historyEntry(part) {
   return { id: part.toolCallId ?? null, name: part.toolName ?? null, [key]: toJson(part.input) };
 }
 
-async function runTurn({ model, tools, parts, seen }, turn) {
+async function runTurn({ model, tools, seen }, turn) {
   const { offered, cancel_after_ms: cancelAfter } = turn.case;
   const deadline = turn.case.config.deadline_ms;
   const controller = cancelAfter === null ? undefined : new AbortController();
@@ -143,7 +143,9 @@ async function runTurn({ model, tools, parts, seen }, turn) {
   } finally {
     if (timer) clearTimeout(timer);
   }
-  turn.history = parts.map(historyEntry); // what the caller holds if the run throws
+  // What the caller holds if the run throws: the calls the model sent (the adapter built the parts from them).
+  turn.history = turn.case.calls.map((c) => ({ id: c.raw.id ?? null, name: c.raw.name ?? null,
+    ...(c.form === 'arguments_text' ? { arguments_text: c.arguments_text } : { input: toJson(c.raw.input) }) }));
   for (const message of seen.nextPrompt ?? []) {
     if (message.role === 'assistant') {
       const calls = message.content.filter((p) => p.type === 'tool-call');

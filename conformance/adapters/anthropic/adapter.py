@@ -20,7 +20,8 @@ kit's `pydantic_schema.closed_parameters`).
 Schema-valued `additionalProperties`, and what the kit cannot translate, SKIP.
 
 Returns: a tool returns `str` or content blocks (the SDK's `BetaFunctionToolResultType`), so the
-scripted handlers return JSON values as their `json.dumps` text, as a tool author must.
+scripted handlers return JSON values as their `json.dumps` text, as a tool author must; a
+non-finite output would be the tool author's serialisation, not the SDK's, so those cases SKIP.
 
 Handler errors, in the SDK's idiom: domain → `anthropic.lib.tools.ToolError` (the documented "return
 this content with `is_error: true`" exception), transport → `ConnectionError`, internal →
@@ -71,8 +72,21 @@ logging.disable(logging.CRITICAL)
 MODEL = "claude-sonnet-4-5"
 
 
+def final_output(behavior: Any) -> Any:
+    """The output a behaviour finally returns (`{kind: spec}`), or None when it raises."""
+    while isinstance(behavior, dict):
+        if "return" in behavior:
+            return behavior["return"]
+        behavior = behavior.get("then")
+    return None
+
+
 def tool_for(tool: Tool, turn: Turn) -> Any:
     """`beta_async_tool` over the function a user would write for this tool."""
+    output = final_output(tool.behavior)
+    if isinstance(output, dict) and ("non_finite" in output or "non_finite_in" in output):
+        raise Skip("a tool of this SDK returns text: serialising a non-finite number is the tool author's "
+                   "json.dumps, not the SDK's")
     try:
         params, open_object = closed_parameters(tool.input_schema, tool.name)
     except Untranslatable as exc:

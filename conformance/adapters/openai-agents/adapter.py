@@ -160,14 +160,32 @@ def output_text(output: Any) -> str:
     return "" if output is MISSING or output is None else json.dumps(to_json(output))
 
 
-def history_entry(item: Any) -> Any:
-    return {"id": to_json(_get(item, "call_id")) if _get(item, "call_id") is not MISSING else None,
-            "name": to_json(_get(item, "name")) if _get(item, "name") is not MISSING else None,
-            "arguments_text": to_json(_get(item, "arguments"))}
+def history_entry(item: Any, call: Call | None) -> Any:
+    """A `function_call` item as the transcript keeps it. Its arguments are JSON text; for a call the
+    model sent structured, the adapter wrote that text (`json.dumps`), so it is read back as `input`
+    (a harness that changed the text shows as a changed input)."""
+    out: dict[str, Any] = {}
+    for key, field_name in (("id", "call_id"), ("name", "name")):
+        value = _get(item, field_name)
+        out[key] = None if value is MISSING else to_json(value)
+    arguments = _get(item, "arguments")
+    if call is not None and call.form == "structured" and isinstance(arguments, str):
+        try:
+            out["input"] = json.loads(arguments)
+            return out
+        except ValueError:
+            pass
+    out["arguments_text"] = None if arguments is MISSING else to_json(arguments)
+    return out
+
+
+def history_of(items: list[Any], turn: Turn) -> list[Any]:
+    calls = list(turn.case.calls)
+    return [history_entry(item, calls[i] if i < len(calls) else None) for i, item in enumerate(items)]
 
 
 async def run_turn(scripted: Scripted, turn: Turn) -> None:
-    turn.history = [history_entry(i) for i in scripted.items]
+    turn.history = history_of(scripted.items, turn)
     with turn.harness_may_raise(turn.case.calls):
         await Runner.run(scripted.agent, "run the tools", run_config=scripted.run_config, max_turns=3)
     if len(scripted.model.calls) < 2:
@@ -176,7 +194,7 @@ async def run_turn(scripted: Scripted, turn: Turn) -> None:
     items = request if isinstance(request, list) else []
     calls = [i for i in items if _get(i, "type") == "function_call"]
     if calls:
-        turn.history = [history_entry(i) for i in calls]
+        turn.history = history_of(calls, turn)
     for item in items:
         if _get(item, "type") != "function_call_output":
             continue
