@@ -19,8 +19,9 @@ exactly `{"error": ...}`, content the value's text — is the fake provider's
 (`conformance/wire/dialects.py`, shared with the Gemini CLI column).
 
 Tools: plain Python functions (the SDK's documented AFC form) whose signature the kit's
-`pydantic_schema.parameters` writes from the case's schema; the SDK builds each
-`FunctionDeclaration` from the signature and converts arguments by their annotations. The
+`pydantic_schema.parameters` writes from the case's schema (an optional parameter defaults to
+`None`, as users write it); the SDK builds each `FunctionDeclaration` from the signature and
+converts arguments by their annotations. The
 function's `__name__` is the tool's name (AFC looks tools up by `__name__`). What a signature
 cannot state (a closed argument object, `oneOf`, ...) SKIPs.
 
@@ -55,7 +56,7 @@ from typing import Any
 import httpx2
 from google import genai
 from google.genai import types
-from harness_conformance_adapter import Adapter, Capabilities, Errors, Implementation, Skip, Tool, Turn, to_json
+from harness_conformance_adapter import UNSET, Adapter, Capabilities, Errors, Implementation, Skip, Tool, Turn, to_json
 from harness_conformance_adapter.pydantic_schema import KEYWORDS, Untranslatable, parameters, present_arguments, skip_for
 
 # The Gemini wire (rendering a turn, reading the function responses of a request) is the fake provider's,
@@ -80,8 +81,12 @@ def tool_for(tool: Tool, turn: Turn) -> Any:
     async def handler(**kwargs: Any) -> Any:
         return await handle(present_arguments(kwargs))
 
+    # An optional parameter defaults to None, as a user writes it: the SDK copies defaults into the
+    # declaration it sends, and a placeholder default would not survive that. Python does not apply a
+    # `__signature__`'s defaults, so the function still receives exactly the arguments the SDK passes.
     handler.__signature__ = inspect.Signature(  # type: ignore[attr-defined]
-        [inspect.Parameter(p, inspect.Parameter.KEYWORD_ONLY, annotation=a, default=d) for p, a, d in params]
+        [inspect.Parameter(p, inspect.Parameter.KEYWORD_ONLY, annotation=a, default=None if d is UNSET else d)
+         for p, a, d in params]
     )
     handler.__annotations__ = {p: a for p, a, _ in params}
     handler.__name__ = tool.name
