@@ -21,7 +21,7 @@ without `is_error`, so the model is never told a call failed; `is_error` is read
 as sent (always false here).
 
 Tools: `@tool(name=..., description=...)` (`agno.tools.tool`, Agno's documented decorator) over a
-function whose signature the kit's `pydantic_schema.closed_parameters` writes: Agno validates a
+function whose signature the kit's `pydantic_schema.closed_signature` writes: Agno validates a
 call with `pydantic.validate_call` on the whole signature, so a plain signature is a closed object
 (`additionalProperties: false`) and an open object takes `**kwargs`. What a signature cannot state
 SKIPs.
@@ -45,13 +45,11 @@ conformance/kits/python.
 
 from __future__ import annotations
 
-import inspect
-import json
 import logging
 import os
 import sys
 import warnings
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from importlib.metadata import version
 from typing import Any
 
@@ -63,26 +61,28 @@ from agno.models.anthropic import Claude  # noqa: E402
 from agno.run.base import RunStatus  # noqa: E402
 from anthropic import AsyncAnthropic  # noqa: E402
 from agno.tools import tool as agno_tool  # noqa: E402
-from harness_conformance_adapter import Adapter, Capabilities, Errors, Implementation, Skip, Tool, Turn, to_json  # noqa: E402
+from harness_conformance_adapter import Adapter, Capabilities, Errors, Implementation, Tool, Turn, to_json  # noqa: E402
 from harness_conformance_adapter.pydantic_schema import (  # noqa: E402
-    KEYWORDS, Untranslatable, closed_parameters, present_arguments, safe_name, skip_for,
+    KEYWORDS, Untranslatable, closed_signature, present_arguments, safe_name, skip_for,
 )
 
 # The Messages wire (rendering a turn, reading the tool results of a request) is the fake
-# provider's, shared with the coding-agent adapters: conformance/wire/dialects.py (pure, standard library only).
+# provider's, shared with the coding-agent adapters: conformance/wire/dialects.py, driven by conformance/wire/inprocess.py.
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "wire"))
 import dialects  # noqa: E402
+from inprocess import ScriptedProvider  # noqa: E402
 
 warnings.filterwarnings("ignore")
 logging.disable(logging.CRITICAL)
 
+JSON = {"content-type": "application/json"}
 MODEL = "claude-sonnet-4-5"
 
 
 def tool_for(tool: Tool, turn: Turn) -> Any:
     """`@tool` over the function a user would write for this tool."""
     try:
-        params, open_object = closed_parameters(tool.input_schema, tool.name)
+        signature, annotations = closed_signature(tool.input_schema, tool.name)
     except Untranslatable as exc:
         raise skip_for(tool.name, exc) from None
     handle = turn.async_handler(tool)
@@ -90,40 +90,10 @@ def tool_for(tool: Tool, turn: Turn) -> Any:
     async def handler(**kwargs: Any) -> Any:
         return await handle(present_arguments(kwargs))
 
-    signature = [inspect.Parameter(p, inspect.Parameter.KEYWORD_ONLY, annotation=a, default=d) for p, a, d in params]
-    annotations = {p: a for p, a, _ in params}
-    if open_object:
-        name = "kwargs"
-        while name in annotations:
-            name = "_" + name
-        signature.append(inspect.Parameter(name, inspect.Parameter.VAR_KEYWORD, annotation=Any))
-        annotations[name] = Any
-    handler.__signature__ = inspect.Signature(signature)  # type: ignore[attr-defined]
+    handler.__signature__ = signature  # type: ignore[attr-defined]
     handler.__annotations__ = annotations
     handler.__name__ = handler.__qualname__ = safe_name(tool.name)
     return agno_tool(name=tool.name, description=tool.description or None)(handler)
-
-
-@dataclass
-class FakeApi:
-    """The Messages API on a mock transport: the case's turn first, then "done"; keeps each request."""
-
-    calls: list[Any]
-    requests: list[Any] = field(default_factory=list)
-
-    def __call__(self, request: httpx2.Request) -> httpx2.Response:
-        self.requests.append(json.loads(request.content))
-        turn = dialects.render_turn(dialects.ANTHROPIC, self.calls if len(self.requests) == 1 else [], False, MODEL)
-        return httpx2.Response(200, content=dialects.encode(turn, False), headers={"content-type": "application/json"})
-
-
-def wire_calls(turn: Turn) -> list[Any]:
-    calls = [dict(c.raw) for c in turn.case.calls]
-    try:
-        dialects.check(dialects.ANTHROPIC, calls, stream=False)
-    except dialects.Unexpressible as exc:
-        raise Skip(f"the Messages API (not streamed) cannot carry this call: {exc}") from None
-    return calls
 
 
 class RunEndedWithError(Exception):
@@ -133,14 +103,15 @@ class RunEndedWithError(Exception):
 @dataclass
 class Scripted:
     agent: Agent
-    api: FakeApi
+    api: ScriptedProvider
 
 
 def build(turn: Turn) -> Scripted:
     tools = [tool_for(t, turn) for t in turn.case.tools]
-    api = FakeApi(wire_calls(turn))
+    api = ScriptedProvider(dialects.ANTHROPIC, turn, MODEL)
+    transport = httpx2.MockTransport(lambda r: httpx2.Response(200, content=api.answer(r.content), headers=JSON))
     client = AsyncAnthropic(api_key="conformance", base_url="http://anthropic.invalid", max_retries=0,
-                            http_client=httpx2.AsyncClient(transport=httpx2.MockTransport(api)))
+                            http_client=httpx2.AsyncClient(transport=transport))
     model = Claude(id=MODEL, async_client=client)
     return Scripted(Agent(model=model, tools=tools, telemetry=False), api)
 
@@ -157,15 +128,15 @@ async def run_turn(scripted: Scripted, turn: Turn) -> None:
             # Agno ends the run and returns the exception's text instead of raising it; the model is
             # not called again. Raised here only so that the kit logs it like any harness failure.
             raise RunEndedWithError(str(output.content))
-    if len(scripted.api.requests) < 2:
+    request = scripted.api.next_request()
+    if request is None:
         return
-    request = scripted.api.requests[1]
     for message in request.get("messages") or []:
         content = message.get("content") if isinstance(message, dict) and message.get("role") == "assistant" else None
         uses = [b for b in content if isinstance(b, dict) and b.get("type") == "tool_use"] if isinstance(content, list) else []
         if uses:
             turn.history = [history_entry(b) for b in uses]
-    for result in dialects.results(dialects.ANTHROPIC, request):
+    for result in scripted.api.results() or []:
         turn.report(result["tool_use_id"], is_error=bool(result["is_error"]), content=result["content"],
                     native=to_json(result["native"]))
 

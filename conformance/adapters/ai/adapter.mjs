@@ -35,7 +35,9 @@
 // Capabilities: deadline = `timeout: {stepMs}` (the SDK's step timeout: it aborts the step's
 // `abortSignal`, which the tools receive; declared configurable, no default); feature
 // `offered-tools` = `activeTools`; feature `cancel` = the caller's `abortSignal`, aborted
-// `cancel_after_ms` after the turn starts. No cap, no codes, no retry hints.
+// `cancel_after_ms` after the turn starts; feature `stop-reason` = the step's finish reason
+// (`tool-calls`, `stop`, `length` for a turn cut off by the output limit: the SDK runs tools only
+// for the first two, `is-tool-execution-allowed-finish-reason.ts`). No cap, no codes, no retry hints.
 //
 // When `generateText` throws, the model sees nothing: no results are reported and the kit writes
 // the error to stderr.
@@ -46,6 +48,7 @@
 import { readFileSync } from 'node:fs';
 import { generateText, stepCountIs, tool } from 'ai';
 import { MockLanguageModelV3 } from 'ai/test';
+import * as z from 'zod';
 import { Skip, defineAdapter, field, main, toJson } from '@harness-conformance/adapter';
 import { KEYWORDS, zodFor } from './zod-schema.mjs';
 
@@ -62,7 +65,7 @@ const USAGE = {
 function toolFor(caseTool, turn) {
   let inputSchema;
   try {
-    inputSchema = zodFor(caseTool.input_schema, EXACT ? 'exact' : 'plain');
+    inputSchema = zodFor(z, caseTool.input_schema, EXACT ? 'exact' : 'plain');
   } catch (e) {
     if (e instanceof Skip) throw new Skip(`tool ${JSON.stringify(caseTool.name)}: ${e.message}`);
     throw e;
@@ -90,15 +93,19 @@ function generated(content, finish) {
   return { content, finishReason: { unified: finish, raw: finish }, usage: USAGE, warnings: [] };
 }
 
+// The finish reason the provider reports for the turn (feature `stop-reason`).
+const FINISH = { tool_use: 'tool-calls', end_turn: 'stop', max_tokens: 'length' };
+
 function build(turn) {
   const tools = Object.fromEntries(turn.case.tools.map((t) => [t.name, toolFor(t, turn)]));
   const parts = turn.case.calls.map(toolCallPart);
+  const finish = FINISH[turn.case.stop_reason ?? 'tool_use'];
   const seen = {};
   const model = new MockLanguageModelV3({
     doGenerate: async (options) => {
       if (!seen.first) {
         seen.first = true;
-        return generated(parts, 'tool-calls');
+        return generated(parts, finish);
       }
       seen.nextPrompt ??= options.prompt;
       return generated([{ type: 'text', text: 'done' }], 'stop');
@@ -183,7 +190,7 @@ await main(defineAdapter({
     call_forms: ['structured', 'arguments_text'],
     parallel: true,
     history: true,
-    features: ['offered-tools', 'cancel'],
+    features: ['offered-tools', 'cancel', 'stop-reason'],
   },
   errors: {
     domain: (message) => new Error(message),

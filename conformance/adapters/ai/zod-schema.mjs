@@ -10,8 +10,11 @@
 // enums and `const` `z.literal`, `prefixItems` `z.tuple`, a local `$ref` is inlined. Keywords zod
 // cannot state faithfully (uniqueItems, oneOf, ...) throw `Skip` with the reason.
 
-import * as z from 'zod';
 import { Skip } from '@harness-conformance/adapter';
+
+// The caller's zod namespace (`import * as z from 'zod'`): schemas are built with the zod instance
+// the harness validates with, so this module can serve any adapter folder with its own zod.
+let z;
 
 export const KEYWORDS = [
   'type', 'properties', 'required', 'additionalProperties', 'enum', 'const',
@@ -158,8 +161,10 @@ function objectSchema(schema, path, where) {
   return z.object(shape).catchall(toZod(extra, `${path}/additionalProperties`));
 }
 
-/** The zod schema for a tool's input schema; `mode` is 'plain' (z.object) or 'exact' (strict/loose). */
-export function zodFor(schema, mode) {
+/** The zod schema for a tool's input schema, built with `zod` (the caller's zod namespace); `mode`
+ * is 'plain' (every object a z.object) or 'exact' (z.strictObject / z.looseObject). */
+export function zodFor(zod, schema, mode) {
+  z = zod;
   if (!schema || schema.type !== 'object') throw new Skip("the tool's input schema is not `type: object`");
   defs = { $defs: schema.$defs ?? {}, definitions: schema.definitions ?? {} };
   objects = mode;

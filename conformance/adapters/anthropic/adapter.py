@@ -16,7 +16,7 @@ validates each call with `pydantic.validate_call`, as its docs teach). A plain s
 closed object (pydantic refuses unexpected keyword arguments and writes `additionalProperties:
 false`), so a schema with `additionalProperties: false` gets the plain signature and an open one
 the same signature plus `**kwargs: Any` — the only form of an open object a signature has (the
-kit's `pydantic_schema.closed_parameters`).
+kit's `pydantic_schema.closed_signature`).
 Schema-valued `additionalProperties`, and what the kit cannot translate, SKIP.
 
 Returns: a tool returns `str` or content blocks (the SDK's `BetaFunctionToolResultType`), so the
@@ -41,13 +41,12 @@ conformance/kits/python.
 
 from __future__ import annotations
 
-import inspect
 import json
 import logging
 import os
 import sys
 import warnings
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from importlib.metadata import version
 from typing import Any
 
@@ -58,17 +57,19 @@ from harness_conformance_adapter import (
     Adapter, Capabilities, Errors, Implementation, Skip, Tool, Turn, to_json,
 )
 from harness_conformance_adapter.pydantic_schema import (
-    KEYWORDS, Untranslatable, closed_parameters, present_arguments, safe_name, skip_for,
+    KEYWORDS, Untranslatable, closed_signature, present_arguments, safe_name, skip_for,
 )
 
 # The Messages wire (rendering a turn, reading the tool results of a request) is the fake provider's,
-# shared with the coding-agent adapters: conformance/wire/dialects.py (pure, standard library only).
+# shared with the coding-agent adapters: conformance/wire/dialects.py, driven by conformance/wire/inprocess.py.
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "wire"))
 import dialects  # noqa: E402
+from inprocess import ScriptedProvider  # noqa: E402
 
 warnings.filterwarnings("ignore")
 logging.disable(logging.CRITICAL)
 
+JSON = {"content-type": "application/json"}
 MODEL = "claude-sonnet-4-5"
 
 
@@ -88,7 +89,7 @@ def tool_for(tool: Tool, turn: Turn) -> Any:
         raise Skip("a tool of this SDK returns text: serialising a non-finite number is the tool author's "
                    "json.dumps, not the SDK's")
     try:
-        params, open_object = closed_parameters(tool.input_schema, tool.name)
+        signature, annotations = closed_signature(tool.input_schema, tool.name)
     except Untranslatable as exc:
         raise skip_for(tool.name, exc) from None
     handle = turn.async_handler(tool)
@@ -96,15 +97,7 @@ def tool_for(tool: Tool, turn: Turn) -> Any:
     async def handler(**kwargs: Any) -> Any:
         return await handle(present_arguments(kwargs))
 
-    signature = [inspect.Parameter(p, inspect.Parameter.KEYWORD_ONLY, annotation=a, default=d) for p, a, d in params]
-    annotations = {p: a for p, a, _ in params}
-    if open_object:
-        name = "kwargs"
-        while name in annotations:
-            name = "_" + name
-        signature.append(inspect.Parameter(name, inspect.Parameter.VAR_KEYWORD, annotation=Any))
-        annotations[name] = Any
-    handler.__signature__ = inspect.Signature(signature)  # type: ignore[attr-defined]
+    handler.__signature__ = signature  # type: ignore[attr-defined]
     handler.__annotations__ = annotations
     handler.__name__ = handler.__qualname__ = safe_name(tool.name)
     return beta_async_tool(handler, name=tool.name, description=tool.description)
@@ -118,40 +111,18 @@ def present(value: Any, kind: str) -> Any:
 
 
 @dataclass
-class FakeApi:
-    """The Messages API on a mock transport: the case's turn first, then "done"; keeps each request."""
-
-    calls: list[Any]
-    requests: list[Any] = field(default_factory=list)
-
-    def __call__(self, request: httpx2.Request) -> httpx2.Response:
-        self.requests.append(json.loads(request.content))
-        turn = dialects.render_turn(dialects.ANTHROPIC, self.calls if len(self.requests) == 1 else [], False, MODEL)
-        return httpx2.Response(200, content=dialects.encode(turn, False), headers={"content-type": "application/json"})
-
-
-def wire_calls(turn: Turn) -> list[Any]:
-    """The case's calls as `tool_use` blocks carry them (absent fields stay absent)."""
-    calls = [dict(c.raw) for c in turn.case.calls]
-    try:
-        dialects.check(dialects.ANTHROPIC, calls, stream=False)
-    except dialects.Unexpressible as exc:
-        raise Skip(f"the Messages API (not streamed) cannot carry this call: {exc}") from None
-    return calls
-
-
-@dataclass
 class Scripted:
     client: AsyncAnthropic
-    api: FakeApi
+    api: ScriptedProvider
     tools: list[Any]
 
 
 def build(turn: Turn) -> Scripted:
     tools = [tool_for(t, turn) for t in turn.case.tools]
-    api = FakeApi(wire_calls(turn))
+    api = ScriptedProvider(dialects.ANTHROPIC, turn, MODEL)
+    transport = httpx2.MockTransport(lambda r: httpx2.Response(200, content=api.answer(r.content), headers=JSON))
     client = AsyncAnthropic(api_key="conformance", base_url="http://anthropic.invalid", max_retries=0,
-                            http_client=httpx2.AsyncClient(transport=httpx2.MockTransport(api)))
+                            http_client=httpx2.AsyncClient(transport=transport))
     return Scripted(client, api, tools)
 
 
@@ -166,15 +137,15 @@ async def run_turn(scripted: Scripted, turn: Turn) -> None:
             model=MODEL, max_tokens=1024, messages=[{"role": "user", "content": "run the tools"}], tools=scripted.tools,
         )
         await runner.until_done()
-    if len(scripted.api.requests) < 2:
+    request = scripted.api.next_request()
+    if request is None:
         return
-    request = scripted.api.requests[1]
     for m in request.get("messages", []):
         if m.get("role") == "assistant" and isinstance(m.get("content"), list):
             uses = [b for b in m["content"] if isinstance(b, dict) and b.get("type") == "tool_use"]
             if uses:
                 turn.history = [history_entry(b) for b in uses]
-    for result in dialects.results(dialects.ANTHROPIC, request):
+    for result in scripted.api.results() or []:
         turn.report(result["tool_use_id"], is_error=result["is_error"], content=result["content"],
                     native=to_json(result["native"]))
 

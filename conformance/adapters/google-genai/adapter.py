@@ -44,29 +44,30 @@ conformance/kits/python.
 from __future__ import annotations
 
 import inspect
-import json
 import logging
 import os
 import sys
 import warnings
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from importlib.metadata import version
 from typing import Any
 
 import httpx2
 from google import genai
 from google.genai import types
-from harness_conformance_adapter import UNSET, Adapter, Capabilities, Errors, Implementation, Skip, Tool, Turn, to_json
+from harness_conformance_adapter import UNSET, Adapter, Capabilities, Errors, Implementation, Tool, Turn, to_json
 from harness_conformance_adapter.pydantic_schema import KEYWORDS, Untranslatable, parameters, present_arguments, skip_for
 
 # The Gemini wire (rendering a turn, reading the function responses of a request) is the fake provider's,
-# shared with the coding-agent adapters: conformance/wire/dialects.py (pure, standard library only).
+# shared with the coding-agent adapters: conformance/wire/dialects.py, driven by conformance/wire/inprocess.py.
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "wire"))
 import dialects  # noqa: E402
+from inprocess import ScriptedProvider  # noqa: E402
 
 warnings.filterwarnings("ignore")
 logging.disable(logging.CRITICAL)
 
+JSON = {"content-type": "application/json"}
 MODEL = "gemini-2.5-flash"
 
 
@@ -96,39 +97,18 @@ def tool_for(tool: Tool, turn: Turn) -> Any:
 
 
 @dataclass
-class FakeApi:
-    """The Gemini API on a mock transport: the case's turn first, then "done"; keeps each request."""
-
-    calls: list[Any]
-    requests: list[Any] = field(default_factory=list)
-
-    def __call__(self, request: httpx2.Request) -> httpx2.Response:
-        self.requests.append(json.loads(request.content))
-        turn = dialects.render_turn(dialects.GEMINI, self.calls if len(self.requests) == 1 else [], False, MODEL)
-        return httpx2.Response(200, content=dialects.encode(turn, False), headers={"content-type": "application/json"})
-
-
-def wire_calls(turn: Turn) -> list[Any]:
-    calls = [dict(c.raw) for c in turn.case.calls]
-    try:
-        dialects.check(dialects.GEMINI, calls, stream=False)
-    except dialects.Unexpressible as exc:
-        raise Skip(f"the Gemini API cannot carry this call: {exc}") from None
-    return calls
-
-
-@dataclass
 class Scripted:
     client: genai.Client
-    api: FakeApi
+    api: ScriptedProvider
     config: types.GenerateContentConfig
 
 
 def build(turn: Turn) -> Scripted:
     tools = [tool_for(t, turn) for t in turn.case.tools]
-    api = FakeApi(wire_calls(turn))
+    api = ScriptedProvider(dialects.GEMINI, turn, MODEL)
+    transport = httpx2.MockTransport(lambda r: httpx2.Response(200, content=api.answer(r.content), headers=JSON))
     client = genai.Client(api_key="conformance", http_options=types.HttpOptions(
-        base_url="http://gemini.invalid", httpx_async_client=httpx2.AsyncClient(transport=httpx2.MockTransport(api)),
+        base_url="http://gemini.invalid", httpx_async_client=httpx2.AsyncClient(transport=transport),
         retry_options=types.HttpRetryOptions(attempts=1),
     ))
     tool_config = None
@@ -151,15 +131,15 @@ async def run_turn(scripted: Scripted, turn: Turn) -> None:
     with turn.harness_may_raise(turn.case.calls):
         chat = scripted.client.aio.chats.create(model=MODEL, config=scripted.config)
         await chat.send_message("run the tools")
-    if len(scripted.api.requests) < 2:
+    request = scripted.api.next_request()
+    if request is None:
         return
-    request = scripted.api.requests[1]
     contents = request.get("contents") or []
     for content in contents:
         calls = [p["functionCall"] for p in content.get("parts") or [] if isinstance(p, dict) and "functionCall" in p]
         if calls:
             turn.history = [history_entry(c) for c in calls]
-    for result in dialects.results(dialects.GEMINI, request):
+    for result in scripted.api.results() or []:
         turn.report(result["tool_use_id"], is_error=result["is_error"], content=result["content"],
                     native=to_json(result["native"]))
 

@@ -255,18 +255,29 @@ def safe_name(name: str) -> str:
     return cleaned if cleaned[0].isalpha() else "t_" + cleaned
 
 
-def closed_parameters(schema: Any, tool_name: str) -> tuple[list[tuple[str, Any, Any]], bool]:
-    """`parameters` for a harness that validates calls against the whole signature
-    (`pydantic.validate_call`), where a plain signature is a closed object: unknown keyword
-    arguments are refused, and the schema written from it says `additionalProperties: false`.
 
-    Returns the parameters and whether the object is open — then the function takes `**kwargs`,
-    the only form of an open object a signature has. `additionalProperties: false` gives a plain
-    signature; absent or true an open one; a schema-valued one is Untranslatable.
+def closed_signature(schema: Any, tool_name: str) -> tuple[inspect.Signature, dict[str, Any]]:
+    """The keyword-only signature (and its `__annotations__`) for a harness that validates calls
+    against the whole signature (`pydantic.validate_call`), where a plain signature is a closed
+    object: unknown keyword arguments are refused, and the schema written from it says
+    `additionalProperties: false`.
+
+    `additionalProperties: false` gives the plain signature; absent or true adds `**kwargs: Any`,
+    the only form of an open object a signature has; a schema-valued one is Untranslatable.
+    Optional parameters default to `UNSET` (`present_arguments` drops them).
     """
     extra = schema.get("additionalProperties", True) if isinstance(schema, dict) else True
     if extra not in (True, False):
         raise Untranslatable("a schema-valued additionalProperties has no form in a function signature")
     if isinstance(schema, dict):
         schema = {k: v for k, v in schema.items() if k != "additionalProperties"}
-    return parameters(schema, tool_name), extra is True
+    params = parameters(schema, tool_name)
+    signature = [inspect.Parameter(p, inspect.Parameter.KEYWORD_ONLY, annotation=a, default=d) for p, a, d in params]
+    annotations = {p: a for p, a, _ in params}
+    if extra is True:
+        name = "kwargs"
+        while name in annotations:
+            name = "_" + name
+        signature.append(inspect.Parameter(name, inspect.Parameter.VAR_KEYWORD, annotation=Any))
+        annotations[name] = Any
+    return inspect.Signature(signature), annotations
