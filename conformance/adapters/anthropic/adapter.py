@@ -22,6 +22,10 @@ Schema-valued `additionalProperties`, and what the kit cannot translate, SKIP.
 Returns: a tool returns `str` or content blocks (the SDK's `BetaFunctionToolResultType`), so the
 scripted handlers return JSON values as their `json.dumps` text, as a tool author must; a
 non-finite output would be the tool author's serialisation, not the SDK's, so those cases SKIP.
+A multi-part answer (behaviour `content_blocks`) is a list of Messages blocks: an image as a base64
+`image`, a PDF as a base64 `document` titled with its URI, a text resource as a text block (binary
+files other than PDFs have no block and SKIP); the blocks of the next request's `tool_result` are
+reported back in the protocol's form.
 
 Handler errors, in the SDK's idiom: domain → `anthropic.lib.tools.ToolError` (the documented "return
 this content with `is_error: true`" exception), transport → `ConnectionError`, internal →
@@ -54,7 +58,7 @@ import httpx2
 from anthropic import AsyncAnthropic, beta_async_tool
 from anthropic.lib.tools import ToolError
 from harness_conformance_adapter import (
-    Adapter, Capabilities, Errors, Implementation, Skip, Tool, Turn, to_json,
+    Adapter, Capabilities, ContentBlocks, Errors, Implementation, Skip, Tool, Turn, to_json,
 )
 from harness_conformance_adapter.pydantic_schema import (
     KEYWORDS, Untranslatable, closed_signature, present_arguments, safe_name, skip_for,
@@ -88,6 +92,8 @@ def tool_for(tool: Tool, turn: Turn) -> Any:
     if isinstance(output, dict) and ("non_finite" in output or "non_finite_in" in output):
         raise Skip("a tool of this SDK returns text: serialising a non-finite number is the tool author's "
                    "json.dumps, not the SDK's")
+    if binary_not_pdf(tool):
+        raise Skip("the Messages API's tool results carry binary files only as PDF documents")
     try:
         signature, annotations = closed_signature(tool.input_schema, tool.name)
     except Untranslatable as exc:
@@ -104,10 +110,50 @@ def tool_for(tool: Tool, turn: Turn) -> Any:
 
 
 def present(value: Any, kind: str) -> Any:
-    """A returned value as a tool of this SDK returns it: text (JSON values as their JSON text)."""
+    """A returned value as a tool of this SDK returns it: text (JSON values as their JSON text), or
+    a list of Messages content blocks for a multi-part answer."""
+    if isinstance(value, ContentBlocks):
+        return [anthropic_block(b) for b in value.blocks]
     if isinstance(value, str):
         return value
     return json.dumps(value, ensure_ascii=False)
+
+
+def anthropic_block(block: dict[str, Any]) -> dict[str, Any]:
+    """A case's block (MCP's form) as a tool author writes it for the Messages API: an image as a
+    base64 `image`, a PDF as a base64 `document` titled with its URI, a text resource as its text."""
+    if block["type"] == "image":
+        return {"type": "image", "source": {"type": "base64", "media_type": block["mimeType"], "data": block["data"]}}
+    if block["type"] == "resource":
+        resource = block["resource"]
+        if "text" in resource:
+            return {"type": "text", "text": resource["text"]}
+        return {"type": "document", "title": resource["uri"],
+                "source": {"type": "base64", "media_type": resource["mimeType"], "data": resource["blob"]}}
+    return {"type": "text", "text": block["text"]}
+
+
+def case_block(block: Any) -> dict[str, Any] | None:
+    """A Messages content block of a `tool_result` in the protocol's (MCP's) form, or None for a kind
+    that form has no name for. A `document` is a resource, its title the URI the tool gave it."""
+    source = block.get("source") if isinstance(block, dict) else None
+    kind = block.get("type") if isinstance(block, dict) else None
+    if kind == "text":
+        return {"type": "text", "text": block.get("text", "")}
+    if kind == "image" and isinstance(source, dict) and source.get("type") == "base64":
+        return {"type": "image", "data": source.get("data"), "mimeType": source.get("media_type")}
+    if kind == "document" and isinstance(source, dict) and source.get("type") == "base64":
+        return {"type": "resource", "resource": {"uri": block.get("title"), "mimeType": source.get("media_type"),
+                                                 "blob": source.get("data")}}
+    return None
+
+
+def binary_not_pdf(tool: Tool) -> bool:
+    """Whether the tool returns a binary resource the Messages API has no block for (only PDFs)."""
+    output = final_output(tool.behavior)
+    blocks = output.get("content_blocks", []) if isinstance(output, dict) else []
+    return any(b.get("type") == "resource" and "blob" in b.get("resource", {})
+               and b["resource"].get("mimeType") != "application/pdf" for b in blocks)
 
 
 @dataclass
@@ -146,15 +192,19 @@ async def run_turn(scripted: Scripted, turn: Turn) -> None:
             if uses:
                 turn.history = [history_entry(b) for b in uses]
     for result in scripted.api.results() or []:
+        native = result["native"].get("content")
+        blocks = None
+        if isinstance(native, list):
+            blocks = [b for b in (case_block(x) for x in native) if b is not None]
         turn.report(result["tool_use_id"], is_error=result["is_error"], content=result["content"],
-                    native=to_json(result["native"]))
+                    native=to_json(result["native"]), blocks=blocks)
 
 
 adapter = Adapter(
     Implementation("Anthropic SDK tool runner (beta_async_tool + tool_runner)", "python", version("anthropic"),
                    "https://github.com/anthropics/anthropic-sdk-python"),
     Capabilities(cap=None, retryability=False, keywords=KEYWORDS, call_forms=["structured"], parallel=True,
-                 history=True),
+                 history=True, behaviors=["content_blocks"]),
     Errors(domain=ToolError, transport=ConnectionError, internal=RuntimeError),
     build,
     run_turn,
