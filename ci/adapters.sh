@@ -25,6 +25,7 @@ adapters=(mcp-python mcp-typescript pydantic-ai langgraph-default langgraph-hand
   fastmcp fastmcp-default langchain-mcp-adapters inspect-ai smolagents)
 adapters+=(google-adk google-adk-arg-validation crewai strands-agents llama-index)
 adapters+=(agent-framework agent-framework-detailed-errors semantic-kernel langgraph-js langchain-js-agent mastra)
+adapters+=(openai-agents anthropic google-genai haystack agno ai ai-strict)
 # A coding agent's case is one CLI run, seconds to a minute on a loaded machine: the runner's
 # per-case bound sits above the adapters' own (WIRE_CASE_TIMEOUT, 110 s), so the adapter ends a hung agent.
 timeout=(--timeout 150)

@@ -27,7 +27,8 @@ fi
 columns=(mcp-python mcp-typescript pydantic-ai langgraph-default langgraph-handle-errors template-python template-typescript
   fastmcp fastmcp-default langchain-mcp-adapters inspect-ai smolagents
   google-adk google-adk-arg-validation crewai strands-agents llama-index
-  agent-framework agent-framework-detailed-errors semantic-kernel langgraph-js langchain-js-agent mastra)
+  agent-framework agent-framework-detailed-errors semantic-kernel langgraph-js langchain-js-agent mastra
+  openai-agents anthropic google-genai haystack agno ai ai-strict)
 [[ $# -gt 0 ]] && columns=("$@")
 for name in "${columns[@]}"; do
   [[ -x conformance/adapters/$name/run ]] || { echo "regenerate_baselines.sh: no adapter conformance/adapters/$name/run" >&2; exit 2; }

@@ -71,3 +71,28 @@ def test_property_names_that_are_not_identifiers_use_aliases():
     m = model({"type": "object", "properties": {"weird-name": {"type": "string"}}})
     assert uses_aliases(m) and issubclass(m, BaseModel)
     assert to_json(m.model_validate({"weird-name": "w"})) == {"weird-name": "w"}
+
+
+def test_closed_signature_is_closed_for_a_closed_object_and_takes_kwargs_for_an_open_one():
+    from pydantic import validate_call
+
+    from harness_conformance_adapter.pydantic_schema import closed_signature
+
+    def function_for(schema):
+        signature, annotations = closed_signature(schema, "t")
+
+        def fn(**kwargs):
+            return present_arguments(kwargs)
+
+        fn.__signature__, fn.__annotations__ = signature, annotations
+        return validate_call(fn)
+
+    props = {"n": {"type": "integer"}}
+    closed = function_for({"type": "object", "properties": props, "additionalProperties": False})
+    assert closed(n=1) == {"n": 1}
+    with pytest.raises(ValidationError):
+        closed(n=1, x=2)
+    opened = function_for({"type": "object", "properties": props})
+    assert opened(n=1, x=2) == {"n": 1, "x": 2}
+    with pytest.raises(Untranslatable):
+        closed_signature({"type": "object", "properties": props, "additionalProperties": {"type": "string"}}, "t")
