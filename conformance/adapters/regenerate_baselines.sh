@@ -4,9 +4,12 @@
 #
 #   conformance/adapters/regenerate_baselines.sh [--fresh] [COLUMN...]
 #
-# COLUMN defaults to every library column of ci/adapters.sh and both templates; the
-# coding agents (codex claude-code gemini-cli opencode) run only when named — a full run of one
-# takes 10-40 minutes on a loaded 2-core machine.
+# COLUMN defaults to every library column of ci/adapters.sh and both templates; the coding agents
+# (codex claude-code gemini-cli opencode qwen-code cline continue-cli copilot) run only when
+# named, one at a time with WIRE_JOBS workers (default 4: a case is mostly one agent's start-up,
+# partly spent waiting), and each also gets its smoke-baseline.json (ci/wire.sh's smoke column,
+# the correlation cases) from a second, correlation-only run. How long each takes:
+# docs/benchmarks.md, "coding agents over the wire".
 #
 # What it does: installs the named harnesses (install.sh, idempotent); builds the runner once
 # (HARNESS_CONFORMANCE=/path/to/binary skips that); copies the suite once; then runs the columns
@@ -49,10 +52,19 @@ mkdir -p "$out"
 rm -rf "$out/suite"
 "$runner" copy "$out/suite" >/dev/null
 
+# A coding agent (driven over its wire) is a column whose adapter is built on conformance/wire/agent.py.
+is_agent() { grep -q '^import agent ' "conformance/adapters/$1/adapter.py" 2>/dev/null; }
+
 one() {
-  local name=$1 command=conformance/adapters/$1/run start=$SECONDS
+  local name=$1 command=conformance/adapters/$1/run start=$SECONDS jobs=$jobs_per_column
+  if is_agent "$name"; then
+    jobs=${WIRE_JOBS:-4}
+    # the smoke column's baseline (ci/wire.sh), from the correlation cases alone
+    "$runner" run --harness "$command" --jobs "$jobs" --timeout "$timeout" --start-timeout 300 --quiet --run correlation \
+      --write-baseline "conformance/adapters/$name/smoke-baseline.json" >"$out/$name.smoke.log" 2>&1 || true
+  fi
   # exit status 1 only says that the run found failures, which is what a baseline records
-  "$runner" run --harness "$command" --jobs "$jobs_per_column" --timeout "$timeout" --start-timeout 300 --quiet --format json \
+  "$runner" run --harness "$command" --jobs "$jobs" --timeout "$timeout" --start-timeout 300 --quiet --format json \
     -o "$out/$name.jsonl" --write-baseline "$out/$name.baseline.json" 2>"$out/$name.log" || true
   if [[ ! -s $out/$name.baseline.json ]]; then
     echo "$name: the run wrote no baseline (see $out/$name.log)" >&2
@@ -72,6 +84,15 @@ one() {
 status=0
 running=0
 for name in "${columns[@]}"; do
+  # a coding-agent column runs alone: its WIRE_JOBS workers use the machine
+  if is_agent "$name"; then
+    while ((running > 0)); do
+      wait -n || status=1
+      running=$((running - 1))
+    done
+    one "$name" || status=1
+    continue
+  fi
   if ((running == 2)); then
     wait -n || status=1
     running=$((running - 1))
