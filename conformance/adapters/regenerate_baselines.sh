@@ -7,8 +7,9 @@
 # COLUMN defaults to every library column of ci/adapters.sh and both templates; the coding agents
 # (codex claude-code gemini-cli opencode qwen-code cline continue-cli copilot) run only when
 # named, one at a time with WIRE_JOBS workers (default 4: a case is mostly one agent's start-up,
-# partly spent waiting), and each also gets its smoke-baseline.json (ci/wire.sh's smoke column,
-# the correlation cases) from a second, correlation-only run. How long each takes:
+# partly spent waiting), and each also gets its smoke-baseline.json (ci/wire.sh's smoke column:
+# the cases its smoke-run file selects, else the correlation cases) from a second, smaller run.
+# How long each takes:
 # docs/benchmarks.md, "coding agents over the wire".
 #
 # What it does: installs the named harnesses (install.sh, idempotent); builds the runner once
@@ -59,8 +60,9 @@ one() {
   local name=$1 command=conformance/adapters/$1/run start=$SECONDS jobs=$jobs_per_column
   if is_agent "$name"; then
     jobs=${WIRE_JOBS:-4}
-    # the smoke column's baseline (ci/wire.sh), from the correlation cases alone
-    "$runner" run --harness "$command" --jobs "$jobs" --timeout "$timeout" --start-timeout 300 --quiet --run correlation \
+    # the smoke column's baseline (ci/wire.sh): the cases of its smoke-run file, else the correlation cases
+    "$runner" run --harness "$command" --jobs "$jobs" --timeout "$timeout" --start-timeout 300 --quiet \
+      --run "$(cat "conformance/adapters/$name/smoke-run" 2>/dev/null || echo correlation)" \
       --write-baseline "conformance/adapters/$name/smoke-baseline.json" >"$out/$name.smoke.log" 2>&1 || true
   fi
   # exit status 1 only says that the run found failures, which is what a baseline records

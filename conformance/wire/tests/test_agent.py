@@ -15,7 +15,7 @@ sys.path.insert(0, WIRE)
 import agent  # noqa: E402
 from harness_conformance_adapter import Implementation, hello  # noqa: E402
 
-AGENTS = ("codex", "claude-code", "gemini-cli", "opencode")
+AGENTS = ("codex", "claude-code", "gemini-cli", "opencode", "qwen-code", "cline", "continue-cli", "copilot")
 CASE = {
     "id": "wire/agent-test",
     "tools": [{"name": "echo", "description": "", "input_schema": {"type": "object"},
