@@ -44,7 +44,10 @@ class Cline(agent.Agent):
     adapter_dir = HERE
     package = "cline"
     dialect = dialects.CHAT
-    cap = None  # as observed (docs/harnesses.md)
+    # As observed (docs/harnesses.md): what the model is shown — the MCP result's JSON text — is
+    # held to 8,000 chars (5,000 `é` pass whole: chars, not bytes) by keeping its head and tail
+    # around "...[truncated N chars]...". No setting for it: not configurable.
+    cap = agent.Cap("chars", 8000, strategies=("head_tail",), configurable=False)
     model = MODEL
     prefix = "cases__"
     deadline = None

@@ -41,7 +41,10 @@ class Copilot(agent.Agent):
     adapter_dir = HERE
     package = "@github/copilot"
     dialect = dialects.CHAT
-    cap = None  # as observed (docs/harnesses.md)
+    # As observed (docs/harnesses.md): a result over 20,480 UTF-8 bytes (20 KiB; 10,000 `é` pass,
+    # 10,300 do not) is saved to a file, and the model gets a note with its size and path and
+    # the first 500 chars: a spill. No setting for it: not configurable.
+    cap = agent.Cap("bytes", 20480, strategies=("spill",), configurable=False)
     model = MODEL
     prefix = "cases-"
     deadline = None
