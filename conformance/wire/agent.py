@@ -363,7 +363,9 @@ def _run_in(agent: Agent, case: dict, unit: str, work: str, cut_off: bool) -> Ou
     out_path, err_path = os.path.join(work, "agent.out"), os.path.join(work, "agent.err")
     with provider.Provider(conversation) as fake:
         argv, env, cwd = agent.launch(work, fake.base_url, mcp, case)
-        clock = lambda: round(time.monotonic() - conversation.started, 3)  # noqa: E731
+        def clock() -> float:
+            return round(time.monotonic() - conversation.started, 3)
+
         timings = {"launched": clock()}
         with open(out_path, "wb") as out, open(err_path, "wb") as err:
             process = subprocess.Popen(argv, env=env, cwd=cwd, stdin=subprocess.DEVNULL, stdout=out, stderr=err)
