@@ -43,9 +43,6 @@ class ContinueCli(agent.Agent):
     model = MODEL
     deadline = None
 
-    def is_error(self, result):
-        return False  # no flag on the wire, no mark in the text (module doc)
-
     def launch(self, work, base_url, mcp, case):
         home = agent.home_of(work, ".continue")
         config = {
