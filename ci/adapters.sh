@@ -39,7 +39,11 @@ agents_only=true
 for name in "${adapters[@]}"; do
   grep -q '^import agent ' "conformance/adapters/$name/adapter.py" 2>/dev/null || agents_only=false
 done
-$agents_only && jobs=${WIRE_JOBS:-4}
+if $agents_only; then
+  jobs=${WIRE_JOBS:-4}
+  # room for the driver's restarts of an agent that did not offer the case's tools yet (three starts)
+  timeout=(--timeout 400 --start-timeout 180)
+fi
 
 conformance/adapters/install.sh "${adapters[@]}"
 # The adapters' shared plumbing is the adapter kits (conformance/kits/); ci/kits.sh tests them.

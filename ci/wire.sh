@@ -41,10 +41,11 @@ agents+=(qwen-code cline continue-cli copilot)
 conformance/adapters/install.sh "${agents[@]}"
 echo "wire: the cut-off scenario"
 "$python" conformance/wire/cutoff.py --expect conformance/wire/cutoff-expected.json "${agents[@]}"
-# The runner's per-case bound sits above the adapters' own (WIRE_CASE_TIMEOUT, 110 s).
+# The runner's per-case bound sits above the adapters' own (WIRE_CASE_TIMEOUT, 110 s) and leaves
+# room for the driver's restarts of an agent that did not offer the case's tools yet (three starts).
 for name in "${agents[@]}"; do
   selection=$(cat "conformance/adapters/$name/smoke-run" 2>/dev/null || echo correlation)
   echo "wire: $name smoke column"
-  report "$runner" run --quiet --jobs "${WIRE_JOBS:-4}" --timeout 150 --run "$selection" \
+  report "$runner" run --quiet --jobs "${WIRE_JOBS:-4}" --timeout 400 --run "$selection" \
     --harness "conformance/adapters/$name/run" --baseline "conformance/adapters/$name/smoke-baseline.json"
 done

@@ -57,9 +57,12 @@ rm -rf "$out/suite"
 is_agent() { grep -q '^import agent ' "conformance/adapters/$1/adapter.py" 2>/dev/null; }
 
 one() {
-  local name=$1 command=conformance/adapters/$1/run start=$SECONDS jobs=$jobs_per_column
+  local name=$1 command=conformance/adapters/$1/run start=$SECONDS jobs=$jobs_per_column timeout=$timeout
   if is_agent "$name"; then
     jobs=${WIRE_JOBS:-4}
+    # room for the driver's restarts of an agent that did not offer the case's tools yet
+    # (WIRE_OFFER_ATTEMPTS, three starts): on a loaded machine one start takes up to a minute
+    timeout=400
     # the smoke column's baseline (ci/wire.sh): the cases of its smoke-run file, else the correlation cases
     "$runner" run --harness "$command" --jobs "$jobs" --timeout "$timeout" --start-timeout 300 --quiet \
       --run "$(cat "conformance/adapters/$name/smoke-run" 2>/dev/null || echo correlation)" \
