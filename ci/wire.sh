@@ -45,7 +45,8 @@ echo "wire: the cut-off scenario"
 # room for the driver's restarts of an agent that did not offer the case's tools yet (three starts).
 for name in "${agents[@]}"; do
   selection=$(cat "conformance/adapters/$name/smoke-run" 2>/dev/null || echo correlation)
+  jobs=$(cat "conformance/adapters/$name/jobs" 2>/dev/null || echo "${WIRE_JOBS:-4}")
   echo "wire: $name smoke column"
-  report "$runner" run --quiet --jobs "${WIRE_JOBS:-4}" --timeout 400 --run "$selection" \
+  report "$runner" run --quiet --jobs "$jobs" --timeout 400 --run "$selection" \
     --harness "conformance/adapters/$name/run" --baseline "conformance/adapters/$name/smoke-baseline.json"
 done

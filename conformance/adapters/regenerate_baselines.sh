@@ -59,7 +59,8 @@ is_agent() { grep -q '^import agent ' "conformance/adapters/$1/adapter.py" 2>/de
 one() {
   local name=$1 command=conformance/adapters/$1/run start=$SECONDS jobs=$jobs_per_column timeout=$timeout
   if is_agent "$name"; then
-    jobs=${WIRE_JOBS:-4}
+    # an agent whose cases disturb one another's start-up says how many may run at once (its jobs file)
+    jobs=$(cat "conformance/adapters/$name/jobs" 2>/dev/null || echo "${WIRE_JOBS:-4}")
     # room for the driver's restarts of an agent that did not offer the case's tools yet
     # (WIRE_OFFER_ATTEMPTS, three starts): on a loaded machine one start takes up to a minute
     timeout=400
