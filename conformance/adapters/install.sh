@@ -7,6 +7,7 @@
 #                                    fastmcp|fastmcp-default|langchain-mcp-adapters|inspect-ai|
 #                                    smolagents ...]
 #   conformance/adapters/install.sh [codex|claude-code|gemini-cli|opencode ...]   (coding agents: not in the default list)
+#   conformance/adapters/install.sh [qwen-code|cline|continue-cli|copilot ...]    (more coding agents, likewise)
 #   conformance/adapters/install.sh uv        # only the pinned uv (ci/kits.sh uses it too)
 #   conformance/adapters/install.sh [agent-framework|agent-framework-detailed-errors|semantic-kernel|
 #                                    langgraph-js|langchain-js-agent|mastra ...]
@@ -130,6 +131,7 @@ for name in "${names[@]}"; do
     fastmcp | langchain-mcp-adapters | inspect-ai | smolagents) install_python "$name" ;;
     fastmcp-default) install_python fastmcp ;;
     mcp-typescript | template-typescript | codex | claude-code | gemini-cli | opencode) install_node "$name" ;;
+    qwen-code | cline | continue-cli | copilot) install_node "$name" ;;
     uv) ensure_uv ;;
     agent-framework | semantic-kernel) install_python "$name" ;;
     agent-framework-detailed-errors) install_python agent-framework ;;
