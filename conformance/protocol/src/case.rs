@@ -225,6 +225,9 @@ pub enum Unit {
 }
 
 impl Unit {
+    /// Every unit, in documentation order (the names a hello's `cap.unit` may take).
+    pub const ALL: [Unit; 3] = [Unit::Bytes, Unit::Chars, Unit::Lines];
+
     /// The unit's name as it appears on the wire.
     pub fn as_str(self) -> &'static str {
         match self {
@@ -262,6 +265,14 @@ pub enum Strategy {
 }
 
 impl Strategy {
+    /// Every strategy, in documentation order (the names a hello's `cap.strategies` may hold).
+    pub const ALL: [Strategy; 4] = [
+        Strategy::HeadTail,
+        Strategy::HeadOnly,
+        Strategy::Reject,
+        Strategy::Spill,
+    ];
+
     /// Whether the strategy cuts the output (head+tail, head-only) rather than refusing or
     /// spilling it.
     pub fn cuts(self) -> bool {
@@ -645,6 +656,18 @@ pub enum CallForm {
 }
 
 impl CallForm {
+    /// Every form, in documentation order (the names a hello's `call_forms` may hold).
+    pub const ALL: [CallForm; 3] = [CallForm::Structured, CallForm::ArgumentsText, CallForm::Raw];
+
+    /// The form's name as it appears on the wire.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            CallForm::Structured => "structured",
+            CallForm::ArgumentsText => "arguments_text",
+            CallForm::Raw => "raw",
+        }
+    }
+
     /// The need name a case with this form of call requires (`None` for structured calls).
     pub fn need(self) -> Option<&'static str> {
         match self {
@@ -852,6 +875,29 @@ mod tests {
         assert_eq!(
             serde_json::to_value(&r).unwrap(),
             json!({"raw": "not json"})
+        );
+    }
+
+    #[test]
+    fn every_closed_list_names_its_variants_as_the_wire_does() {
+        fn wire_names<T: Serialize>(all: &[T]) -> Vec<String> {
+            all.iter()
+                .map(|v| serde_json::to_value(v).unwrap().as_str().unwrap().to_owned())
+                .collect()
+        }
+        let names = |v: Vec<&str>| -> Vec<String> { v.into_iter().map(String::from).collect() };
+        assert_eq!(wire_names(&Unit::ALL), names(Unit::ALL.map(Unit::as_str).to_vec()));
+        assert_eq!(
+            wire_names(&Strategy::ALL),
+            names(Strategy::ALL.map(Strategy::as_str).to_vec())
+        );
+        assert_eq!(
+            wire_names(&CallForm::ALL),
+            names(CallForm::ALL.map(CallForm::as_str).to_vec())
+        );
+        assert_eq!(
+            wire_names(&NonJson::ALL),
+            names(NonJson::ALL.map(NonJson::as_str).to_vec())
         );
     }
 

@@ -344,6 +344,13 @@ fn the_handshake_declares_what_harness_ref_does() {
     ] {
         assert!(caps.keywords.iter().any(|k| k == keyword), "{keyword}");
     }
+    for keyword in harness_ref_adapter::KEYWORDS_NOT_APPLIED {
+        assert!(
+            harness_conformance_protocol::vocabulary::declarable_keywords().contains(&keyword),
+            "{keyword}: left out, but not a keyword of the vocabulary"
+        );
+        assert!(!caps.keywords.iter().any(|k| k == keyword), "{keyword}");
+    }
     assert!(!caps.features.iter().any(|f| f == "repair"), "opt-in only");
     for fault in harness_ref_adapter::Fault::ALL {
         // A broken version of another configuration has that configuration's handshake.
