@@ -63,6 +63,25 @@ fn list_show_and_copy_agree() {
 }
 
 #[test]
+fn spec_lists_requirements_and_checks_them_against_the_corpus() {
+    let o = run(&["spec", "CAP-10"]);
+    assert!(o.status.success(), "{}", stdout(&o));
+    let out = stdout(&o);
+    assert!(out.starts_with("CAP-10 (MUST) "), "{out}");
+    assert_eq!(
+        out.lines().filter(|l| !l.starts_with("  ")).count(),
+        1,
+        "{out}"
+    );
+    assert!(out.contains("cap.keeps_head ×"), "{out}");
+    let check = run(&["spec", "--check"]);
+    assert!(check.status.success(), "{check:?}");
+    assert!(check.stdout.is_empty());
+    assert!(String::from_utf8_lossy(&check.stderr).contains("SPEC.md, the cases and blame agree"));
+    assert_eq!(run(&["spec", "NO-1"]).status.code(), Some(2));
+}
+
+#[test]
 fn a_failing_harness_exits_non_zero_with_a_reproducer() {
     let cmd = toy();
     let o = run(&["run", "--harness", &cmd, "--run", FAILING, "-q"]);

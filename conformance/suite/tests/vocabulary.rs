@@ -123,7 +123,11 @@ fn schema_lists() -> Vec<SchemaList> {
         list(hello, &["cap", "unit", "enum"], units.clone()),
         list(hello, &["cap", "strategies", "enum"], strategies.clone()),
         list(hello, &["codes", "enum"], classes.clone()),
-        list(hello, &["keywords", "enum"], vocabulary::declarable_keywords()),
+        list(
+            hello,
+            &["keywords", "enum"],
+            vocabulary::declarable_keywords(),
+        ),
         list(
             hello,
             &["call_forms", "enum"],
@@ -136,7 +140,11 @@ fn schema_lists() -> Vec<SchemaList> {
             &["folds", "additionalProperties", "enum"],
             classes.clone(),
         ),
-        list(hello, &["behaviors", "enum"], vocabulary::BEHAVIORS.to_vec()),
+        list(
+            hello,
+            &["behaviors", "enum"],
+            vocabulary::BEHAVIORS.to_vec(),
+        ),
         list(
             "schema/protocol/run.schema.json",
             &["cap", "unit", "enum"],
