@@ -882,11 +882,20 @@ mod tests {
     fn every_closed_list_names_its_variants_as_the_wire_does() {
         fn wire_names<T: Serialize>(all: &[T]) -> Vec<String> {
             all.iter()
-                .map(|v| serde_json::to_value(v).unwrap().as_str().unwrap().to_owned())
+                .map(|v| {
+                    serde_json::to_value(v)
+                        .unwrap()
+                        .as_str()
+                        .unwrap()
+                        .to_owned()
+                })
                 .collect()
         }
         let names = |v: Vec<&str>| -> Vec<String> { v.into_iter().map(String::from).collect() };
-        assert_eq!(wire_names(&Unit::ALL), names(Unit::ALL.map(Unit::as_str).to_vec()));
+        assert_eq!(
+            wire_names(&Unit::ALL),
+            names(Unit::ALL.map(Unit::as_str).to_vec())
+        );
         assert_eq!(
             wire_names(&Strategy::ALL),
             names(Strategy::ALL.map(Strategy::as_str).to_vec())

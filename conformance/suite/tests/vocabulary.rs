@@ -45,11 +45,7 @@ fn names<T: Copy>(all: &[T], name: fn(T) -> &'static str) -> Vec<&'static str> {
 }
 
 fn code_list(names: &[&str]) -> String {
-    names
-        .iter()
-        .map(|n| format!("`{n}`"))
-        .collect::<Vec<_>>()
-        .join(", ")
+    format!("`{}`", names.join("`, `"))
 }
 
 const BEGIN: &str = "<!-- vocabulary: generated from conformance/protocol/src/vocabulary.rs by `ci/vocabulary.sh --write`; do not edit -->";
