@@ -520,7 +520,16 @@ fn structured_seeds() -> Vec<Seed> {
 /// Minimised inputs of bugs the fuzzers found, for `fuzz/regressions/<target>/` (the
 /// write-ups are in `docs/fuzzing.md` and `props/tests/regressions.rs`).
 pub fn regressions() -> Vec<Seed> {
-    let bug_1 = StructuredCall {
+    vec![Seed {
+        target: "structured_call",
+        name: "bug-1-closed-any-of-refused-with-no-violation",
+        bytes: bug_1().to_bytes(),
+    }]
+}
+
+/// Bug 1 (`props/tests/regressions.rs`): a closed `anyOf` object refused with no violation.
+pub fn bug_1() -> StructuredCall {
+    StructuredCall {
         policy: Policy::Reject,
         outcome: Outcome::EchoArgs,
         schema: Schema::AnyOf(vec![
@@ -535,12 +544,7 @@ pub fn regressions() -> Vec<Seed> {
             },
         ]),
         args: json!({"a": false}),
-    };
-    vec![Seed {
-        target: "structured_call",
-        name: "bug-1-closed-any-of-refused-with-no-violation",
-        bytes: bug_1.to_bytes(),
-    }]
+    }
 }
 
 /// Every generated seed.
