@@ -11,7 +11,7 @@ import inspect
 
 from harness_conformance_adapter import Case, Errors, Skip, Turn, to_json
 from harness_conformance_adapter.pydantic_schema import (
-    UNSET, Untranslatable, keyword_function, keyword_handler, keyword_model, parameters, present_arguments,
+    UNSET, Untranslatable, keyword_function, keyword_handler, keyword_model, model_for, parameters, present_arguments,
     root_model, skip_for, uses_aliases,
 )
 
@@ -129,3 +129,12 @@ def test_a_keyword_model_skips_what_keyword_arguments_cannot_carry(schema, reaso
     with pytest.raises(Skip) as info:
         keyword_model(turn.case.tools[0], "the harness passes them by name")
     assert str(info.value).startswith(reason)
+
+
+def test_model_for_keeps_names_that_are_not_identifiers_and_skips_the_untranslatable():
+    turn = turn_with({"type": "object", "properties": {"weird-name": {"type": "string"}}})
+    model = model_for(turn.case.tools[0])
+    assert to_json(model.model_validate({"weird-name": "w"})) == {"weird-name": "w"}
+    turn = turn_with({"type": "object", "properties": {"a": {"oneOf": [{"type": "string"}]}}})
+    with pytest.raises(Skip, match=r"^tool 'set-n': "):
+        model_for(turn.case.tools[0])

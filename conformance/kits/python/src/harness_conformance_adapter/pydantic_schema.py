@@ -26,10 +26,11 @@ Translation rules (each is what a user writing the model by hand would write):
 - `description`/`title` are carried as annotations.
 
 Most harnesses of this kind hand a tool's validated arguments to the user's function as keyword
-arguments. The three tools at the end build that side for an adapter, so that every such adapter
+arguments. The tools at the end build that side for an adapter, so that every such adapter
 does it the same way: `keyword_function` (the function itself, its signature written from the
 schema: MCPServer, FastMCP), `keyword_model` (the model a harness validates with, for harnesses
-that take one beside the function: langchain, Agent Framework, CrewAI) and `keyword_handler` (the
+that take one beside the function: langchain, Agent Framework, CrewAI; `model_for` when the harness
+also accepts property names that are not identifiers: LlamaIndex) and `keyword_handler` (the
 function for such a model).
 
 pydantic's default (lax) mode is kept on purpose: it is what the harness does for its users.
@@ -293,16 +294,22 @@ def keyword_function(tool: Tool, turn: Turn, schema: Any = None) -> AsyncHandler
     return handler
 
 
+def model_for(tool: Tool) -> type[BaseModel]:
+    """The model a user would write for the tool's arguments (`root_model`); Skip, naming the tool,
+    when its input schema cannot be translated."""
+    try:
+        return root_model(tool.input_schema, tool.name)
+    except Untranslatable as exc:
+        raise skip_for(tool.name, exc) from None
+
+
 def keyword_model(tool: Tool, passes: str) -> type[BaseModel]:
-    """The model a user would write for the tool's arguments (`root_model`), for a harness that
+    """The model a user would write for the tool's arguments (`model_for`), for a harness that
     validates with it and passes the validated fields to the function by name. Raises Skip when the
     schema cannot be translated, or when a property name is not a Python identifier (no keyword
     argument can carry it); `passes` ends that reason, saying who passes the fields and how
     ("langchain passes validated arguments by field name")."""
-    try:
-        model = root_model(tool.input_schema, tool.name)
-    except Untranslatable as exc:
-        raise skip_for(tool.name, exc) from None
+    model = model_for(tool)
     if uses_aliases(model):
         raise Skip(f"tool {tool.name!r}: a property name is not a Python identifier, and {passes}")
     return model
