@@ -141,8 +141,11 @@ fn answering(results: Vec<ObservedResult>) -> Answer {
     Box::new(move |_| reply(results.clone()))
 }
 
+/// How a harness cuts an output.
+type Cut = fn(&str) -> String;
+
 /// The harness answers the generated output of a cap case's one call, passed through `cut`.
-fn cutting(cut: fn(&str) -> String) -> Answer {
+fn cutting(cut: Cut) -> Answer {
     Box::new(move |case| reply(vec![result("toolu_1", false, &cut(&generated(case)))]))
 }
 
@@ -295,7 +298,7 @@ fn an_honest_head_tail_cap_passes_with_sizes_resolved_against_the_declared_cap()
 #[test]
 fn dishonest_cuts_fail_with_what_they_got_wrong() {
     // (the cut, what the messages must say)
-    let cuts: [(fn(&str) -> String, &[&str]); 3] = [
+    let cuts: [(Cut, &[&str]); 3] = [
         // A head-only cut without a note fails each check.
         (
             |t| t.chars().take(400).collect(),
