@@ -190,3 +190,56 @@ fn the_reference_adapters_hello_and_every_reply_validate() {
         assert_valid(&reply_schema, &value, &case.id);
     }
 }
+
+/// The fields of a strictly decoded type, as serde's unknown-field error lists them: adding a
+/// field to the type adds it here, with nothing else to update.
+fn fields_of<T: serde::de::DeserializeOwned>() -> std::collections::BTreeSet<String> {
+    let err = serde_json::from_str::<T>(r#"{"?": 0}"#)
+        .err()
+        .expect("an unknown field is refused")
+        .to_string();
+    let (_, expected) = err
+        .split_once("expected one of ")
+        .unwrap_or_else(|| panic!("not an unknown-field error: {err}"));
+    expected
+        .split('`')
+        .skip(1)
+        .step_by(2)
+        .map(str::to_owned)
+        .collect()
+}
+
+fn schema_properties(schema: &Value) -> std::collections::BTreeSet<String> {
+    schema["properties"]
+        .as_object()
+        .unwrap()
+        .keys()
+        .cloned()
+        .collect()
+}
+
+/// The wire case's fields and the case file's are each declared once in Rust; the schemas that
+/// describe them for other languages must name exactly those fields, so a field added to the
+/// types fails here until the schemas describe it.
+#[test]
+fn the_schemas_name_every_field_of_the_case_types() {
+    use harness_conformance_protocol::WireCase;
+    use harness_conformance_suite::case::Case;
+    let run = schema_value("run.schema.json");
+    assert_eq!(
+        schema_properties(&run["$defs"]["case"]),
+        fields_of::<WireCase>(),
+        "run.schema.json's case vs WireCase"
+    );
+    let case_schema: Value = serde_json::from_str(
+        &std::fs::read_to_string(Path::new(env!("SUITE_DATA")).join("schema/case.schema.json"))
+            .unwrap(),
+    )
+    .unwrap();
+    assert_eq!(
+        schema_properties(&case_schema),
+        fields_of::<Case>(),
+        "case.schema.json vs the suite's Case"
+    );
+    assert!(fields_of::<WireCase>().is_subset(&fields_of::<Case>()));
+}
