@@ -8,7 +8,7 @@
 //! and a candidate whose arguments became valid is judged as valid.
 
 use harness_conformance_protocol::{Behavior, Gen, Lines, Output, Size};
-use harness_ref_props::schema::{Additional, Bounds, Schema};
+use harness_ref_props::schema::{Additional, Bounds, ObjectSchema, Schema};
 use serde_json::{Map, Value};
 
 use super::model::{CallModel, Input, Model};
@@ -294,86 +294,40 @@ fn behaviors(b: &Behavior) -> Vec<Behavior> {
 pub fn schemas(s: &Schema) -> Vec<Schema> {
     let mut out = Vec::new();
     match s {
-        Schema::Object {
-            typed,
-            properties,
-            required,
-            additional,
-            min_properties,
-            max_properties,
-        } => {
-            let base = |p: Vec<(String, Schema)>, r: Vec<String>, a: Additional, minp, maxp| {
-                Schema::Object {
-                    typed: *typed,
-                    properties: p,
-                    required: r,
-                    additional: a,
-                    min_properties: minp,
-                    max_properties: maxp,
-                }
+        Schema::Object(o) => {
+            // The object schema with one change.
+            let with = |change: &dyn Fn(&mut ObjectSchema)| {
+                let mut smaller = o.clone();
+                change(&mut smaller);
+                Schema::Object(smaller)
             };
-            for i in 0..properties.len() {
-                let mut p = properties.clone();
-                let (name, _) = p.remove(i);
-                let r: Vec<String> = required.iter().filter(|x| **x != name).cloned().collect();
-                out.push(base(
-                    p,
-                    r,
-                    additional.clone(),
-                    *min_properties,
-                    *max_properties,
-                ));
+            for i in 0..o.properties.len() {
+                out.push(with(&|s| {
+                    let (name, _) = s.properties.remove(i);
+                    s.required.retain(|x| *x != name);
+                }));
             }
-            for i in 0..required.len() {
-                let mut r = required.clone();
-                r.remove(i);
-                out.push(base(
-                    properties.clone(),
-                    r,
-                    additional.clone(),
-                    *min_properties,
-                    *max_properties,
-                ));
+            for i in 0..o.required.len() {
+                out.push(with(&|s| {
+                    s.required.remove(i);
+                }));
             }
-            if let Additional::Schema(_) = additional {
-                out.push(base(
-                    properties.clone(),
-                    required.clone(),
-                    Additional::Allow,
-                    *min_properties,
-                    *max_properties,
-                ));
-                out.push(base(
-                    properties.clone(),
-                    required.clone(),
-                    Additional::Forbid,
-                    *min_properties,
-                    *max_properties,
-                ));
+            if let Additional::Schema(_) = o.additional {
+                out.push(with(&|s| s.additional = Additional::Allow));
+                out.push(with(&|s| s.additional = Additional::Forbid));
             }
-            if min_properties.is_some() || max_properties.is_some() {
-                out.push(base(
-                    properties.clone(),
-                    required.clone(),
-                    additional.clone(),
-                    None,
-                    None,
-                ));
+            if o.min_properties.is_some() || o.max_properties.is_some() {
+                out.push(with(&|s| {
+                    s.min_properties = None;
+                    s.max_properties = None;
+                }));
             }
-            for (i, (name, sub)) in properties.iter().enumerate() {
+            for (i, (_, sub)) in o.properties.iter().enumerate() {
                 for smaller in schemas(sub)
                     .into_iter()
                     .chain((*sub != Schema::Any).then_some(Schema::Any))
                 {
-                    let mut p = properties.clone();
-                    p[i] = (name.clone(), smaller);
-                    out.push(base(
-                        p,
-                        required.clone(),
-                        additional.clone(),
-                        *min_properties,
-                        *max_properties,
-                    ));
+                    out.push(with(&|s| s.properties[i].1 = smaller.clone()));
                 }
             }
         }
