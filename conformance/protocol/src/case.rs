@@ -46,7 +46,8 @@ use crate::security::{CallSecurity, PolicyDef, CALL_SECURITY_KEYS};
 ///
 /// The fields are serialised in declaration order: `id`, the struct's fields before
 /// `..WireCase`, the wire case's, then the rest. The serde attributes name their helpers by
-/// absolute paths, so the struct must derive serde's traits under their usual names.
+/// absolute paths (`::harness_conformance_protocol::…`), so the crate that expands the macro
+/// depends on this one under its own name.
 #[macro_export]
 macro_rules! with_wire_case {
     (
