@@ -16,66 +16,58 @@ use super::model::{CallModel, Input, Model};
 /// Candidate models, each strictly simpler than `m` in one respect.
 pub fn candidates(m: &Model) -> Vec<Model> {
     let mut out = Vec::new();
+    // The model with one change.
+    let with = |change: &dyn Fn(&mut Model)| {
+        let mut c = m.clone();
+        change(&mut c);
+        c
+    };
     // Fewer calls.
     if m.calls.len() > 1 {
         for i in 0..m.calls.len() {
-            let mut c = m.clone();
-            c.calls.remove(i);
-            out.push(c);
+            out.push(with(&|c| {
+                c.calls.remove(i);
+            }));
         }
     }
     // Fewer tools (calls to a removed tool then name an unknown tool; it leaves the offered
     // list too).
     if m.tools.len() > 1 {
         for i in 0..m.tools.len() {
-            let mut c = m.clone();
-            let removed = c.tools.remove(i);
-            if let Some(offered) = &mut c.offered {
-                offered.retain(|n| *n != removed.name);
-            }
-            out.push(c);
+            out.push(with(&|c| {
+                let removed = c.tools.remove(i);
+                if let Some(offered) = &mut c.offered {
+                    offered.retain(|n| *n != removed.name);
+                }
+            }));
         }
     }
-    // A plainer turn: every tool offered, no stop reason.
+    // A plainer turn (every tool offered, no stop reason) and the harness's own configuration.
     if m.offered.is_some() {
-        let mut c = m.clone();
-        c.offered = None;
-        out.push(c);
+        out.push(with(&|c| c.offered = None));
     }
     if m.stop_reason.is_some() {
-        let mut c = m.clone();
-        c.stop_reason = None;
-        out.push(c);
+        out.push(with(&|c| c.stop_reason = None));
     }
     if m.cap.is_some() {
-        let mut c = m.clone();
-        c.cap = None;
-        out.push(c);
+        out.push(with(&|c| c.cap = None));
     }
     if m.deadline_ms.is_some() {
-        let mut c = m.clone();
-        c.deadline_ms = None;
-        out.push(c);
+        out.push(with(&|c| c.deadline_ms = None));
     }
     // Simpler behaviours and shorter outputs.
     for (i, t) in m.tools.iter().enumerate() {
         for b in behaviors(&t.behavior) {
-            let mut c = m.clone();
-            c.tools[i].behavior = b;
-            out.push(c);
+            out.push(with(&|c| c.tools[i].behavior = b.clone()));
         }
         if t.marker.is_some() {
-            let mut c = m.clone();
-            c.tools[i].marker = None;
-            out.push(c);
+            out.push(with(&|c| c.tools[i].marker = None));
         }
     }
     // Smaller schemas.
     for (i, t) in m.tools.iter().enumerate() {
         for s in schemas(&t.schema) {
-            let mut c = m.clone();
-            c.tools[i].schema = s;
-            out.push(c);
+            out.push(with(&|c| c.tools[i].schema = s.clone()));
         }
     }
     // Smaller arguments and plainer calls.
