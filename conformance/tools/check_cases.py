@@ -69,11 +69,10 @@ RESULT_KINDS = {
     "content.equals", "content.contains", "content.contains_any", "content.not_contains",
     "content.matches", "content.max_chars", "content.max_size", "content.equals_output",
     "cap.truncated", "cap.keeps_head", "cap.keeps_last_line", "cap.note_counts", "cap.note_lines",
-    "cap.idempotent", "cap.rejected", "cap.spilled", "cap.artifact",
-    "cap.idempotent", "blocks.delivered", "blocks.order", "blocks.no_payload_text",
+    "cap.idempotent", "cap.rejected", "cap.spilled", "cap.artifact", "cap.counted", "cap.configured", "blocks.delivered", "blocks.order", "blocks.no_payload_text", "blocks.intact", "answered",
 }
 CASE_KINDS = {"results.count", "text.valid", "cap.within", "secret", "invocations",
-              "received_args", "history_unchanged", "stopped", "repeatable"}
+              "received_args", "history_unchanged", "stopped", "repeatable", "invalid_not_run"}
 GROUPS = {"content", "cap", "blocks"}
 # The owner a check has when no `blame` names one; kinds missing here must be blamed.
 DEFAULT_OWNER = {
@@ -81,14 +80,23 @@ DEFAULT_OWNER = {
     "cap.keeps_head": "CAP-10", "cap.keeps_last_line": "HT-2", "cap.note_counts": "CAP-6",
     "cap.note_lines": "HT-3", "cap.idempotent": "CAP-7",
     "cap.rejected": "STRAT-3", "cap.spilled": "STRAT-4", "cap.artifact": "STRAT-5",
+    "cap.counted": "CAP-3", "cap.configured": "CAP-9",
     "results.count": "CORR-1", "text.valid": "ENC-1", "cap.within": "CAP-1", "secret": "OUT-5",
+    "answered": "CORR-1", "invalid_not_run": "VAL-1",
     "history_unchanged": "ISO-1", "represents_output": "VOCAB-5", "repaired": "REPAIR-3",
     "blocks.delivered": "BLOCK-1", "blocks.no_payload_text": "BLOCK-2", "blocks.order": "BLOCK-3",
+    "blocks.intact": "BLOCK-1",
 }
 # `cap.truncated` defaults by its value: false (output unchanged) CAP-2, true (cut, noted) CAP-5.
 TRUNCATED_OWNER = {False: "CAP-2", True: "CAP-5"}
 # Checks every case gets; on their default owner they need not be listed in `requirements`.
-UNIVERSAL = {"tool_use_id", "results.count", "text.valid", "cap.within", "secret"}
+UNIVERSAL = {"tool_use_id", "results.count", "text.valid", "cap.within", "secret", "answered",
+             "invalid_not_run"}
+# `Applies:` names judged by the runner check by check rather than by a case's needs: `call_ids`
+# (no `tool_use_id` checks on a harness without the model's ids) and `cap` (a cap case runs on a
+# harness without a cap, for CAP-1, and the checks of the requirements that presuppose a cap are
+# not run there).
+RUNNER_JUDGED_APPLIES = {"call_ids", "cap"}
 CAP_AREAS = {"cap", "head-tail", "cap-strategies"}
 
 
@@ -142,7 +150,7 @@ def load_spec(text: str):
 
 
 def known_need(name: str) -> bool:
-    if name in NEEDS:
+    if name in NEEDS or name == "cap":
         return True
     return name.startswith("feature.") and name[len("feature."):] in FEATURES
 
@@ -306,6 +314,10 @@ def check_case(cid, case):
         j = res.get("same_as")
         if j is not None and not (isinstance(j, int) and 0 <= j < i):
             problems.append(f"{cid}: result {i + 1}: same_as {j!r} must name an earlier result (0-based)")
+    for i, res in enumerate(results):
+        cap = res.get("cap", {})
+        if (cap.get("note_counts") or cap.get("note_lines")) and cap.get("truncated") is not True:
+            problems.append(f"{cid}: result {i + 1}: note_counts/note_lines presuppose an announced cut: check truncated: true too")
     for name in case.get("expect", {}).get("invocations", {}):
         if name not in tools:
             problems.append(f"{cid}: invocations names unknown tool {name!r}")
@@ -325,6 +337,7 @@ def live_checks(case):
     out = []
     for i, res in enumerate(results):
         call = calls[i] if i < len(calls) else {}
+        out.append((i, "answered"))
         if "tool_use_id" not in res:
             cid = call_id(call)
             if cid and ids.count(cid) == 1:
@@ -351,6 +364,8 @@ def live_checks(case):
         out.append((None, "secret"))
     if expect.get("invocations"):
         out.append((None, "invocations"))
+    if invalid_call_tools(case):
+        out.append((None, "invalid_not_run"))
     if "received_args" in expect:
         out.append((None, "received_args"))
     if expect.get("history_unchanged"):
@@ -368,6 +383,21 @@ def live_checks(case):
     return checks
 
 
+def invalid_call_tools(case):
+    """The tools VAL-1's canary watches: those a call whose expected class includes
+    `invalid_arguments` names, whose runs the case counts (conformance/suite/src/blame.rs)."""
+    expect = case.get("expect", {})
+    counted = expect.get("invocations", {})
+    out = set()
+    for call, res in zip(case.get("calls", []), expect.get("results", [])):
+        cls = res.get("class")
+        classes = cls if isinstance(cls, list) else [cls] if cls else []
+        name = call.get("name") if isinstance(call, dict) else None
+        if "invalid_arguments" in classes and isinstance(name, str) and name in counted:
+            out.add(name)
+    return out
+
+
 def matches(key, kind):
     return key == kind or (key in GROUPS and kind.startswith(key + "."))
 
@@ -383,15 +413,22 @@ def resolve(case, index, kind, default):
         for key in (kind, kind.split(".")[0]):
             if key in blame and matches(key, kind):
                 return blame[key], (scope, key)
+    # The answer is promised by whoever owns the result's `is_error` check.
+    if kind == "answered" and index is not None and "is_error" in expect.get("results", [])[index]:
+        owner, used = resolve(case, index, "is_error", None)
+        if owner is not None:
+            return owner, ("via", "is_error")
     return default, None
 
 
 def owners(case):
-    """[(result index or None, kind, owner, how)] for every check; how is 'default', a key, or None."""
+    """[(result index or None, kind, owner, how)] for every check and owner (a blame value may
+    name several requirements: one row each); how is the (scope, key) that named it, or None."""
     out = []
     for index, kind, default in live_checks(case):
         owner, used = resolve(case, index, kind, default)
-        out.append((index, kind, owner, used))
+        for one in owner if isinstance(owner, list) else [owner]:
+            out.append((index, kind, one, used))
     return out
 
 
@@ -438,7 +475,7 @@ def blame_problems(cid, case, reqs):
             # `call_ids` is judged check by check instead: on a harness without the model's ids
             # the runner does not run `tool_use_id` checks (conformance/suite/src/checks.rs), so a case
             # that only echoes ids runs there and needs nothing.
-            missing = [n for n in reqs[rid]["applies"] if n not in needs and n != "call_ids"]
+            missing = [n for n in reqs[rid]["applies"] if n not in needs and n not in RUNNER_JUDGED_APPLIES]
             if missing:
                 problems.append(f"{cid}: owns checks of {rid}, which applies only with {missing}; the case must need them")
     return problems

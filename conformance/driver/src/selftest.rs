@@ -2,7 +2,11 @@
 //! both that the suite has teeth and that it is fair.
 //!
 //! - Every deliberately broken variant ([`Fault`]) must fail at least one case that the
-//!   reference passes: a variant no case catches is a *gap* in the suite.
+//!   reference passes: a variant no case catches is a *gap* in the suite. And its
+//!   per-requirement table must be true ([`Blame`]): every requirement it declares it violates
+//!   ([`Fault::violates`]) fails (*recall*), and no other MUST does (*precision*). Both are
+//!   printed as figures over all variants and must be 100%: the table is what the matrix
+//!   publishes, so a wrong owner is as much a bug as a missed fault.
 //! - Every legitimate variant ([`Variant`]) — another correct design — must pass: no MUST
 //!   requirement fails, no case is ERROR or BUG IN CASE, and a SHOULD fails only where the
 //!   variant deliberately departs from it ([`Variant::departs_from`]). Anything else is a *false
@@ -89,7 +93,113 @@ pub enum FalseAlarm {
     Handshake(String),
 }
 
+/// How a broken variant's per-requirement table matches what it declares it violates.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct Blame {
+    /// Declared requirements that failed.
+    pub caught: Vec<&'static str>,
+    /// Declared requirements the run could show (the judge run tested them) that did not fail:
+    /// recall misses.
+    pub missed: Vec<&'static str>,
+    /// MUST requirements that failed without being declared: precision misses.
+    pub extra: Vec<String>,
+    /// How many failing MUSTs were declared (the precision's numerator).
+    pub musts_declared: usize,
+}
+
+impl Blame {
+    /// Whether the table is exactly what the variant declares.
+    pub fn exact(&self) -> bool {
+        self.missed.is_empty() && self.extra.is_empty()
+    }
+}
+
+/// Recall and precision over every broken variant: (declared that fail, declared that could),
+/// (failing MUSTs declared, failing MUSTs).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct BlameTotals {
+    /// Declared requirements that failed.
+    pub caught: usize,
+    /// Declared requirements the runs could show.
+    pub declared: usize,
+    /// Failing MUST requirements that were declared.
+    pub musts_declared: usize,
+    /// Failing MUST requirements.
+    pub musts_failing: usize,
+}
+
+impl BlameTotals {
+    /// `n / d` as a percentage; 100% when there is nothing to count.
+    fn percent(n: usize, d: usize) -> f64 {
+        if d == 0 {
+            100.0
+        } else {
+            100.0 * n as f64 / d as f64
+        }
+    }
+
+    /// Each declared requirement fails.
+    pub fn recall(&self) -> f64 {
+        Self::percent(self.caught, self.declared)
+    }
+
+    /// No undeclared MUST fails.
+    pub fn precision(&self) -> f64 {
+        Self::percent(self.musts_declared, self.musts_failing)
+    }
+}
+
+/// What `result`'s per-requirement table says about `fault`, against the run it is judged
+/// against (`judge`: a declared requirement it did not test cannot fail here, e.g. under
+/// `--run`; one that fails there too proves nothing).
+fn blame_of(fault: Fault, judge: &RunResult, result: &RunResult) -> Blame {
+    let status = |run: &RunResult, id: &str| {
+        run.coverage
+            .requirements
+            .iter()
+            .find(|r| r.id == id)
+            .map(|r| r.status)
+    };
+    let mut blame = Blame::default();
+    for id in fault.violates() {
+        match status(result, id) {
+            Some(Status::Fail) => blame.caught.push(id),
+            _ if status(judge, id) == Some(Status::Pass) => blame.missed.push(id),
+            _ => {}
+        }
+    }
+    for r in &result.coverage.requirements {
+        if r.level != Level::Must || r.status != Status::Fail {
+            continue;
+        }
+        if fault.violates().contains(&r.id.as_str()) {
+            blame.musts_declared += 1;
+        } else if status(judge, &r.id) != Some(Status::Fail) {
+            blame.extra.push(r.id.clone());
+        }
+    }
+    blame
+}
+
 impl SelftestReport {
+    /// How `fault`'s per-requirement table matches its declaration.
+    pub fn blame(&self, fault: Fault, result: &RunResult) -> Blame {
+        blame_of(fault, judge(&self.reference, &self.bases, fault), result)
+    }
+
+    /// Recall and precision of the blame over every broken variant.
+    pub fn blame_totals(&self) -> BlameTotals {
+        let mut t = BlameTotals::default();
+        for (fault, result) in &self.broken {
+            let b = self.blame(*fault, result);
+            t.caught += b.caught.len();
+            t.declared += b.caught.len() + b.missed.len();
+            t.musts_declared += b.musts_declared;
+            t.musts_failing += b.musts_declared + b.extra.len();
+        }
+        t
+    }
+
     /// The cases that caught a broken variant: FAIL or ERROR on it, PASS on the reference (a
     /// case the reference fails too proves nothing about the variant), or on the variant's
     /// base when it has one.
@@ -115,10 +225,16 @@ impl SelftestReport {
             .collect()
     }
 
-    /// True when the reference passes, every broken variant is caught and every legitimate one
-    /// passes.
+    /// True when the reference passes, every broken variant is caught with exactly the
+    /// requirements it violates failing, and every legitimate one passes.
     pub fn ok(&self) -> bool {
-        !self.reference.failed() && self.gaps().is_empty() && self.false_alarms().is_empty()
+        !self.reference.failed()
+            && self.gaps().is_empty()
+            && self.false_alarms().is_empty()
+            && self
+                .broken
+                .iter()
+                .all(|(f, r)| self.blame(*f, r).exact())
     }
 
     /// A plain-text account.
@@ -128,6 +244,7 @@ impl SelftestReport {
         if self.sides.broken() {
             for (fault, result) in &self.broken {
                 render_broken(&mut out, *fault, &self.caught_by(*fault, result));
+                render_blame(&mut out, *fault, &self.blame(*fault, result));
             }
             let gaps = self.gaps().len();
             let _ = writeln!(
@@ -135,6 +252,17 @@ impl SelftestReport {
                 "broken variants caught {}/{}",
                 self.broken.len() - gaps,
                 self.broken.len()
+            );
+            let t = self.blame_totals();
+            let _ = writeln!(
+                out,
+                "blame recall {:.1}% ({} of {} declared violations fail) · precision {:.1}% ({} of {} failing MUSTs declared)",
+                t.recall(),
+                t.caught,
+                t.declared,
+                t.precision(),
+                t.musts_declared,
+                t.musts_failing
             );
         }
         if self.sides.legitimate() {
@@ -216,6 +344,26 @@ fn render_broken(out: &mut String, fault: Fault, caught: &[&CaseOutcome]) {
         "       reproduce: {}",
         reproducer(&format!("--fault {}", fault.name()), &first.id)
     );
+}
+
+/// A broken variant's table where it is not what the variant declares.
+fn render_blame(out: &mut String, fault: Fault, blame: &Blame) {
+    if !blame.missed.is_empty() {
+        let _ = writeln!(
+            out,
+            "BLAME  {:<32} declares {} but it does not fail (a check that should see the fault is not owned by it, or the fault went unanswered)",
+            fault.name(),
+            blame.missed.join(", ")
+        );
+    }
+    if !blame.extra.is_empty() {
+        let _ = writeln!(
+            out,
+            "BLAME  {:<32} fails MUST {} it does not violate (a check blames the wrong requirement)",
+            fault.name(),
+            blame.extra.join(", ")
+        );
+    }
 }
 
 fn render_legitimate(

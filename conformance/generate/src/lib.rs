@@ -510,7 +510,9 @@ pub fn judge(harness: &mut dyn Harness, hello: &Hello, model: &Model, timeout: D
                             history: history.as_deref(),
                             lone_surrogates: lone,
                         };
-                        checks::check_follow_up(&fu, &o).failure
+                        checks::check_follow_up(&fu, &o)
+                            .into_iter()
+                            .find_map(|c| c.failure)
                     }
                     other => Some(format!(
                         "the idempotence re-run did not produce results: {other:?}"

@@ -61,7 +61,8 @@ pub struct RequirementRow<'a> {
 
 impl RequirementRow<'_> {
     /// A one-character status for tables: ✓ pass, ✗ fail, ~ known failure, ! not testable
-    /// (fails the run for a MUST unless baselined), – not applicable.
+    /// (fails the run for a MUST unless baselined), ? not evaluated (the harness's answers gave
+    /// its checks nothing to read; another requirement holds that failure), – not applicable.
     pub fn status(&self) -> &'static str {
         match self.result.status {
             Status::Pass => "✓",
@@ -69,6 +70,7 @@ impl RequirementRow<'_> {
             Status::Xfail => "~",
             Status::NotTestable if self.result.baselined.is_some() => "~",
             Status::NotTestable => "!",
+            Status::NotEvaluated => "?",
             Status::NotApplicable => "–",
         }
     }
@@ -77,13 +79,22 @@ impl RequirementRow<'_> {
     /// not tested.
     pub fn detail(&self) -> String {
         let r = self.result;
+        let unevaluated = match r.not_evaluated_cases.len() {
+            0 => String::new(),
+            n => format!(", not evaluated in {n} more (no answer to read)"),
+        };
         match r.status {
-            Status::Pass => format!("PASS in {} case(s)", r.tested_cases),
+            Status::Pass => format!("PASS in {} case(s){unevaluated}", r.tested_cases),
             Status::Fail | Status::Xfail => format!(
-                "{} in {} of {} case(s)",
+                "{} in {} of {} case(s){unevaluated}",
                 r.status.as_str(),
                 r.failing_cases.len(),
                 r.tested_cases
+            ),
+            Status::NotEvaluated => format!(
+                "NOT EVALUATED in {} case(s) — {}",
+                r.not_evaluated_cases.len(),
+                r.reason.as_deref().unwrap_or("no answer to read")
             ),
             Status::NotTestable => match &r.baselined {
                 Some(b) => format!("NOT TESTABLE (baselined: {b})"),
@@ -178,13 +189,21 @@ impl<'a> Report<'a> {
             .filter(|o| o.verdict.is_unexpected())
     }
 
-    /// The level of the strongest requirement a case tests.
+    /// The level a case's outcome is reported at: the strongest of the requirements whose
+    /// checks failed in it (a failure only a SHOULD owns is a SHOULD's), or of those it lists
+    /// when none failed (an ERROR, a skip, a pass).
     pub fn level_of(&self, o: &CaseOutcome) -> Option<Level> {
-        o.requirements
-            .iter()
-            .filter_map(|id| self.requirements.iter().find(|r| &r.id == id))
-            .map(|r| r.level)
-            .min()
+        let level = |ids: &mut dyn Iterator<Item = &str>| {
+            ids.filter_map(|id| self.requirements.iter().find(|r| r.id == id))
+                .map(|r| r.level)
+                .min()
+        };
+        let failing = o.failing_requirements();
+        if failing.is_empty() {
+            level(&mut o.requirements.iter().map(String::as_str))
+        } else {
+            level(&mut failing.into_iter())
+        }
     }
 }
 

@@ -200,7 +200,7 @@ pub fn markdown(grid: &Grid) -> String {
 }
 
 /// What the by-requirement tables' symbols mean.
-const REQUIREMENT_LEGEND: &str = "✅ pass · ❌ fail (n of m cases) · ⚠️ known failure (baseline) · ❔ not testable on this harness (⚠️❔ baselined) · ➖ not applicable";
+const REQUIREMENT_LEGEND: &str = "✅ pass · ❌ fail (n of m cases) · ⚠️ known failure (baseline) · ❔ not testable on this harness (⚠️❔ baselined) · ⁇ not evaluated (the harness gave its checks no answer to read; the requirement that promised it fails) · ➖ not applicable";
 
 /// One requirement's cell for one harness: its coverage status.
 fn requirement_cell(col: &Column, id: &str) -> String {
@@ -214,6 +214,7 @@ fn requirement_cell(col: &Column, id: &str) -> String {
         Status::Xfail => format!("⚠️ {}/{}", r.failing_cases.len(), r.tested_cases),
         Status::NotTestable if r.baselined.is_some() => "⚠️❔".to_owned(),
         Status::NotTestable => "❔".to_owned(),
+        Status::NotEvaluated => "⁇".to_owned(),
         Status::NotApplicable => "➖".to_owned(),
     }
 }

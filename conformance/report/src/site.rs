@@ -206,7 +206,7 @@ fn status_class(s: Status, baselined: bool) -> &'static str {
         Status::Fail => "s-fail",
         Status::Xfail => "s-xfail",
         Status::NotTestable if baselined => "s-xfail",
-        Status::NotTestable => "s-nt",
+        Status::NotTestable | Status::NotEvaluated => "s-nt",
         Status::NotApplicable => "s-na",
     }
 }

@@ -19,6 +19,9 @@ use crate::loader::Suite;
 use crate::needs;
 use crate::spec::{Level, Requirement};
 
+/// `Applies:` capabilities the runner judges check by check, which a case need not need.
+const RUNNER_JUDGED: [&str; 2] = ["call_ids", "cap"];
+
 /// One requirement and what tests it.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Entry<'a> {
@@ -62,11 +65,16 @@ pub fn index(suite: &Suite) -> Vec<Entry<'_>> {
         .collect()
 }
 
-/// Each planned check of the case with its owner (checks without one are the loader's concern).
+/// Each planned check of the case with each of its owners (a check may be evidence for several
+/// requirements; checks without one are the loader's concern).
 fn owned_checks(case: &crate::case::Case) -> Vec<(CheckKind, String)> {
     blame::planned(case)
         .into_iter()
-        .filter_map(|(kind, result)| Some((kind, blame::owner(case, kind, result)?)))
+        .flat_map(|(kind, result)| {
+            blame::owners(case, kind, result)
+                .into_iter()
+                .map(move |o| (kind, o))
+        })
         .collect()
 }
 
@@ -100,9 +108,9 @@ pub fn problems(suite: &Suite) -> Vec<String> {
             out.push(format!("{} (MUST): no case tests it", r.id));
         }
         for need in &r.applies {
-            if !needs::is_known(need) {
+            if !needs::is_known_applies(need) {
                 out.push(format!(
-                    "{}: SPEC.md's Applies: line names {need:?}, which is not a capability (known: {}, feature.<name>, behavior.<name>)",
+                    "{}: SPEC.md's Applies: line names {need:?}, which is not a capability (known: cap, {}, feature.<name>, behavior.<name>)",
                     r.id,
                     needs::NEED_NAMES.join(", ")
                 ));
@@ -129,13 +137,16 @@ pub fn problems(suite: &Suite) -> Vec<String> {
             let Some(r) = by_id.get(owner.as_str()) else {
                 continue;
             };
-            // `call_ids` is judged check by check: on a harness without the model's ids the
-            // runner does not run `tool_use_id` checks, so a case that only echoes ids runs there.
+            // The runner judges two capabilities check by check instead of skipping the case:
+            // `call_ids` (on a harness without the model's ids it does not run `tool_use_id`
+            // checks, so a case that only echoes ids runs there) and `cap` (a harness without a
+            // cap runs the cap cases, and the requirements that presuppose a cap are not
+            // applicable to it).
             let missing: Vec<&str> = r
                 .applies
                 .iter()
                 .map(String::as_str)
-                .filter(|n| *n != "call_ids" && !case_needs.iter().any(|c| c == n))
+                .filter(|n| !RUNNER_JUDGED.contains(n) && !case_needs.iter().any(|c| c == n))
                 .collect();
             if !missing.is_empty() {
                 out.push(format!(
@@ -205,11 +216,16 @@ mod tests {
         let ids: Vec<&str> = index.iter().map(|e| e.requirement.id.as_str()).collect();
         assert_eq!(ids, ["VAL-1", "VAL-2", "VAL-3", "VAL-4"]);
         assert_eq!(index[0].cases, ["validation/a", "validation/b"]);
+        // `answered` belongs to whoever owns `is_error`: the requirement that promised the answer.
         assert_eq!(
             index[0].owns,
-            BTreeMap::from([(CheckKind::IsError, 2), (CheckKind::ContentContains, 1)])
+            BTreeMap::from([
+                (CheckKind::IsError, 2),
+                (CheckKind::Answered, 2),
+                (CheckKind::ContentContains, 1)
+            ])
         );
-        assert_eq!(index[0].owned_checks(), 3);
+        assert_eq!(index[0].owned_checks(), 5);
         assert_eq!(index[1].cases, ["validation/a"]);
         assert!(index[3].cases.is_empty() && index[3].owns.is_empty());
     }

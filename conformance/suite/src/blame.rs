@@ -17,7 +17,7 @@
 use std::collections::BTreeSet;
 use std::fmt;
 
-use crate::case::{Case, IdExpect, ResultExpect};
+use crate::case::{Case, IdExpect, Owners, ResultExpect};
 
 /// What a check looks at. The names are the keys of `blame` maps and appear in reports.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -65,6 +65,10 @@ pub enum CheckKind {
     CapSpilled,
     /// `cap.artifact`.
     CapArtifact,
+    /// `cap.counted`: content over the cap would not fit it in a coarser unit either.
+    CapCounted,
+    /// `cap.configured`: an output over the configured limit did not come back whole.
+    CapConfigured,
     /// `same_as`.
     SameAs,
     /// `represents_output`.
@@ -77,6 +81,9 @@ pub enum CheckKind {
     BlocksOrder,
     /// `blocks.no_payload_text`.
     BlocksNoPayloadText,
+    /// `blocks.intact`: every non-text block that reached the model is one the handler
+    /// returned, byte for byte (none cut or altered on the way).
+    BlocksIntact,
     /// Universal: one result per call.
     ResultsCount,
     /// Universal: content is valid text.
@@ -95,12 +102,21 @@ pub enum CheckKind {
     Stopped,
     /// `repeatable`: a second run of the case returned the same results byte for byte.
     Repeatable,
+    /// Universal: the call got a result (one that can be paired with it). Owned by the
+    /// requirement that promises the answer: the result's `is_error` owner unless the case
+    /// names another.
+    Answered,
+    /// Universal where a call is one the case says is invalid (its class is
+    /// `invalid_arguments`) and its tool's runs are counted: that tool's handler ran no more
+    /// often than the case expects. VAL-1's canary, owned by VAL-1 whatever else the case checks.
+    InvalidNotRun,
 }
 
 impl CheckKind {
     /// Every kind, in report order.
-    pub const ALL: [CheckKind; 36] = [
+    pub const ALL: [CheckKind; 41] = [
         CheckKind::ResultsCount,
+        CheckKind::Answered,
         CheckKind::ToolUseId,
         CheckKind::IsError,
         CheckKind::Class,
@@ -122,16 +138,20 @@ impl CheckKind {
         CheckKind::CapRejected,
         CheckKind::CapSpilled,
         CheckKind::CapArtifact,
+        CheckKind::CapCounted,
+        CheckKind::CapConfigured,
         CheckKind::SameAs,
         CheckKind::RepresentsOutput,
         CheckKind::Repaired,
         CheckKind::BlocksDelivered,
         CheckKind::BlocksOrder,
         CheckKind::BlocksNoPayloadText,
+        CheckKind::BlocksIntact,
         CheckKind::TextValid,
         CheckKind::CapWithin,
         CheckKind::Secret,
         CheckKind::Invocations,
+        CheckKind::InvalidNotRun,
         CheckKind::ReceivedArgs,
         CheckKind::HistoryUnchanged,
         CheckKind::Stopped,
@@ -162,12 +182,15 @@ impl CheckKind {
             CheckKind::CapRejected => "cap.rejected",
             CheckKind::CapSpilled => "cap.spilled",
             CheckKind::CapArtifact => "cap.artifact",
+            CheckKind::CapCounted => "cap.counted",
+            CheckKind::CapConfigured => "cap.configured",
             CheckKind::SameAs => "same_as",
             CheckKind::RepresentsOutput => "represents_output",
             CheckKind::Repaired => "repaired",
             CheckKind::BlocksDelivered => "blocks.delivered",
             CheckKind::BlocksOrder => "blocks.order",
             CheckKind::BlocksNoPayloadText => "blocks.no_payload_text",
+            CheckKind::BlocksIntact => "blocks.intact",
             CheckKind::ResultsCount => "results.count",
             CheckKind::TextValid => "text.valid",
             CheckKind::CapWithin => "cap.within",
@@ -177,6 +200,8 @@ impl CheckKind {
             CheckKind::HistoryUnchanged => "history_unchanged",
             CheckKind::Stopped => "stopped",
             CheckKind::Repeatable => "repeatable",
+            CheckKind::Answered => "answered",
+            CheckKind::InvalidNotRun => "invalid_not_run",
         }
     }
 
@@ -190,6 +215,7 @@ impl CheckKind {
                 | CheckKind::HistoryUnchanged
                 | CheckKind::Stopped
                 | CheckKind::Repeatable
+                | CheckKind::InvalidNotRun
         )
     }
 
@@ -198,10 +224,12 @@ impl CheckKind {
         matches!(
             self,
             CheckKind::ResultsCount
+                | CheckKind::Answered
                 | CheckKind::ToolUseId
                 | CheckKind::TextValid
                 | CheckKind::CapWithin
                 | CheckKind::Secret
+                | CheckKind::InvalidNotRun
         )
     }
 
@@ -209,7 +237,8 @@ impl CheckKind {
     /// kinds whose meaning fixes it. `truncated` is the value a `cap.truncated` check expects.
     pub fn default_owner(self, truncated: Option<bool>) -> Option<&'static str> {
         Some(match self {
-            CheckKind::ToolUseId | CheckKind::ResultsCount => "CORR-1",
+            CheckKind::ToolUseId | CheckKind::ResultsCount | CheckKind::Answered => "CORR-1",
+            CheckKind::InvalidNotRun => "VAL-1",
             CheckKind::TextValid => "ENC-1",
             CheckKind::CapWithin => "CAP-1",
             CheckKind::Secret => "OUT-5",
@@ -225,11 +254,14 @@ impl CheckKind {
             CheckKind::CapRejected => "STRAT-3",
             CheckKind::CapSpilled => "STRAT-4",
             CheckKind::CapArtifact => "STRAT-5",
+            CheckKind::CapCounted => "CAP-3",
+            CheckKind::CapConfigured => "CAP-9",
             CheckKind::HistoryUnchanged => "ISO-1",
             CheckKind::RepresentsOutput => "VOCAB-5",
             CheckKind::Repaired => "REPAIR-3",
             CheckKind::BlocksDelivered => "BLOCK-1",
             CheckKind::BlocksNoPayloadText => "BLOCK-2",
+            CheckKind::BlocksIntact => "BLOCK-1",
             CheckKind::BlocksOrder => "BLOCK-3",
             _ => return None,
         })
@@ -261,26 +293,43 @@ pub fn is_known_key(key: &str) -> bool {
     CheckKind::ALL.iter().any(|k| k.matches(key))
 }
 
-/// The requirement that owns the check of `kind` on result `result` (`None` for case-level
-/// checks), or `None` when nothing names one (the loader refuses such cases).
-pub fn owner(case: &Case, kind: CheckKind, result: Option<usize>) -> Option<String> {
+/// The requirements that own the check of `kind` on result `result` (`None` for case-level
+/// checks): usually one; several where the case says one observation breaks several promises
+/// (`"blame": {"cap.within": ["CAP-1", "CAP-3"]}`). Empty when nothing names one (the loader
+/// refuses such cases).
+pub fn owners(case: &Case, kind: CheckKind, result: Option<usize>) -> Vec<String> {
     let exp = result.and_then(|i| case.expect.results.get(i));
-    let from = |map: &std::collections::BTreeMap<String, String>| {
+    let from = |map: &std::collections::BTreeMap<String, Owners>| {
         map.iter()
             .filter(|(key, _)| kind.matches(key))
             .max_by_key(|(key, _)| key.len())
-            .map(|(_, owner)| owner.clone())
+            .map(|(_, owners)| owners.all().to_vec())
     };
     if kind.per_result() {
         if let Some(o) = exp.and_then(|e| from(&e.blame)) {
-            return Some(o);
+            return o;
         }
     }
     if let Some(o) = from(&case.expect.blame) {
-        return Some(o);
+        return o;
+    }
+    // The answer is promised by whoever the result's `is_error` check is evidence for: the
+    // requirement that says this call gets an error result (or a success).
+    if kind == CheckKind::Answered && exp.is_some_and(|e| e.is_error.is_some()) {
+        let o = owners(case, CheckKind::IsError, result);
+        if !o.is_empty() {
+            return o;
+        }
     }
     let truncated = exp.and_then(|e| e.cap.as_ref()).and_then(|c| c.truncated);
-    kind.default_owner(truncated).map(str::to_owned)
+    kind.default_owner(truncated)
+        .map(|o| vec![o.to_owned()])
+        .unwrap_or_default()
+}
+
+/// The first of [`owners`], for messages that name one.
+pub fn owner(case: &Case, kind: CheckKind, result: Option<usize>) -> Option<String> {
+    owners(case, kind, result).into_iter().next()
 }
 
 /// The checks a case asks for (per result, then per case), as the runner will evaluate them on
@@ -291,6 +340,7 @@ pub fn planned(case: &Case) -> Vec<(CheckKind, Option<usize>)> {
     let mut out = vec![(CheckKind::ResultsCount, None)];
     let has_secret = !case.secrets().is_empty();
     for (i, exp) in case.expect.results.iter().enumerate() {
+        out.push((CheckKind::Answered, Some(i)));
         for kind in result_kinds(case, i, exp) {
             out.push((kind, Some(i)));
         }
@@ -302,6 +352,9 @@ pub fn planned(case: &Case) -> Vec<(CheckKind, Option<usize>)> {
     }
     if !case.expect.invocations.is_empty() {
         out.push((CheckKind::Invocations, None));
+    }
+    if !invalid_call_tools(case).is_empty() {
+        out.push((CheckKind::InvalidNotRun, None));
     }
     if case.expect.received_args.is_some() {
         out.push((CheckKind::ReceivedArgs, None));
@@ -318,7 +371,24 @@ pub fn planned(case: &Case) -> Vec<(CheckKind, Option<usize>)> {
     out
 }
 
-fn result_kinds(case: &Case, i: usize, exp: &ResultExpect) -> Vec<CheckKind> {
+/// The tools whose handler VAL-1's canary watches in this case: those a call the case says is
+/// invalid (its expected class includes `invalid_arguments`) names, whose runs the case counts.
+pub fn invalid_call_tools(case: &Case) -> std::collections::BTreeSet<&str> {
+    case.calls
+        .iter()
+        .zip(&case.expect.results)
+        .filter(|(_, exp)| {
+            exp.class
+                .as_ref()
+                .is_some_and(|c| c.all().iter().any(|k| k == "invalid_arguments"))
+        })
+        .filter_map(|(call, _)| call.name())
+        .filter(|name| case.expect.invocations.contains_key(*name))
+        .collect()
+}
+
+/// The per-result check kinds the case asks for on result `i` (not the universal ones).
+pub fn result_kinds(case: &Case, i: usize, exp: &ResultExpect) -> Vec<CheckKind> {
     let mut kinds = Vec::new();
     let id_checked = match &exp.tool_use_id {
         IdExpect::Unchecked => false,
@@ -366,6 +436,8 @@ fn result_kinds(case: &Case, i: usize, exp: &ResultExpect) -> Vec<CheckKind> {
             (c.rejected, CheckKind::CapRejected),
             (c.spilled, CheckKind::CapSpilled),
             (c.artifact, CheckKind::CapArtifact),
+            (c.counted, CheckKind::CapCounted),
+            (c.configured, CheckKind::CapConfigured),
         ] {
             if on {
                 kinds.push(kind);
@@ -392,10 +464,11 @@ fn result_kinds(case: &Case, i: usize, exp: &ResultExpect) -> Vec<CheckKind> {
 pub fn owned_requirements(case: &Case) -> BTreeSet<String> {
     planned(case)
         .into_iter()
-        .filter_map(|(kind, i)| {
-            let o = owner(case, kind, i)?;
+        .flat_map(|(kind, i)| {
             let default = kind.default_owner(None);
-            (!kind.universal() || default != Some(o.as_str())).then_some(o)
+            owners(case, kind, i)
+                .into_iter()
+                .filter(move |o| !kind.universal() || default != Some(o.as_str()))
         })
         .collect()
 }
@@ -407,7 +480,7 @@ pub fn problems(case: &Case) -> Vec<String> {
     let plan = planned(case);
     let listed: BTreeSet<&str> = case.requirements.iter().map(String::as_str).collect();
     let mut check_map =
-        |scope: &str, map: &std::collections::BTreeMap<String, String>, result: Option<usize>| {
+        |scope: &str, map: &std::collections::BTreeMap<String, Owners>, result: Option<usize>| {
             for key in map.keys() {
                 if !is_known_key(key) {
                     out.push(format!(
@@ -438,30 +511,31 @@ pub fn problems(case: &Case) -> Vec<String> {
     for (i, r) in case.expect.results.iter().enumerate() {
         check_map(&format!("expect.results[{i}].blame"), &r.blame, Some(i));
     }
-    let mut owners = BTreeSet::new();
+    let mut owned = BTreeSet::new();
     for (kind, i) in &plan {
         let where_ = match i {
             Some(i) => format!("result {}: {kind}", i + 1),
             None => kind.to_string(),
         };
-        match owner(case, *kind, *i) {
-            None => out.push(format!(
+        let found = owners(case, *kind, *i);
+        if found.is_empty() {
+            out.push(format!(
                 "{where_}: the check has no requirement (give it one in `blame`)"
-            )),
-            Some(o) => {
-                let universal_default =
-                    kind.universal() && kind.default_owner(None) == Some(o.as_str());
-                if !universal_default && !listed.contains(o.as_str()) {
-                    out.push(format!(
-                        "{where_}: blamed on {o}, which the case does not list in `requirements`"
-                    ));
-                }
-                owners.insert(o);
+            ));
+        }
+        for o in found {
+            let universal_default =
+                kind.universal() && kind.default_owner(None) == Some(o.as_str());
+            if !universal_default && !listed.contains(o.as_str()) {
+                out.push(format!(
+                    "{where_}: blamed on {o}, which the case does not list in `requirements`"
+                ));
             }
+            owned.insert(o);
         }
     }
     for r in &case.requirements {
-        if !owners.contains(r) {
+        if !owned.contains(r) {
             out.push(format!(
                 "requirement {r} is listed but owns no check of the case (blame a check on it, or remove it)"
             ));
@@ -528,7 +602,7 @@ mod tests {
     #[test]
     fn unowned_unlisted_idle_and_unknown_are_load_errors() {
         let c = invalid_call(
-            &["VAL-2", "VAL-1"],
+            &["VAL-2", "VAL-9"],
             json!({"is_error": "VAL-2", "cap": "CAP-3", "isError": "VAL-2"}),
         );
         let p = problems(&c).join("\n");
@@ -545,7 +619,7 @@ mod tests {
             "{p}"
         );
         assert!(
-            p.contains("requirement VAL-1 is listed but owns no check"),
+            p.contains("requirement VAL-9 is listed but owns no check"),
             "{p}"
         );
         assert!(p.contains("unknown blame key \"isError\""), "{p}");

@@ -6,15 +6,22 @@
 //! blocks a handler returned (behaviour `content_blocks`, or the `content` of a raw MCP
 //! result) with what the harness delivered:
 //!
-//! - `blocks.delivered`: on a success, every non-text block is among the delivered blocks,
-//!   unchanged (a text resource may also arrive as text holding its text); an error result
-//!   passes when its message names a kind it refused (`image`; `resource`, `document`, `file`,
-//!   `blob`), so a harness that cannot show images and says so is correct;
+//! - `blocks.delivered`: on a success, every non-text block reaches the model as a block of its
+//!   kind (a text resource may also arrive as text holding its text): none is dropped, replaced
+//!   by a placeholder or flattened into text; an error result passes when its message names a
+//!   kind it refused (`image`; `resource`, `document`, `file`, `blob`), so a harness that cannot
+//!   show images and says so is correct;
+//! - `blocks.intact`: every non-text block that reached the model is one the handler returned,
+//!   byte for byte — none cut (by a cap counting its payload as text) or altered on the way. A
+//!   missing block is `blocks.delivered`'s failure, an altered one this check's, so a harness
+//!   that drops images and one that cuts them fail different checks;
 //! - `blocks.no_payload_text`: no content text, success or error, holds a run of a base64
 //!   payload (the image flattened into text, whole or cut, or a data URI);
 //! - `blocks.order`: on a success that delivered every non-text block, the blocks and the
 //!   text between them come in the handler's order (adjacent text blocks may be merged or split:
-//!   block layout is the harness's choice). Not run on an error, or when a block is missing.
+//!   block layout is the harness's choice). A visible refusal passes it (nothing delivered is
+//!   out of order); it is not run where `blocks.delivered` failed (a block went missing, or an
+//!   error did not say what it refused), which holds that failure.
 //!
 //! Pure: the findings are returned for [`crate::checks`] to record.
 
@@ -38,6 +45,9 @@ pub struct BlocksExpect {
     /// No base64 payload appears in the content text.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub no_payload_text: bool,
+    /// Every non-text block that arrives is one the handler returned, unchanged.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub intact: bool,
 }
 
 impl BlocksExpect {
@@ -45,6 +55,7 @@ impl BlocksExpect {
     pub fn kinds(&self) -> Vec<CheckKind> {
         [
             (self.delivered, CheckKind::BlocksDelivered),
+            (self.intact, CheckKind::BlocksIntact),
             (self.no_payload_text, CheckKind::BlocksNoPayloadText),
             (self.order, CheckKind::BlocksOrder),
         ]
@@ -61,7 +72,8 @@ pub enum Finding {
     Pass,
     /// It failed, with the message.
     Fail(String),
-    /// It could not be run here, with the reason.
+    /// It had nothing to judge, because what it reads is what `blocks.delivered` found missing
+    /// (a presupposition, SPEC.md "Evidence"); the reason says so.
     NotRun(String),
 }
 
@@ -114,6 +126,12 @@ pub fn check(
             check_delivered(label, want, &got, res),
         ));
     }
+    if exp.intact {
+        out.push((
+            CheckKind::BlocksIntact,
+            check_intact(label, want, &got, res),
+        ));
+    }
     if exp.no_payload_text {
         out.push((
             CheckKind::BlocksNoPayloadText,
@@ -141,6 +159,16 @@ fn arrived(block: &ContentBlock, got: &[ContentBlock], text: &str) -> bool {
         || matches!(block, ContentBlock::Resource { resource } if resource.text.as_deref().is_some_and(|t| !t.is_empty() && text.contains(t)))
 }
 
+/// Whether `res` is an error that says which kind of block it cannot deliver (or the handler
+/// returned no non-text block at all): the refusal SPEC.md accepts as correct.
+fn refused_visibly(want: &[ContentBlock], res: &ObservedResult) -> bool {
+    let lower = res.content.to_lowercase();
+    let mut non_text = want.iter().filter(|b| b.text().is_none()).peekable();
+    res.is_error
+        && (non_text.peek().is_none()
+            || non_text.any(|b| kind_words(b).iter().any(|w| lower.contains(w))))
+}
+
 fn check_delivered(
     label: &str,
     want: &[ContentBlock],
@@ -149,11 +177,7 @@ fn check_delivered(
 ) -> Finding {
     let non_text: Vec<&ContentBlock> = want.iter().filter(|b| b.text().is_none()).collect();
     if res.is_error {
-        let lower = res.content.to_lowercase();
-        let named = non_text
-            .iter()
-            .any(|b| kind_words(b).iter().any(|w| lower.contains(w)));
-        return if named || non_text.is_empty() {
+        return if refused_visibly(want, res) {
             Finding::Pass
         } else {
             Finding::Fail(format!(
@@ -164,13 +188,61 @@ fn check_delivered(
         };
     }
     let text = harness_conformance_protocol::text_of(got);
-    match non_text.iter().find(|b| !arrived(b, got, &text)) {
+    // Each wanted block is matched with the block that arrived for it: an equal one, else one
+    // of its kind that arrived altered (that is `blocks.intact`'s failure, not a missing block).
+    let mut used = vec![false; got.len()];
+    let mut take = |b: &ContentBlock| {
+        let at = (0..got.len())
+            .find(|&k| !used[k] && &got[k] == b)
+            .or_else(|| {
+                (0..got.len())
+                    .find(|&k| !used[k] && same_kind(&got[k], b) && !want.contains(&got[k]))
+            });
+        if let Some(k) = at {
+            used[k] = true;
+        }
+        at.is_some()
+    };
+    match non_text
+        .iter()
+        .find(|b| !(take(b) || arrived(b, got, &text)))
+    {
         None => Finding::Pass,
         Some(missing) => Finding::Fail(format!(
-            "{label}: expected the {} block to reach the model unchanged, or an error result saying it is not supported; the harness returned a success with {} and content {}",
+            "{label}: expected the {} block to reach the model as a block of its kind, or an error result saying it is not supported; the harness returned a success with {} and content {}",
             describe_one(missing),
             describe(got),
             quote(&res.content)
+        )),
+    }
+}
+
+/// Whether two blocks are of the same kind (an image, a resource).
+fn same_kind(a: &ContentBlock, b: &ContentBlock) -> bool {
+    std::mem::discriminant(a) == std::mem::discriminant(b)
+}
+
+fn check_intact(
+    label: &str,
+    want: &[ContentBlock],
+    got: &[ContentBlock],
+    res: &ObservedResult,
+) -> Finding {
+    if res.is_error {
+        // Nothing was delivered to be altered; whether the refusal is visible is
+        // `blocks.delivered`'s question.
+        return Finding::Pass;
+    }
+    match got
+        .iter()
+        .filter(|b| b.text().is_none())
+        .find(|b| !want.contains(b))
+    {
+        None => Finding::Pass,
+        Some(altered) => Finding::Fail(format!(
+            "{label}: the {} block that reached the model is none of the blocks the handler returned ({}): it was cut or altered on the way; a non-text block must arrive byte for byte",
+            describe_one(altered),
+            describe(want)
         )),
     }
 }
@@ -240,7 +312,13 @@ fn check_order(
     res: &ObservedResult,
 ) -> Finding {
     if res.is_error {
-        return Finding::NotRun("the result is an error; there is no order to check".into());
+        // A visible refusal delivers no block, so none is out of order: the promise holds
+        // (SPEC.md BLOCK-3). An error that does not say what it refused is BLOCK-1's failure.
+        return if refused_visibly(want, res) {
+            Finding::Pass
+        } else {
+            Finding::NotRun("the result is an error that does not say which block it refused (blocks.delivered judges it)".into())
+        };
     }
     let text = harness_conformance_protocol::text_of(got);
     if want
@@ -366,6 +444,7 @@ mod tests {
             delivered: true,
             order: true,
             no_payload_text: true,
+            intact: true,
         }
     }
 
@@ -404,13 +483,31 @@ mod tests {
         );
         let v = verdicts(&flattened);
         assert_eq!(v[0], (CheckKind::BlocksDelivered, false));
-        assert_eq!(v[1], (CheckKind::BlocksNoPayloadText, false));
+        assert_eq!(v[2], (CheckKind::BlocksNoPayloadText, false));
         let cut = result(false, None, &format!("before {}… after", &PNG[..40]));
-        assert_eq!(verdicts(&cut)[1], (CheckKind::BlocksNoPayloadText, false));
+        assert_eq!(verdicts(&cut)[2], (CheckKind::BlocksNoPayloadText, false));
         let mut reordered = want();
         reordered.swap(0, 1);
         let v = verdicts(&result(false, Some(reordered), "beforeafter"));
-        assert_eq!(v[2], (CheckKind::BlocksOrder, false));
+        assert_eq!(v[3], (CheckKind::BlocksOrder, false));
+    }
+
+    #[test]
+    fn a_missing_block_fails_delivered_and_an_altered_one_fails_intact() {
+        // Cut by a cap that counted its payload: the image arrived, but not as it was sent.
+        let altered = blocks(json!([
+            {"type": "text", "text": "before"},
+            {"type": "image", "data": &PNG[..40], "mimeType": "image/png"},
+            {"type": "text", "text": "after"}
+        ]));
+        let v = verdicts(&result(false, Some(altered), "beforeafter"));
+        assert_eq!(v[0], (CheckKind::BlocksDelivered, true));
+        assert_eq!(v[1], (CheckKind::BlocksIntact, false));
+        // Dropped: nothing arrived to be altered.
+        let dropped = blocks(json!([{"type": "text", "text": "beforeafter"}]));
+        let v = verdicts(&result(false, Some(dropped), "beforeafter"));
+        assert_eq!(v[0], (CheckKind::BlocksDelivered, false));
+        assert_eq!(v[1], (CheckKind::BlocksIntact, true));
     }
 
     #[test]
@@ -422,12 +519,13 @@ mod tests {
         );
         let v = check("r", &all(), &want(), &named);
         assert_eq!(v[0].1, Finding::Pass);
-        assert!(matches!(v[2].1, Finding::NotRun(_)));
+        // A visible refusal delivers no block out of order (BLOCK-3 holds, not untestable).
+        assert_eq!(v[3], (CheckKind::BlocksOrder, Finding::Pass));
         let vague = result(true, None, "something went wrong");
-        assert!(matches!(
-            check("r", &all(), &want(), &vague)[0].1,
-            Finding::Fail(_)
-        ));
+        let v = check("r", &all(), &want(), &vague);
+        assert!(matches!(v[0].1, Finding::Fail(_)));
+        // Whether an unexplained error hid blocks is `blocks.delivered`'s failure alone.
+        assert!(matches!(v[3].1, Finding::NotRun(_)));
     }
 
     #[test]

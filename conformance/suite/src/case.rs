@@ -60,10 +60,10 @@ pub struct Expect {
     /// same: id, `is_error`, code, `retryable` and content.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub repeatable: bool,
-    /// Check kind or group (`is_error`, `content`, `cap.note_counts`, …) → the requirement that
-    /// owns those checks in every result and in the case-level checks ([`crate::blame`]).
+    /// Check kind or group (`is_error`, `content`, `cap.note_counts`, …) → the requirement(s)
+    /// that own those checks in every result and in the case-level checks ([`crate::blame`]).
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
-    pub blame: BTreeMap<String, String>,
+    pub blame: BTreeMap<String, Owners>,
 }
 
 /// One handler invocation the case expects.
@@ -135,7 +135,7 @@ pub struct ResultExpect {
     pub same_as: Option<usize>,
     /// Like [`Expect::blame`], for this result only; it takes precedence.
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
-    pub blame: BTreeMap<String, String>,
+    pub blame: BTreeMap<String, Owners>,
 }
 
 /// The classes a result may be answered with: one, or several that are all correct for the
@@ -152,32 +152,83 @@ impl Classes {
 
 impl Serialize for Classes {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        match self.0.as_slice() {
-            [one] => s.serialize_str(one),
-            many => many.serialize(s),
-        }
+        ser_one_or_many(&self.0, s)
     }
 }
 
 impl<'de> Deserialize<'de> for Classes {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        #[derive(Deserialize)]
-        #[serde(untagged)]
-        enum OneOrMany {
-            One(String),
-            Many(Vec<String>),
-        }
-        let classes = match OneOrMany::deserialize(d)? {
-            OneOrMany::One(c) => vec![c],
-            OneOrMany::Many(v) => v,
-        };
-        if classes.is_empty() {
-            return Err(serde::de::Error::custom(
-                "`class` is a class or a non-empty list of classes",
-            ));
-        }
-        Ok(Classes(classes))
+        de_one_or_many(
+            d,
+            "`class` is a class or a non-empty list of distinct classes",
+        )
+        .map(Classes)
     }
+}
+
+/// The requirements that own one `blame` key's checks: one, or several when one observation
+/// breaks several promises (each owner gets a check of its own, and fails with it).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Owners(pub Vec<String>);
+
+impl Owners {
+    /// The owners, in the order the case wrote them.
+    pub fn all(&self) -> &[String] {
+        &self.0
+    }
+}
+
+impl From<&str> for Owners {
+    fn from(owner: &str) -> Owners {
+        Owners(vec![owner.to_owned()])
+    }
+}
+
+impl Serialize for Owners {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        ser_one_or_many(&self.0, s)
+    }
+}
+
+impl<'de> Deserialize<'de> for Owners {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        de_one_or_many(
+            d,
+            "a `blame` value is a requirement id or a non-empty list of distinct ids",
+        )
+        .map(Owners)
+    }
+}
+
+/// One string as itself, several as a list.
+fn ser_one_or_many<S: serde::Serializer>(items: &[String], s: S) -> Result<S::Ok, S::Error> {
+    match items {
+        [one] => s.serialize_str(one),
+        many => many.serialize(s),
+    }
+}
+
+/// A string, or a non-empty list of distinct strings (`what` is the message otherwise).
+fn de_one_or_many<'de, D: Deserializer<'de>>(d: D, what: &str) -> Result<Vec<String>, D::Error> {
+    #[derive(Deserialize)]
+    #[serde(untagged)]
+    enum OneOrMany {
+        One(String),
+        Many(Vec<String>),
+    }
+    let items = match OneOrMany::deserialize(d)? {
+        OneOrMany::One(c) => vec![c],
+        OneOrMany::Many(v) => v,
+    };
+    let distinct = items
+        .iter()
+        .collect::<std::collections::BTreeSet<_>>()
+        .len()
+        == items.len();
+    if items.is_empty() || !distinct {
+        return Err(serde::de::Error::custom(what));
+    }
+    Ok(items)
 }
 
 fn id_expect<'de, D: Deserializer<'de>>(d: D) -> Result<IdExpect, D::Error> {
@@ -263,6 +314,16 @@ pub struct CapExpect {
     /// Under `spill`: the artifact the adapter exposes is the full output, byte for byte.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub artifact: bool,
+    /// Content over the cap is not content that would fit it counted in a coarser unit (chars
+    /// for a byte cap; characters as a reader sees them, combining marks not counted, for a
+    /// char cap): the signature of a size counted in the wrong unit (CAP-3). Content over the
+    /// cap for another reason is CAP-1's alone.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub counted: bool,
+    /// An output over the configured limit (even counted in a coarser unit) does not come back
+    /// whole: the signature of a configuration ignored (CAP-9).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub configured: bool,
 }
 
 impl Case {

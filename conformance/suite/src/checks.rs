@@ -30,6 +30,7 @@ use serde_json::Value;
 use crate::blame::{self, CheckKind};
 use crate::blocks;
 use crate::case::{final_output, CapExpect, Case, ContentExpect, IdExpect, ResultExpect};
+use crate::needs;
 use crate::note;
 use crate::quote::{quote, quote_json};
 use crate::represent;
@@ -123,7 +124,7 @@ impl Check {
     }
 }
 
-/// A check the case asks for that could not be run on this harness.
+/// A check the case asks for that was not evaluated on this harness's answer.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct NotRun {
@@ -137,6 +138,51 @@ pub struct NotRun {
     pub requirement: String,
     /// Why it was not run.
     pub reason: String,
+    /// Which kind of reason: a capability the harness does not declare, or an answer that did
+    /// not give the check anything to read (SPEC.md "Evidence").
+    #[serde(default, skip_serializing_if = "Unevaluated::is_capability")]
+    pub why: Unevaluated,
+}
+
+/// Why a check was not evaluated (SPEC.md "Evidence"). The difference decides a requirement's
+/// standing: a check the harness's declared capabilities rule out is the stuff of NOT TESTABLE;
+/// a check the harness's own answer gave nothing to read is *not evaluated*, because another
+/// check — the one that judges the missing answer — already holds the failure.
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default, Serialize, Deserialize,
+)]
+#[non_exhaustive]
+pub enum Unevaluated {
+    /// The harness does not declare what the check needs: codes or a code for the class,
+    /// retryability, the transcript, a cap, tool-use ids, an exposed artifact.
+    #[default]
+    #[serde(rename = "capability")]
+    Capability,
+    /// The result the check reads did not come back: the call got no result, or the results
+    /// could not be paired with the calls. The call's `answered` check holds the failure.
+    #[serde(rename = "unanswered")]
+    Unanswered,
+    /// The result is not the kind the check reads: a success where the case expects an error
+    /// (or the other way round), an output that was not cut, a block that never arrived. The
+    /// check that judges that (`is_error`, `cap.within`, `blocks.delivered`) holds the failure.
+    #[serde(rename = "presupposition")]
+    Presupposition,
+}
+
+impl Unevaluated {
+    /// The name reports print.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Unevaluated::Capability => "capability",
+            Unevaluated::Unanswered => "unanswered",
+            Unevaluated::Presupposition => "presupposition",
+        }
+    }
+
+    /// Whether the harness's declared capabilities, not its answer, kept the check from running.
+    pub fn is_capability(&self) -> bool {
+        *self == Unevaluated::Capability
+    }
 }
 
 fn ser_kind<S: serde::Serializer>(k: &CheckKind, s: S) -> Result<S::Ok, S::Error> {
@@ -155,8 +201,8 @@ fn de_kind<'de, D: serde::Deserializer<'de>>(d: D) -> Result<CheckKind, D::Error
 pub struct FollowUp {
     /// The index of the result whose content is fed back (`idempotent`).
     pub result: usize,
-    /// The requirement the check belongs to.
-    pub requirement: String,
+    /// The requirements the check belongs to (those of its owners that apply to the harness).
+    pub requirements: Vec<String>,
     /// That content (`idempotent`).
     pub content: String,
     /// The case to run: for `idempotent`, the call's tool returning `content` as text, and the
@@ -202,7 +248,24 @@ impl Findings {
 /// Records checks against their owners for one case.
 struct Recorder<'a> {
     case: &'a Case,
+    caps: &'a Capabilities,
     f: Findings,
+}
+
+/// Why a requirement does not apply to a harness with `caps`, from its `Applies:` line in the
+/// embedded SPEC.md; `None` when it applies (or is not in SPEC.md: a hand-built case's).
+pub fn not_applicable(requirement: &str, caps: &Capabilities) -> Option<String> {
+    let req = crate::loader::embedded_requirements()
+        .iter()
+        .find(|r| r.id == requirement)?;
+    let missing: Vec<String> = req
+        .applies
+        .iter()
+        .filter(|n| !needs::applies(n, caps))
+        .map(|n| format!("`{n}`"))
+        .collect();
+    (!missing.is_empty())
+        .then(|| format!("applies to harnesses that declare {}", missing.join(", ")))
 }
 
 impl Recorder<'_> {
@@ -210,26 +273,66 @@ impl Recorder<'_> {
     /// before blame existed, or built by hand: the generator, tests) has its unowned checks
     /// counted for every requirement it lists, as verdicts were before check-level blame.
     fn owners(&self, kind: CheckKind, result: Option<usize>) -> Vec<String> {
-        match blame::owner(self.case, kind, result) {
-            Some(o) => vec![o],
-            None if self.case.requirements.is_empty() => vec!["?".to_owned()],
-            None => self.case.requirements.clone(),
+        let owners = blame::owners(self.case, kind, result);
+        match () {
+            _ if !owners.is_empty() => owners,
+            _ if self.case.requirements.is_empty() => vec!["?".to_owned()],
+            _ => self.case.requirements.clone(),
         }
     }
 
-    fn owner(&self, kind: CheckKind, result: Option<usize>) -> String {
-        self.owners(kind, result).swap_remove(0)
+    /// The owners a second run's check will count for: those that apply to the harness (the
+    /// others are recorded as not run now, as [`Recorder::record_for`] would).
+    fn follow_up_owners(&mut self, kind: CheckKind, result: Option<usize>) -> Vec<String> {
+        let mut applying = Vec::new();
+        for requirement in self.owners(kind, result) {
+            match not_applicable(&requirement, self.caps) {
+                Some(reason) => self.f.not_run.push(NotRun {
+                    kind,
+                    result,
+                    reason: format!("{requirement} {reason}"),
+                    requirement,
+                    why: Unevaluated::Capability,
+                }),
+                None => applying.push(requirement),
+            }
+        }
+        applying
     }
 
+    /// Records a check for each of its owners. A requirement that does not apply to the harness
+    /// (SPEC.md `Applies:`) is made no promise to, so its check is not run: a check it owns
+    /// cannot fail, or pass, a harness it does not apply to.
     fn record(&mut self, kind: CheckKind, result: Option<usize>, failure: Option<String>) {
         for requirement in self.owners(kind, result) {
-            self.f.checks.push(Check {
+            self.record_for(&requirement, kind, result, failure.clone());
+        }
+    }
+
+    /// Records a check for `requirement` itself, whatever the case blames.
+    fn record_for(
+        &mut self,
+        requirement: &str,
+        kind: CheckKind,
+        result: Option<usize>,
+        failure: Option<String>,
+    ) {
+        if let Some(reason) = not_applicable(requirement, self.caps) {
+            self.f.not_run.push(NotRun {
                 kind,
                 result,
-                requirement,
-                failure: failure.clone(),
+                requirement: requirement.to_owned(),
+                reason: format!("{requirement} {reason}"),
+                why: Unevaluated::Capability,
             });
+            return;
         }
+        self.f.checks.push(Check {
+            kind,
+            result,
+            requirement: requirement.to_owned(),
+            failure,
+        });
     }
 
     fn pass(&mut self, kind: CheckKind, result: Option<usize>) {
@@ -245,7 +348,18 @@ impl Recorder<'_> {
         self.record(kind, result, failure);
     }
 
+    /// A check the harness's capabilities rule out.
     fn not_run(&mut self, kind: CheckKind, result: Option<usize>, reason: impl Into<String>) {
+        self.unevaluated(kind, result, Unevaluated::Capability, reason);
+    }
+
+    fn unevaluated(
+        &mut self,
+        kind: CheckKind,
+        result: Option<usize>,
+        why: Unevaluated,
+        reason: impl Into<String>,
+    ) {
         let reason = reason.into();
         for requirement in self.owners(kind, result) {
             self.f.not_run.push(NotRun {
@@ -253,6 +367,7 @@ impl Recorder<'_> {
                 result,
                 requirement,
                 reason: reason.clone(),
+                why,
             });
         }
     }
@@ -280,10 +395,94 @@ enum Expected {
     None,
 }
 
+/// Which result answers which call.
+///
+/// Results answer their calls in order (CORR-1). When there are as many results as calls they
+/// are paired by position, as the protocol reports them; the id checks judge the order. When
+/// the counts differ, a call is paired with the result carrying its id (a readable, unique id,
+/// on a harness that sees ids), and the calls left over with the results left over, in order,
+/// when there are as many of each. A call left without a result is *unanswered*: its `answered`
+/// check fails for the requirement that promised the answer, and its other checks have nothing
+/// to read (SPEC.md "Evidence").
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Pairing {
+    /// For each call, the index of the result that answers it.
+    of_call: Vec<Option<usize>>,
+    /// For each result, the index of the call it answers.
+    of_result: Vec<Option<usize>>,
+    /// Why an unanswered call has no result, for its messages.
+    why_absent: String,
+}
+
+impl Pairing {
+    /// Pairs `results` with the calls of `case`; `by_id`: the harness sees tool-use ids.
+    pub fn new(case: &Case, results: &[ObservedResult], by_id: bool) -> Pairing {
+        let (n, k) = (case.calls.len(), results.len());
+        if n == k {
+            return Pairing {
+                of_call: (0..n).map(Some).collect(),
+                of_result: (0..n).map(Some).collect(),
+                why_absent: String::new(),
+            };
+        }
+        let mut of_call = vec![None; n];
+        let mut of_result = vec![None; k];
+        let ids: Vec<Option<&str>> = case.calls.iter().map(Call::id).collect();
+        let unique =
+            |id: &str| !id.is_empty() && ids.iter().filter(|x| **x == Some(id)).count() == 1;
+        if by_id {
+            for (i, id) in ids.iter().enumerate() {
+                let Some(id) = id.filter(|id| unique(id)) else {
+                    continue;
+                };
+                if let Some(j) =
+                    (0..k).find(|&j| of_result[j].is_none() && results[j].tool_use_id == id)
+                {
+                    of_call[i] = Some(j);
+                    of_result[j] = Some(i);
+                }
+            }
+        }
+        let calls_left: Vec<usize> = (0..n).filter(|&i| of_call[i].is_none()).collect();
+        let results_left: Vec<usize> = (0..k).filter(|&j| of_result[j].is_none()).collect();
+        if calls_left.len() == results_left.len() {
+            for (&i, &j) in calls_left.iter().zip(&results_left) {
+                of_call[i] = Some(j);
+                of_result[j] = Some(i);
+            }
+        }
+        let why_absent = format!(
+            "the harness returned {k} result(s) for {n} call(s) ({}), and none of them {}",
+            ids_of(results),
+            if by_id {
+                "carries this call's id or is left over to answer it"
+            } else {
+                "can be paired with this call (the harness sees no tool-use ids, so results pair by position only)"
+            }
+        );
+        Pairing {
+            of_call,
+            of_result,
+            why_absent,
+        }
+    }
+
+    /// The result that answers call `i`, if one does.
+    pub fn result_of(&self, i: usize) -> Option<usize> {
+        self.of_call.get(i).copied().flatten()
+    }
+
+    /// The call result `j` answers, if it answers one.
+    pub fn call_of(&self, j: usize) -> Option<usize> {
+        self.of_result.get(j).copied().flatten()
+    }
+}
+
 /// Runs every check of `case` (resolved as `wire`) on `obs`.
 pub fn check(case: &Case, wire: &WireCase, caps: &Capabilities, obs: &Observed) -> Findings {
     let mut r = Recorder {
         case,
+        caps,
         f: Findings::default(),
     };
     let cap = effective_cap(case, caps);
@@ -295,42 +494,46 @@ pub fn check(case: &Case, wire: &WireCase, caps: &Capabilities, obs: &Observed) 
         ));
         return r.f;
     }
-    universal(case, wire, caps, &cap, obs, &mut r);
+    let pairing = Pairing::new(case, obs.results, caps.call_ids);
+    universal(case, wire, caps, &cap, obs, &pairing, &mut r);
+    // Calls whose result is not the kind the case expects (a success for an error, or the
+    // other way round): their other checks presuppose that kind.
+    let mut wrong_kind = vec![false; case.calls.len()];
     for (i, (call, exp)) in case.calls.iter().zip(&case.expect.results).enumerate() {
         let label = result_label(i, call);
-        match obs.results.get(i) {
-            Some(result) if obs.results.len() == case.calls.len() => {
+        match pairing.result_of(i) {
+            Some(j) => {
+                let result = &obs.results[j];
                 let expected = expected_output(wire, call, i, obs.invocations);
-                check_result(
+                wrong_kind[i] = check_result(
                     caps, &cap, &label, i, call, exp, result, &expected, wire, &mut r,
                 );
             }
-            _ => {
-                // The results cannot be paired with the calls: `results.count` failed, and these
-                // checks have nothing to look at.
-                for kind in blame::planned(case)
+            None => {
+                for kind in blame::result_kinds(case, i, exp)
                     .into_iter()
-                    .filter(|(k, at)| *at == Some(i) && !k.universal())
-                    .map(|(k, _)| k)
+                    .filter(|k| !k.universal())
                 {
-                    r.not_run(
+                    r.unevaluated(
                         kind,
                         Some(i),
-                        "the results could not be paired with the calls",
+                        Unevaluated::Unanswered,
+                        format!("{label} got no result: {}", pairing.why_absent),
                     );
                 }
             }
         }
     }
     check_invocations(case, obs, &mut r);
+    check_invalid_not_run(case, obs, &mut r);
     check_history(case, caps, obs, &mut r);
-    check_same_as(case, obs, &mut r);
+    check_same_as(case, obs, &pairing, &wrong_kind, &mut r);
     check_stopped(case, obs, &mut r);
     if case.expect.repeatable {
-        let requirement = r.owner(CheckKind::Repeatable, None);
+        let requirements = r.follow_up_owners(CheckKind::Repeatable, None);
         r.f.follow_ups.push(FollowUp {
             result: 0,
-            requirement,
+            requirements,
             content: String::new(),
             case: wire.clone(),
             first: Some(obs.results.to_vec()),
@@ -360,10 +563,15 @@ fn check_stopped(case: &Case, obs: &Observed, r: &mut Recorder) {
 }
 
 /// `same_as`: result i repeats result j (an idempotent replay): same `is_error`, code, content.
-fn check_same_as(case: &Case, obs: &Observed, r: &mut Recorder) {
-    if obs.results.len() != case.calls.len() {
-        return;
-    }
+/// Not evaluated where either call went unanswered, or where result i is not the kind the
+/// case expects (its `is_error` check holds that failure).
+fn check_same_as(
+    case: &Case,
+    obs: &Observed,
+    pairing: &Pairing,
+    wrong_kind: &[bool],
+    r: &mut Recorder,
+) {
     for (i, exp) in case.expect.results.iter().enumerate() {
         let Some(j) = exp.same_as else { continue };
         if j >= i {
@@ -373,7 +581,29 @@ fn check_same_as(case: &Case, obs: &Observed, r: &mut Recorder) {
             ));
             continue;
         }
-        let (a, b) = (&obs.results[i], &obs.results[j]);
+        let (Some(a), Some(b)) = (pairing.result_of(i), pairing.result_of(j)) else {
+            r.unevaluated(
+                CheckKind::SameAs,
+                Some(i),
+                Unevaluated::Unanswered,
+                format!(
+                    "{} and the result it repeats cannot both be read: {}",
+                    result_label(i, &case.calls[i]),
+                    pairing.why_absent
+                ),
+            );
+            continue;
+        };
+        if wrong_kind[i] {
+            r.unevaluated(
+                CheckKind::SameAs,
+                Some(i),
+                Unevaluated::Presupposition,
+                "the result is not the kind the case expects (is_error judges it)",
+            );
+            continue;
+        }
+        let (a, b) = (&obs.results[a], &obs.results[b]);
         if a.is_error != b.is_error || a.code != b.code || a.content != b.content {
             r.fail(CheckKind::SameAs, Some(i), format!(
                 "{}: expected a replay of result {} (same is_error, code and content), the harness returned is_error {} code {} content {} where result {} has is_error {} code {} content {}",
@@ -407,6 +637,7 @@ fn universal(
     caps: &Capabilities,
     cap: &EffectiveCap,
     obs: &Observed,
+    pairing: &Pairing,
     r: &mut Recorder,
 ) {
     // One result per call, in order, each with its call's id.
@@ -424,6 +655,21 @@ fn universal(
     } else {
         r.pass(CheckKind::ResultsCount, None);
     }
+    // Every call is answered: its absence fails the requirement that promised the answer.
+    for (i, call) in case.calls.iter().enumerate() {
+        match pairing.result_of(i) {
+            Some(_) => r.pass(CheckKind::Answered, Some(i)),
+            None => r.fail(
+                CheckKind::Answered,
+                Some(i),
+                format!(
+                    "{}: nothing came back for this call — {}",
+                    result_label(i, call),
+                    pairing.why_absent
+                ),
+            ),
+        }
+    }
     let ids: Vec<Option<&str>> = case.calls.iter().map(Call::id).collect();
     for (i, (call, exp)) in case.calls.iter().zip(&case.expect.results).enumerate() {
         let want = match &exp.tool_use_id {
@@ -439,7 +685,7 @@ fn universal(
             r.not_run(CheckKind::ToolUseId, Some(i), NO_CALL_IDS);
             continue;
         }
-        match obs.results.get(i) {
+        match pairing.result_of(i).map(|j| &obs.results[j]) {
             Some(res) if res.tool_use_id == want => r.pass(CheckKind::ToolUseId, Some(i)),
             Some(res) => r.fail(CheckKind::ToolUseId, Some(i), format!(
                 "{}: expected tool_use_id {:?}, the harness returned {} (results must answer their calls in order)",
@@ -447,7 +693,12 @@ fn universal(
                 want,
                 quote_json(&res.tool_use_id)
             )),
-            None => r.not_run(CheckKind::ToolUseId, Some(i), "the harness returned no result at this position"),
+            None => r.unevaluated(
+                CheckKind::ToolUseId,
+                Some(i),
+                Unevaluated::Unanswered,
+                "the call got no result (its `answered` check holds the failure)",
+            ),
         }
     }
     // Valid text. Serialising the case is only worth it when some content holds U+FFFD.
@@ -460,30 +711,36 @@ fn universal(
             obs.lone_surrogates
         ));
     }
-    for (i, res) in obs.results.iter().enumerate() {
+    // Per-result checks read every result; each is owned as the call it answers is (a result
+    // that answers no call is judged under the case's own blame).
+    for (j, res) in obs.results.iter().enumerate() {
+        let at = pairing.call_of(j);
         let bad = (!case_has_fffd)
             .then(|| res.content.chars().position(|c| c == '\u{FFFD}'))
             .flatten();
         match bad {
-            Some(at) => r.fail(CheckKind::TextValid, Some(i), format!(
-                "{}: content holds U+FFFD at char {at}, which the handler's output did not have (a code point was split or mangled): {}",
-                label_at(case, i),
-                quote(&around(&res.content, at))
+            Some(pos) => r.fail(CheckKind::TextValid, at, format!(
+                "{}: content holds U+FFFD at char {pos}, which the handler's output did not have (a code point was split or mangled): {}",
+                label_at(case, j),
+                quote(&around(&res.content, pos))
             )),
-            None if obs.lone_surrogates == 0 => r.pass(CheckKind::TextValid, Some(i)),
+            None if obs.lone_surrogates == 0 => r.pass(CheckKind::TextValid, at),
             None => {}
         }
     }
     // Within the cap, counted in the cap's unit. A harness without a cap is held to the
-    // nominal cap on cap cases: there, going over it is the "has no cap" failure.
+    // nominal cap on cap cases: there, going over it is the "has no cap" failure, which is
+    // CAP-1's whatever the case blames (the other cap requirements presuppose a cap and do
+    // not apply to such a harness).
     if cap.declared || case.is_cap_case() {
-        for (i, res) in obs.results.iter().enumerate() {
+        for (j, res) in obs.results.iter().enumerate() {
+            let at = pairing.call_of(j);
             // A structured copy the model is also shown counts with the text (STRAT-7).
             let copy = res.structured.as_ref().map(|v| v.to_string());
             // A result with blocks is measured per text block (SPEC.md "content blocks").
             let size = blocks::capped_size(res, cap.unit)
                 + copy.as_deref().map_or(0, |c| measure(c, cap.unit));
-            if size > cap.limit {
+            let failure = (size > cap.limit).then(|| {
                 let why = if cap.declared {
                     String::new()
                 } else {
@@ -493,43 +750,47 @@ fn universal(
                         cap.unit.as_str()
                     )
                 };
-                r.fail(
-                    CheckKind::CapWithin,
-                    Some(i),
-                    format!(
-                        "{}: content is {size} {} (note included{}); the cap is {} {}{why}: {}",
-                        label_at(case, i),
-                        cap.unit.as_str(),
-                        if copy.is_some() {
-                            ", with the structured copy the model is also shown"
-                        } else {
-                            ""
-                        },
-                        cap.limit,
-                        cap.unit.as_str(),
-                        quote(&res.content)
-                    ),
-                );
+                format!(
+                    "{}: content is {size} {} (note included{}); the cap is {} {}{why}: {}",
+                    label_at(case, j),
+                    cap.unit.as_str(),
+                    if copy.is_some() {
+                        ", with the structured copy the model is also shown"
+                    } else {
+                        ""
+                    },
+                    cap.limit,
+                    cap.unit.as_str(),
+                    quote(&res.content)
+                )
+            });
+            if cap.declared {
+                r.outcome(CheckKind::CapWithin, at, failure);
             } else {
-                r.pass(CheckKind::CapWithin, Some(i));
+                r.record_for(MISSING_CAP_OWNER, CheckKind::CapWithin, at, failure);
             }
         }
     }
     // No secret of an internal error.
     let secrets = case.secrets();
     if !secrets.is_empty() {
-        for (i, res) in obs.results.iter().enumerate() {
+        for (j, res) in obs.results.iter().enumerate() {
+            let at = pairing.call_of(j);
             match secrets.iter().find(|(s, _)| res.content.contains(s.as_str())) {
-                Some((secret, _)) => r.fail(CheckKind::Secret, Some(i), format!(
+                Some((secret, _)) => r.fail(CheckKind::Secret, at, format!(
                     "{}: content leaks an internal error's text (contains the marker {secret:?}); internal errors must reach the model as a generic message: {}",
-                    label_at(case, i),
+                    label_at(case, j),
                     quote(&res.content)
                 )),
-                None => r.pass(CheckKind::Secret, Some(i)),
+                None => r.pass(CheckKind::Secret, at),
             }
         }
     }
 }
+
+/// The requirement a harness without a cap fails where its output outgrows the nominal cap:
+/// the missing cap is one fault, booked once (SPEC.md "Capabilities, classes and the cap").
+pub const MISSING_CAP_OWNER: &str = "CAP-1";
 
 /// The label of result `i`, with its call's id when there is such a call.
 fn label_at(case: &Case, i: usize) -> String {
@@ -649,6 +910,9 @@ fn acceptable_codes<'a>(
     (codes, unmapped)
 }
 
+/// Runs the checks of one call's result. Returns true when the result is not the kind the case
+/// expects (a success for an error, or the other way round): its `is_error` check failed, and
+/// the result's other checks, which read that kind, are not evaluated (SPEC.md "Evidence").
 #[allow(clippy::too_many_arguments)]
 fn check_result(
     caps: &Capabilities,
@@ -661,7 +925,7 @@ fn check_result(
     expected: &Expected,
     wire: &WireCase,
     r: &mut Recorder,
-) {
+) -> bool {
     let i = Some(index);
     let tool = call
         .name()
@@ -678,7 +942,7 @@ fn check_result(
             r.bug(format!(
                 "{label}: the tool's output cannot be generated: {e}"
             ));
-            return;
+            return false;
         }
         None => None,
     };
@@ -702,7 +966,27 @@ fn check_result(
                 shown()
             )
         });
+        let wrong_kind = failure.is_some();
         r.outcome(CheckKind::IsError, i, failure);
+        if wrong_kind {
+            let (wanted, got) = if want {
+                ("an error", "a success")
+            } else {
+                ("a success", "an error")
+            };
+            for kind in blame::result_kinds(r.case, index, exp)
+                .into_iter()
+                .filter(|k| !k.universal() && !matches!(k, CheckKind::IsError | CheckKind::SameAs))
+            {
+                r.unevaluated(
+                    kind,
+                    i,
+                    Unevaluated::Presupposition,
+                    format!("{label} is {got} where the case expects {wanted}, which this check reads (is_error holds the failure)"),
+                );
+            }
+            return true;
+        }
     }
     if let Some(classes) = &exp.class {
         let classes = classes.all();
@@ -789,16 +1073,19 @@ fn check_result(
             r.bug(format!(
                 "{label}: `blocks` needs a tool returning `content_blocks` or an `mcp_result`"
             ));
-            return;
+            return false;
         };
         for (kind, finding) in blocks::check(label, b, want, res) {
             match finding {
                 blocks::Finding::Pass => r.pass(kind, i),
                 blocks::Finding::Fail(message) => r.fail(kind, i, message),
-                blocks::Finding::NotRun(reason) => r.not_run(kind, i, reason),
+                blocks::Finding::NotRun(reason) => {
+                    r.unevaluated(kind, i, Unevaluated::Presupposition, reason);
+                }
             }
         }
     }
+    false
 }
 
 /// `repaired`: a success reports each repaired location, as metadata or in its content (the
@@ -1025,6 +1312,8 @@ fn cut_checks(exp: &CapExpect) -> Vec<CheckKind> {
         (exp.rejected, CheckKind::CapRejected),
         (exp.spilled, CheckKind::CapSpilled),
         (exp.artifact, CheckKind::CapArtifact),
+        (exp.counted, CheckKind::CapCounted),
+        (exp.configured, CheckKind::CapConfigured),
     ] {
         if on {
             kinds.push(kind);
@@ -1106,27 +1395,32 @@ fn check_cap(
         }
         return;
     }
+    // A cut with nothing to say so: content that is the output's head, or its head then its
+    // tail, and nothing else (no note, no truncation metadata announcing it), or nothing at all.
+    let silent_cut = c != o && {
+        let p = note::common_prefix(c, o);
+        let announced = res
+            .truncation
+            .as_ref()
+            .is_some_and(|t| t.omitted.is_some_and(|n| n > 0));
+        c.is_empty() || (o.ends_with(&c[p..]) && !announced)
+    };
     if exp.truncated == Some(true) {
         if c == o {
             // Nothing was cut, so there is no cut whose note could be judged: whether the output
             // had to be cut is the size check's question (`cap.within`, CAP-1).
-            r.not_run(
+            r.unevaluated(
                 CheckKind::CapTruncated,
                 i,
+                Unevaluated::Presupposition,
                 "the harness returned the output uncut; the size check judges whether it had to be cut",
             );
         } else {
             // A cut says so: something in the content is not output text. Content that is the
             // output's head, or its head then its tail, and nothing else, was cut silently.
-            let p = note::common_prefix(c, o);
             // Truncation metadata that says something was omitted announces the cut as a note
             // does (PROTOCOL.md 3c).
-            let announced = res
-                .truncation
-                .as_ref()
-                .is_some_and(|t| t.omitted.is_some_and(|n| n > 0));
-            let silent = o.ends_with(&c[p..]) && !announced;
-            let failure = (c.is_empty() || silent).then(|| {
+            let failure = silent_cut.then(|| {
                 format!(
                     "{label}: expected the output ({} {}) cut to the cap of {} {} with a note saying so; the harness returned {} {} {}",
                     measure(o, cap.unit),
@@ -1166,7 +1460,19 @@ fn check_cap(
         });
         r.outcome(CheckKind::CapKeepsLastLine, i, failure);
     }
-    if exp.note_counts {
+    // The note's numbers presuppose a note: a silent cut is `cap.truncated`'s failure (the
+    // loader makes every case that checks a note's numbers check `truncated: true` too).
+    let no_note = |kind: CheckKind, r: &mut Recorder| {
+        r.unevaluated(
+            kind,
+            i,
+            Unevaluated::Presupposition,
+            "the cut carries no note to read numbers from (cap.truncated holds that failure)",
+        );
+    };
+    if exp.note_counts && silent_cut {
+        no_note(CheckKind::CapNoteCounts, r);
+    } else if exp.note_counts {
         let failure = if c == o {
             None
         } else if let Some(meta) = res.truncation.as_ref().filter(|t| t.omitted.is_some()) {
@@ -1187,7 +1493,9 @@ fn check_cap(
         };
         r.outcome(CheckKind::CapNoteCounts, i, failure);
     }
-    if exp.note_lines {
+    if exp.note_lines && silent_cut {
+        no_note(CheckKind::CapNoteLines, r);
+    } else if exp.note_lines {
         let failure = if c == o {
             None
         } else {
@@ -1202,6 +1510,37 @@ fn check_cap(
     }
     if exp.idempotent {
         follow_up(index, call, c, wire, r);
+    }
+    if exp.counted {
+        // The output text the content keeps (a note beside it not counted): a harness that
+        // counts in a coarser unit keeps more than the cap allows, yet no more than it allows
+        // in the coarser unit. A note pushed past the cap is CAP-1's failure, not this one.
+        let kept = note::kept_size(o, c, cap.unit);
+        let coarse = coarse_measure(&kept_text(o, c), cap.unit);
+        let failure = (kept > cap.limit && coarse.is_some_and(|n| n <= cap.limit)).then(|| {
+            format!(
+                "{label}: the content keeps {kept} {unit} of the output against a cap of {} {unit}, yet {} {} — a size counted in the wrong unit: {}",
+                cap.limit,
+                coarse.unwrap_or(0),
+                coarse_unit_name(cap.unit),
+                quote(c),
+                unit = cap.unit.as_str()
+            )
+        });
+        r.outcome(CheckKind::CapCounted, i, failure);
+    }
+    if exp.configured {
+        let over = measure(o, cap.unit) > cap.limit
+            && coarse_measure(o, cap.unit).is_none_or(|n| n > cap.limit);
+        let failure = (over && c == o).then(|| {
+            format!(
+                "{label}: the output is {} {unit}, over the configured limit of {} {unit}, and came back whole: the configured limit was not applied",
+                measure(o, cap.unit),
+                cap.limit,
+                unit = cap.unit.as_str()
+            )
+        });
+        r.outcome(CheckKind::CapConfigured, i, failure);
     }
     if exp.rejected {
         r.outcome(
@@ -1238,6 +1577,45 @@ fn check_cap(
             }
         }
     }
+}
+
+/// The output text `c` keeps of `o`: its head and its tail, joined (see [`note::kept_size`]).
+fn kept_text(o: &str, c: &str) -> String {
+    let head = note::common_prefix(&c[note::leading_note(o, c)..], o);
+    let whole = note::kept_size(o, c, Unit::Bytes) as usize;
+    let tail = whole.saturating_sub(head).min(o.len() - head);
+    format!("{}{}", &o[..head], &o[o.len() - tail..])
+}
+
+/// `text`'s size in the next coarser unit a harness might count by mistake: chars for a byte
+/// cap; for a char cap, characters as a reader sees them (combining marks, joiners and variation
+/// selectors not counted on their own). `None` for a lines cap, which has none.
+fn coarse_measure(text: &str, unit: Unit) -> Option<u64> {
+    match unit {
+        Unit::Bytes => Some(text.chars().count() as u64),
+        Unit::Chars => Some(text.chars().filter(|c| !is_combining(*c)).count() as u64),
+        Unit::Lines => None,
+    }
+}
+
+fn coarse_unit_name(unit: Unit) -> &'static str {
+    match unit {
+        Unit::Bytes => "chars: it would fit counted in chars",
+        Unit::Chars => {
+            "characters as a reader sees them: it would fit counted without combining marks"
+        }
+        Unit::Lines => "",
+    }
+}
+
+/// Combining marks, zero-width joiners and variation selectors: scalar values a reader does not
+/// see as characters of their own (the common blocks; enough to tell a grapheme count from a
+/// scalar count).
+fn is_combining(c: char) -> bool {
+    matches!(c as u32,
+        0x0300..=0x036F | 0x0483..=0x0489 | 0x0591..=0x05BD | 0x0610..=0x061A | 0x064B..=0x065F
+        | 0x0900..=0x0903 | 0x093A..=0x094F | 0x1AB0..=0x1AFF | 0x1DC0..=0x1DFF | 0x200C..=0x200D
+        | 0x20D0..=0x20FF | 0xFE00..=0xFE0F | 0xFE20..=0xFE2F | 0x1F3FB..=0x1F3FF | 0xE0100..=0xE01EF)
 }
 
 /// The numbers of `text`, digits grouped by `,` or `_` read as one number.
@@ -1378,10 +1756,10 @@ fn follow_up(index: usize, call: &Call, content: &str, wire: &WireCase, r: &mut 
     tool.behavior = Behavior::Return {
         output: Output::Text(content.to_owned()),
     };
-    let requirement = r.owner(CheckKind::CapIdempotent, Some(index));
+    let requirements = r.follow_up_owners(CheckKind::CapIdempotent, Some(index));
     r.f.follow_ups.push(FollowUp {
         result: index,
-        requirement,
+        requirements,
         content: content.to_owned(),
         case: WireCase {
             tools: vec![tool],
@@ -1399,14 +1777,27 @@ fn follow_up(index: usize, call: &Call, content: &str, wire: &WireCase, r: &mut 
 
 /// Checks a second run: for `idempotent`, the content must come back unchanged; for
 /// `repeatable`, every result must be the first run's, byte for byte.
-pub fn check_follow_up(fu: &FollowUp, obs: &Observed) -> Check {
+pub fn check_follow_up(fu: &FollowUp, obs: &Observed) -> Vec<Check> {
+    let (kind, result, failure) = follow_up_finding(fu, obs);
+    fu.requirements
+        .iter()
+        .map(|requirement| Check {
+            kind,
+            result,
+            requirement: requirement.clone(),
+            failure: failure.clone(),
+        })
+        .collect()
+}
+
+/// What a second run found: the check's kind, its result, and the failure if any.
+fn follow_up_finding(fu: &FollowUp, obs: &Observed) -> (CheckKind, Option<usize>, Option<String>) {
     if let Some(first) = &fu.first {
-        return Check {
-            kind: CheckKind::Repeatable,
-            result: None,
-            requirement: fu.requirement.clone(),
-            failure: repeat_difference(first, obs.results),
-        };
+        return (
+            CheckKind::Repeatable,
+            None,
+            repeat_difference(first, obs.results),
+        );
     }
     let label = format!("result {}", fu.result + 1);
     let failure = match obs.results {
@@ -1421,12 +1812,7 @@ pub fn check_follow_up(fu: &FollowUp, obs: &Observed) -> Check {
             rs.len()
         )),
     };
-    Check {
-        kind: CheckKind::CapIdempotent,
-        result: Some(fu.result),
-        requirement: fu.requirement.clone(),
-        failure,
-    }
+    (CheckKind::CapIdempotent, Some(fu.result), failure)
 }
 
 /// Where a second run of the same case differs from the first, or `None` when every result is
@@ -1589,6 +1975,30 @@ fn check_invocations(case: &Case, obs: &Observed, r: &mut Recorder) {
         });
         r.outcome(CheckKind::ReceivedArgs, None, failure);
     }
+}
+
+/// VAL-1's canary: no handler ran for a call the case says is invalid. Counted per tool, so a
+/// tool the invalid call does not name cannot fail it: the handler of a tool an invalid call
+/// names ran more often than the case expects.
+fn check_invalid_not_run(case: &Case, obs: &Observed, r: &mut Recorder) {
+    let tools = blame::invalid_call_tools(case);
+    if tools.is_empty() {
+        return;
+    }
+    let over: Vec<String> = tools
+        .iter()
+        .filter_map(|tool| {
+            let want = case.expect.invocations.get(*tool).copied().unwrap_or(0);
+            let got = obs.invocations.iter().filter(|i| i.tool == *tool).count() as u64;
+            (got > want).then(|| {
+                format!(
+                    "the handler of `{tool}` ran {got} time(s) where {want} run(s) were expected: it ran for a call whose arguments fail its schema"
+                )
+            })
+        })
+        .collect();
+    let failure = (!over.is_empty()).then(|| over.join("; "));
+    r.outcome(CheckKind::InvalidNotRun, None, failure);
 }
 
 fn check_history(case: &Case, caps: &Capabilities, obs: &Observed, r: &mut Recorder) {

@@ -1,15 +1,21 @@
 //! Requirement coverage: for each requirement, did this run test it, and how did it fare?
 //!
 //! A case's verdict says what happened to the case; a gate needs to know what happened to each
-//! requirement. A requirement *fails* only where one of its own checks failed
-//! ([`crate::blame`]); it *passes* when some of its checks ran and none failed; it is *not
-//! testable* when it applies to the harness but none of its checks could run — every case that
-//! checks it was skipped for a missing capability, or its checks need something the harness
-//! does not report. NOT TESTABLE is never neutral (the MCP conformance suite's rule: a skip
+//! requirement, and the matrix publishes it, so every standing here is evidence (SPEC.md
+//! "Evidence"). A requirement *fails* only where one of its own checks failed
+//! ([`crate::blame`]) — including its `answered` check, when the answer it promises never came
+//! back. It *passes* when some of its checks were evaluated and none failed. When none of its
+//! checks could be evaluated it is one of two things, kept apart because they mean opposite
+//! things: *not testable* — the harness's declared capabilities rule every check out (every case
+//! was skipped for a capability it lacks, or its checks need one); or *not evaluated* — its cases
+//! ran, but the harness's own answer gave its checks nothing to read (no result came back, or a
+//! success came back where they read an error), and the requirement that promised that answer
+//! holds the failure. NOT TESTABLE is never neutral (the MCP conformance suite's rule: a skip
 //! that reads as green hides the gap): a MUST that is not testable fails the run unless the
-//! baseline lists it with a reason. A requirement whose `Applies:` capabilities the harness does
-//! not declare (an optional feature, head+tail on a head-only harness) is NOT APPLICABLE, which
-//! is neutral.
+//! baseline lists it with a reason, and the baseline cannot list one the run evaluated. NOT
+//! EVALUATED is neutral: the failure that caused it already fails the run. A requirement whose
+//! `Applies:` capabilities the harness does not declare (an optional feature, head+tail on a
+//! head-only harness, any cut on a harness without a cap) is NOT APPLICABLE, which is neutral.
 
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -33,9 +39,14 @@ pub enum Status {
     /// Its checks failed exactly where the baseline says they do.
     #[serde(rename = "XFAIL")]
     Xfail,
-    /// It applies, but none of its checks could run on this harness.
+    /// It applies, but the harness's declared capabilities rule out every check of it.
     #[serde(rename = "NOT TESTABLE")]
     NotTestable,
+    /// Its cases ran, but the harness's answers gave none of its checks anything to read (no
+    /// result, or a result of the other kind); the requirement that promised those answers
+    /// holds the failure.
+    #[serde(rename = "NOT EVALUATED")]
+    NotEvaluated,
     /// The harness does not declare the capabilities it applies to.
     #[serde(rename = "NOT APPLICABLE")]
     NotApplicable,
@@ -49,6 +60,7 @@ impl Status {
             Status::Fail => "FAIL",
             Status::Xfail => "XFAIL",
             Status::NotTestable => "NOT TESTABLE",
+            Status::NotEvaluated => "NOT EVALUATED",
             Status::NotApplicable => "NOT APPLICABLE",
         }
     }
@@ -73,6 +85,11 @@ pub struct RequirementResult {
     pub failing_cases: Vec<String>,
     /// Cases where its checks ran.
     pub tested_cases: usize,
+    /// Cases that ran where some check of it could not be evaluated because of the harness's
+    /// answer (no result came back, a result of the other kind, or the adapter errored), in
+    /// order: shown, never silently dropped from the evidence.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub not_evaluated_cases: Vec<String>,
     /// For NOT TESTABLE / NOT APPLICABLE: why.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub reason: Option<String>,
@@ -143,6 +160,7 @@ impl Coverage {
                 .count()
         };
         let (pass, fail, known) = (of(Status::Pass), of(Status::Fail), of(Status::Xfail));
+        let unevaluated = of(Status::NotEvaluated);
         let untestable = of(Status::NotTestable);
         let baselined = self
             .requirements
@@ -163,6 +181,9 @@ impl Coverage {
         s.push_str(&format!(", {untestable} not testable"));
         if untestable > 0 {
             s.push_str(&format!(" ({baselined} baselined)"));
+        }
+        if unevaluated > 0 {
+            s.push_str(&format!(", {unevaluated} not evaluated"));
         }
         let na = of(Status::NotApplicable);
         if na > 0 {
@@ -189,6 +210,11 @@ pub fn compute(
         failed_new: usize,
         failing_cases: BTreeSet<&'a str>,
         tested_cases: BTreeSet<&'a str>,
+        /// Cases whose checks the harness's answer left nothing to read.
+        not_evaluated: BTreeSet<&'a str>,
+        /// Why it could not be evaluated, for NOT EVALUATED: the first such reason.
+        why_not_evaluated: Option<String>,
+        /// Why it could not be tested, for NOT TESTABLE: the first capability reason.
         why_not: Option<String>,
     }
     let mut tallies: BTreeMap<&str, Tally> = BTreeMap::new();
@@ -217,8 +243,15 @@ pub fn compute(
         }
         for n in &o.not_run {
             let t = tallies.entry(n.requirement.as_str()).or_default();
-            if t.why_not.is_none() {
-                t.why_not = Some(format!("{}: {}", o.id, n.reason));
+            if n.why.is_capability() {
+                if t.why_not.is_none() {
+                    t.why_not = Some(format!("{}: {}", o.id, n.reason));
+                }
+            } else {
+                t.not_evaluated.insert(o.id.as_str());
+                if t.why_not_evaluated.is_none() {
+                    t.why_not_evaluated = Some(format!("{}: {}", o.id, n.reason));
+                }
             }
             if let Some(classes) = n.reason.strip_prefix(crate::checks::UNMAPPED_CLASS) {
                 for c in classes.split(" or ") {
@@ -226,20 +259,24 @@ pub fn compute(
                 }
             }
         }
-        if matches!(o.verdict, Verdict::Skip | Verdict::NewSkip | Verdict::Error) {
+        let skipped = matches!(o.verdict, Verdict::Skip | Verdict::NewSkip);
+        let errored = matches!(o.verdict, Verdict::Error | Verdict::BugInCase);
+        if skipped || errored {
             for r in listed.get(o.id.as_str()).copied().unwrap_or_default() {
                 let t = tallies.entry(r.as_str()).or_default();
-                if t.why_not.is_none() {
-                    let what = if o.verdict == Verdict::Error {
-                        "errored"
-                    } else {
-                        "skipped"
-                    };
-                    t.why_not = Some(format!(
-                        "{} {what}: {}",
-                        o.id,
-                        o.messages.first().map_or("", String::as_str)
-                    ));
+                let why = format!(
+                    "{} {}: {}",
+                    o.id,
+                    if errored { "errored" } else { "skipped" },
+                    o.messages.first().map_or("", String::as_str)
+                );
+                if errored {
+                    // The adapter could not run it (or the case is broken): nothing was read,
+                    // and the ERROR itself fails the run.
+                    t.not_evaluated.insert(o.id.as_str());
+                    t.why_not_evaluated.get_or_insert(why);
+                } else if t.why_not.is_none() {
+                    t.why_not = Some(why);
                 }
             }
         }
@@ -260,7 +297,7 @@ pub fn compute(
                 .applies
                 .iter()
                 .map(String::as_str)
-                .filter(|n| !needs::declared(n, caps))
+                .filter(|n| !needs::applies(n, caps))
                 .collect(),
             None => Vec::new(),
         };
@@ -282,6 +319,8 @@ pub fn compute(
             (Status::Xfail, None)
         } else if t.passed > 0 {
             (Status::Pass, None)
+        } else if !t.not_evaluated.is_empty() {
+            (Status::NotEvaluated, t.why_not_evaluated.clone())
         } else {
             (
                 Status::NotTestable,
@@ -293,9 +332,21 @@ pub fn compute(
             )
         };
         let baselined = baseline.not_testable.get(id).map(|u| u.reason.clone());
-        if baselined.is_some() && matches!(status, Status::Pass | Status::Fail | Status::Xfail) {
+        if baselined.is_some()
+            && matches!(
+                status,
+                Status::Pass | Status::Fail | Status::Xfail | Status::NotEvaluated
+            )
+        {
+            // The run evaluated it, or ran its cases and saw the harness fail to answer them:
+            // it is not "not testable", whatever the baseline says.
             out.stale_not_testable.push(id.to_owned());
         }
+        let not_evaluated_cases = if status == Status::NotApplicable {
+            Vec::new()
+        } else {
+            t.not_evaluated.iter().map(|s| (*s).to_owned()).collect()
+        };
         out.requirements.push(RequirementResult {
             id: id.to_owned(),
             level: req.level,
@@ -304,6 +355,7 @@ pub fn compute(
             checks_failed: t.failed_known + t.failed_new,
             failing_cases: t.failing_cases.iter().map(|s| (*s).to_owned()).collect(),
             tested_cases: t.tested_cases.len(),
+            not_evaluated_cases,
             reason,
             baselined: baselined.filter(|_| status == Status::NotTestable),
         });
@@ -368,6 +420,7 @@ mod tests {
             result: Some(0),
             requirement: "TEACH-8".into(),
             reason: "x".into(),
+            why: crate::checks::Unevaluated::Capability,
         }];
         let caps = Capabilities {
             cap: Some(CapCapability {

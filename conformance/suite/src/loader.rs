@@ -103,6 +103,14 @@ pub fn load_embedded() -> Result<Suite, Vec<LoadError>> {
     load(&embedded_files(), SPEC_MD)
 }
 
+/// The requirements of the embedded SPEC.md, parsed once (empty if it does not parse: loading
+/// the suite reports that). Checks read a requirement's `Applies:` line from here, so a check
+/// owned by a requirement that does not apply to the harness is not run ([`crate::checks`]).
+pub fn embedded_requirements() -> &'static [Requirement] {
+    static REQUIREMENTS: std::sync::OnceLock<Vec<Requirement>> = std::sync::OnceLock::new();
+    REQUIREMENTS.get_or_init(|| spec::parse(SPEC_MD).unwrap_or_default())
+}
+
 /// Loads a suite from case files and SPEC.md text.
 pub fn load(files: &[(String, &str)], spec_text: &str) -> Result<Suite, Vec<LoadError>> {
     let mut errors = Vec::new();
@@ -214,6 +222,16 @@ pub fn consistency(case: &Case, known: &BTreeSet<&str>) -> Vec<String> {
             case.expect.results.len(),
             case.calls.len()
         ));
+    }
+    for (i, r) in case.expect.results.iter().enumerate() {
+        if let Some(cap) = &r.cap {
+            if (cap.note_counts || cap.note_lines) && cap.truncated != Some(true) {
+                problems.push(format!(
+                    "result {}: `note_counts` and `note_lines` read a note's numbers, which presupposes the cut was announced: check `truncated: true` too",
+                    i + 1
+                ));
+            }
+        }
     }
     let tools: BTreeSet<&str> = case.tools.iter().map(|t| t.name.as_str()).collect();
     for t in case.expect.invocations.keys() {

@@ -38,6 +38,27 @@ pub const NEED_NAMES: [&str; 18] = [
     "call_ids",
 ];
 
+/// Whether `name` may appear on an `Applies:` line: a need, or `cap` (the harness has a cap).
+pub fn is_known_applies(name: &str) -> bool {
+    name == "cap" || is_known(name)
+}
+
+/// Whether a requirement whose `Applies:` line names `name` applies to a harness with `caps`.
+///
+/// The same as [`declared`], with one difference that keeps one fault in one place: a harness
+/// without a cap has no cap capability at all here (`cap`, and every `cap.*` name). Its cap
+/// cases still run — [`declared`] treats their needs as met, so that the missing cap fails CAP-1
+/// where their output outgrows the nominal cap — but the requirements that presuppose a cap
+/// (how a cut is made, announced and counted, head and tail) are NOT APPLICABLE to it, and
+/// their checks are not run, instead of failing a second time for the same missing cap.
+pub fn applies(name: &str, caps: &Capabilities) -> bool {
+    match name {
+        "cap" => caps.cap.is_some(),
+        _ if name.starts_with("cap.") => caps.cap.is_some() && declared(name, caps),
+        _ => declared(name, caps),
+    }
+}
+
 /// Whether `name` is a need a case may list (or an `Applies:` line may name).
 pub fn is_known(name: &str) -> bool {
     NEED_NAMES.contains(&name)

@@ -314,6 +314,13 @@ pub fn check_lines(o: &str, c: &str) -> Result<(), String> {
     ))
 }
 
+/// How much of the output `c` keeps, in `unit`: its head (after a leading note, if any) plus the
+/// longest tail of the output it holds. The note and anything else in `c` are not counted.
+pub(crate) fn kept_size(o: &str, c: &str, unit: Unit) -> u64 {
+    let r = fallback(o, c);
+    measure(&o[..r.head], unit) + measure(&o[o.len() - r.tail..], unit)
+}
+
 /// The split when the note holds no number at all.
 fn fallback(o: &str, c: &str) -> Reading {
     let c = &c[leading_note(o, c)..];

@@ -377,7 +377,7 @@ fn run_case_inner(
                             history: history.as_deref(),
                             lone_surrogates: lone,
                         };
-                        findings.checks.push(checks::check_follow_up(&fu, &obs2));
+                        findings.checks.extend(checks::check_follow_up(&fu, &obs2));
                     }
                     other => {
                         return (

@@ -333,6 +333,79 @@ impl Fault {
         }
     }
 
+    /// The requirements this variant violates, MUST and SHOULD, in SPEC.md's words: `selftest`
+    /// checks that exactly these fail in the per-requirement table — recall (every one of them
+    /// fails) and precision (no other MUST fails). The lists are the honest consequences of one
+    /// mistake: a variant that loses answers breaks the promise of every requirement whose cases
+    /// it leaves unanswered (SPEC.md "Evidence"); one that flags errors as successes breaks every
+    /// "is answered with an error result". Adding a case can change what a variant violates: the
+    /// selftest then says which requirement appeared or vanished, and the list is reviewed.
+    pub fn violates(self) -> &'static [&'static str] {
+        match self {
+            Fault::AcceptsDuplicateIds => &["CORR-5"],
+            Fault::CancelledAsEmptySuccess => &["CANCEL-1"],
+            Fault::CapsBlockPayloads => &["BLOCK-4"],
+            Fault::CapsHeadOnly => &["HT-1", "HT-2"],
+            Fault::CoercesTypes => &["VAL-1", "VAL-2", "VAL-3", "VAL-6", "VAL-9", "VAL-10"],
+            Fault::CommitsUnverifiedTokens => &["PREP-3", "PREP-4", "PREP-5", "PREP-6", "PREP-7", "PREP-8", "PREP-9"],
+            Fault::ConfinesPathsLexically => &["PATH-3"],
+            Fault::CountsCharsForBytes => &["CAP-1", "CAP-3", "CAP-6"],
+            Fault::CountsNewlinesAsLines => &["STRAT-6"],
+            Fault::CrashesOnCycle => &["CORR-1", "CORR-2", "VOCAB-4"],
+            Fault::DropsCancelledResults => &["CORR-1", "CANCEL-1"],
+            Fault::DropsMalformedCall => &["CALL-4", "CALL-5", "CALL-6", "CALL-7", "CORR-1", "CORR-4", "CUT-1"],
+            Fault::DropsUnknownFields => &["VAL-1", "VAL-2", "VAL-4", "VAL-9", "VAL-10", "TEACH-1", "TEACH-2"],
+            Fault::DumpsSchema => &["TEACH-7"],
+            Fault::EchoesSensitiveArguments => &["AUTH-8", "PREP-10"],
+            Fault::ElapsedInContent => &["OUT-1", "REPEAT-1"],
+            Fault::EncodesLikeJsonStringify => &["VOCAB-5"],
+            Fault::ErrorAsSuccess => &["VAL-2", "CALL-1", "CALL-4", "CALL-5", "CALL-6", "CALL-7", "OUT-2", "OUT-3", "OUT-4", "OUT-5", "CORR-4", "CORR-5", "STRAT-3", "VOCAB-1", "VOCAB-4", "VOCAB-5", "STRUCT-1", "STRUCT-2", "TURN-1", "CUT-1", "CANCEL-1", "MCP-1", "AUTH-1", "AUTH-2", "AUTH-3", "AUTH-4", "BUDGET-1", "BUDGET-3", "IDEM-2", "IDEM-4", "IDEM-7", "PREP-1", "PREP-2", "PREP-3", "PREP-4", "PREP-5", "PREP-6", "PREP-7", "PREP-8", "PREP-9", "PATH-1", "PATH-2", "PATH-3", "PATH-5", "BOUND-1", "BOUND-2", "BOUND-3", "PATH-7"],
+            Fault::FirstViolationOnly => &["TEACH-2", "TEACH-3"],
+            Fault::FlattensBlocksToText => &["BLOCK-1", "BLOCK-2", "MCP-3"],
+            Fault::FoldsToolNames => &["CALL-1", "CALL-3"],
+            Fault::IgnoresCapabilities => &["AUTH-1", "IDEM-7", "PREP-1"],
+            Fault::IgnoresMcpIsError => &["MCP-1"],
+            Fault::IgnoresOutputSchema => &["STRUCT-1", "STRUCT-2"],
+            Fault::InternalRetryable => &["OUT-6"],
+            Fault::LeaksInternalError => &["OUT-5"],
+            Fault::LosesId => &["CORR-1", "CORR-7", "CORR-8", "CALL-9"],
+            Fault::MovesBlocksAfterText => &["BLOCK-3"],
+            Fault::MutationLeaks => &["ISO-1", "ISO-2"],
+            Fault::NanAsNull => &["VOCAB-1"],
+            Fault::NoCap => &["CAP-1", "CAP-3", "CAP-8", "CAP-9", "HT-4", "STRAT-3", "STRAT-4", "STRAT-6"],
+            Fault::NoDeadline => &["OUT-4"],
+            Fault::NormalizesLineEndings => &["ENC-3"],
+            Fault::NoteOutsideCap => &["CAP-1", "CAP-7", "CAP-8", "STRAT-6"],
+            Fault::NullsAsAbsent => &["VAL-1", "VAL-2", "VAL-4", "VAL-8", "TEACH-5"],
+            Fault::OmitsNote => &["CAP-5", "STRAT-1", "STRAT-2", "STRAT-4"],
+            Fault::PairsResultsByPosition => &["OUT-1", "CORR-2", "ORDER-1"],
+            Fault::ParsesArgumentsLeniently => &["VAL-1", "CALL-5"],
+            Fault::RejectsAsSuccess => &["STRAT-3"],
+            Fault::RepairsScalarStrings => &["VAL-1", "VAL-2", "VAL-3", "VAL-6", "VAL-9", "VAL-10", "REPAIR-2"],
+            Fault::RepairsSilently => &["REPAIR-3"],
+            Fault::RepairsStringsTheSchemaAccepts => &["VAL-7", "REPAIR-2", "REPAIR-3"],
+            Fault::ReplacesBlocksWithPlaceholders => &["BLOCK-1", "MCP-3"],
+            Fault::RerunsDuplicateKeys => &["IDEM-1", "IDEM-2", "IDEM-3", "IDEM-4", "IDEM-5"],
+            Fault::RetriesAnyFailure => &["OUT-8", "IDEM-4"],
+            Fault::RunsCutOffCalls => &["CUT-1"],
+            Fault::RunsHandlerBeforeValidating => &["VAL-1", "VAL-3", "VAL-4", "VAL-5", "VAL-6", "VAL-8", "VAL-9", "VAL-10", "TURN-1", "CUT-1", "AUTH-1", "AUTH-2", "AUTH-3", "AUTH-4", "BUDGET-1", "BUDGET-2", "BUDGET-3", "IDEM-1", "IDEM-2", "IDEM-3", "IDEM-4", "IDEM-5", "IDEM-7", "PREP-1", "PREP-2", "PREP-3", "PREP-4", "PREP-5", "PREP-6", "PREP-7", "PREP-8", "PREP-9", "PATH-1", "PATH-2", "PATH-3", "PATH-5", "BOUND-1", "BOUND-2", "BOUND-3", "CANCEL-2", "PATH-7"],
+            Fault::RunsToolsNotOffered => &["TURN-1", "TURN-2"],
+            Fault::RunsUnvalidatedRepairs => &["VAL-1", "REPAIR-1"],
+            Fault::SdkDefaultDeadline => &["OUT-1", "DEADLINE-1"],
+            Fault::SerialDropsExtraCalls => &["CORR-1", "SERIAL-1"],
+            Fault::ShallowCopiesArguments => &["ISO-1", "ISO-2"],
+            Fault::SkipsFalsyOutputValidation => &["STRUCT-2"],
+            Fault::SpillPreviewOverCap => &["CAP-1", "STRAT-4"],
+            Fault::SpillsCutArtifact => &["STRAT-5"],
+            Fault::SplitsCodePoint => &["CAP-1", "CAP-4", "CAP-6", "CAP-7"],
+            Fault::StringifiesNonJson => &["VOCAB-5"],
+            Fault::SwapsIds => &["CORR-1", "CORR-8"],
+            Fault::TrustsNoteInOutput => &["CAP-5", "STRAT-2"],
+            Fault::UnknownToolCrash => &["VAL-2", "CALL-1", "CALL-7", "CALL-8", "OUT-2", "OUT-3", "OUT-5", "CORR-1", "CORR-2", "CORR-5", "VOCAB-1", "TURN-1"],
+            Fault::ValidatesErrorResults => &["STRUCT-3"],
+        }
+    }
+
     /// One line saying what the variant gets wrong.
     pub fn describe(self) -> &'static str {
         match self {

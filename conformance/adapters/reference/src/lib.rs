@@ -1448,10 +1448,10 @@ fn perturb_result(
     let Some(fault) = fault else { return };
     let code = result.code();
     match fault {
-        Fault::SplitsCodePoint => {
+        Fault::SplitsCodePoint if cuts_itself(cx.intended) => {
             o.content = perturb::split_code_point(result.content(), cx.intended);
         }
-        Fault::NoteOutsideCap => {
+        Fault::NoteOutsideCap if cuts_itself(cx.intended) => {
             o.content = perturb::note_outside_cap(result.content(), cx.intended);
         }
         // `repairs-silently`: the repair note harness-ref put before the output is dropped.
@@ -1727,7 +1727,9 @@ fn requested_cap(case: &WireCase) -> Result<CapConfig, String> {
 /// how it caps.
 fn harness_cap(intended: CapConfig, fault: Option<Fault>) -> CapConfig {
     match fault {
-        Some(Fault::CapsHeadOnly) => intended.with_strategy(harness_ref::Strategy::HeadOnly),
+        Some(Fault::CapsHeadOnly) if intended.strategy == harness_ref::Strategy::HeadTail => {
+            intended.with_strategy(harness_ref::Strategy::HeadOnly)
+        }
         // One line short: what counting `\n`s gives for an output whose last line has none.
         Some(Fault::CountsNewlinesAsLines) if intended.unit == harness_ref::Unit::Lines => {
             CapConfig {
@@ -1741,13 +1743,30 @@ fn harness_cap(intended: CapConfig, fault: Option<Fault>) -> CapConfig {
                 ..intended
             }
         }
-        // These variants cap the full output themselves, sloppily, or not at all.
-        Some(Fault::SplitsCodePoint | Fault::NoteOutsideCap | Fault::NoCap) => CapConfig {
+        // These variants cut the full output themselves, sloppily (where the strategy cuts:
+        // reject and spill are left to harness-ref, so each variant is its one fault)…
+        Some(Fault::SplitsCodePoint | Fault::NoteOutsideCap) if cuts_itself(&intended) => {
+            CapConfig {
+                limit: usize::MAX,
+                ..intended
+            }
+        }
+        // …or not at all.
+        Some(Fault::NoCap) => CapConfig {
             limit: usize::MAX,
             ..intended
         },
         _ => intended,
     }
+}
+
+/// Whether a variant that makes its own cut (`splits-code-point`, `note-outside-cap`) makes it
+/// under this cap: the strategies that cut (head+tail, head-only).
+fn cuts_itself(intended: &CapConfig) -> bool {
+    matches!(
+        intended.strategy,
+        harness_ref::Strategy::HeadTail | harness_ref::Strategy::HeadOnly
+    )
 }
 
 fn to_wire_unit(unit: harness_ref::Unit) -> protocol::Unit {
