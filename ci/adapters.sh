@@ -3,10 +3,11 @@
 # already installed), then runs the suite against each adapter with its expected-failures baseline,
 # so this step turns red only when a harness's behaviour changes (a new failure, or a listed
 # failure that now passes). Runs unchanged on a laptop; needs python3.11 and node/npm.
-# The coding agents (codex, claude-code, gemini-cli, opencode) are driven over their wire
-# (conformance/wire/): one CLI process per case, so a full column takes 10-40 minutes. They run
-# here only when named (ci/adapters.sh codex claude-code); CI's gate runs a smoke column of each
-# (ci/wire.sh), which keeps .ci/run inside its time budget.
+# The coding agents (codex, claude-code, gemini-cli, opencode, qwen-code, cline, continue-cli,
+# copilot) are driven over their wire (conformance/wire/): one CLI process per case, so a full
+# column takes minutes (docs/benchmarks.md). They run here only when named (ci/adapters.sh codex
+# claude-code), with WIRE_JOBS workers (default 4) when only agents are named; CI's gate runs a
+# smoke column of each (ci/wire.sh), which keeps .ci/run inside its time budget.
 #
 #   ci/adapters.sh                  all adapters
 #   ci/adapters.sh pydantic-ai mcp-python
@@ -25,6 +26,7 @@ adapters=(mcp-python mcp-typescript pydantic-ai langgraph-default langgraph-hand
   fastmcp fastmcp-default langchain-mcp-adapters inspect-ai smolagents)
 adapters+=(google-adk google-adk-arg-validation crewai strands-agents llama-index)
 adapters+=(agent-framework agent-framework-detailed-errors semantic-kernel langgraph-js langchain-js-agent mastra)
+adapters+=(openai-agents anthropic google-genai haystack agno ai ai-strict)
 # A coding agent's case is one CLI run, seconds to a minute on a loaded machine: the runner's
 # per-case bound sits above the adapters' own (WIRE_CASE_TIMEOUT, 110 s), so the adapter ends a hung agent.
 timeout=(--timeout 150)
@@ -32,6 +34,17 @@ timeout=(--timeout 150)
 # machine their handshake can pass the runner's default 60 s.
 timeout+=(--start-timeout 180)
 [[ $# -gt 0 ]] && adapters=("$@")
+# Coding agents alone: more workers than cores, since a case is partly spent waiting on the agent's start-up.
+jobs=2
+agents_only=true
+for name in "${adapters[@]}"; do
+  grep -q '^import agent ' "conformance/adapters/$name/adapter.py" 2>/dev/null || agents_only=false
+done
+if $agents_only; then
+  jobs=${WIRE_JOBS:-4}
+  # room for the driver's restarts of an agent that did not offer the case's tools yet (three starts)
+  timeout=(--timeout 400 --start-timeout 180)
+fi
 
 conformance/adapters/install.sh "${adapters[@]}"
 # The adapters' shared plumbing is the adapter kits (conformance/kits/); ci/kits.sh tests them.
@@ -60,12 +73,12 @@ if "$runner" matrix --help >/dev/null 2>&1; then
     args+=(--harness "$name=$(command_for "$name")" --baseline "$name=conformance/adapters/$name/baseline.json")
   done
   mkdir -p target/matrix
-  exec "$runner" matrix "${args[@]}" --jobs 2 "${timeout[@]}" --markdown target/matrix/matrix.md --site target/matrix/site
+  exec "$runner" matrix "${args[@]}" --jobs "$jobs" "${timeout[@]}" --markdown target/matrix/matrix.md --site target/matrix/site
 fi
 
 status=0
 for name in "${adapters[@]}"; do
   echo "::: $name"
-  "$runner" run --harness "$(command_for "$name")" "${timeout[@]}" --baseline "conformance/adapters/$name/baseline.json" || status=1
+  "$runner" run --harness "$(command_for "$name")" --jobs "$jobs" "${timeout[@]}" --baseline "conformance/adapters/$name/baseline.json" || status=1
 done
 exit $status

@@ -91,17 +91,39 @@ def command_property(s: str) -> str:
 
 def truncate_markdown(text: str, budget: int, where: str) -> str:
     """`text` cut to at most `budget` UTF-8 bytes at a line end, with a note saying what was left
-    out and where the whole report is; an open code fence is closed first."""
+    out and where the whole report is; an open code fence is closed first. The note is counted
+    in the budget: a budget too small for the full note gets a shorter one, and one too small
+    for any note gets nothing (never more than `budget` bytes)."""
     data = text.encode("utf-8")
     if len(data) <= budget:
         return text
     lines = text.splitlines(keepends=True)
+    fence = "```\n"
+
+    def full(left_lines: int, left_bytes: int) -> str:
+        return (
+            f"\n> **Summary truncated.** The Markdown report is {len(data):,} bytes and a step summary "
+            f"may hold {budget:,}: the last {left_lines:,} lines ({left_bytes:,} bytes) are left out "
+            f"here. The whole report is {where}.\n"
+        )
+
+    notes = [
+        full,
+        lambda _lines, _bytes: f"\n> **Summary truncated.** The whole report is {where}.\n",
+        lambda _lines, _bytes: "\n> **Summary truncated.**\n",
+    ]
+    for note in notes:
+        # The longest this note can be (every line left out), and a closing fence.
+        reserve = len(note(len(lines), len(data)).encode("utf-8")) + len(fence)
+        if reserve <= budget:
+            break
+    else:
+        return ""
     kept: list[str] = []
     size = 0
-    reserve = 600  # room for the note and a closing fence
     for line in lines:
         n = len(line.encode("utf-8"))
-        if size + n > budget - reserve:
+        if size + n + 1 > budget - reserve:  # +1: a newline added to an unterminated last line
             break
         kept.append(line)
         size += n
@@ -111,16 +133,8 @@ def truncate_markdown(text: str, budget: int, where: str) -> str:
     if body and not body.endswith("\n"):
         body += "\n"
     if sum(1 for line in kept if line.lstrip().startswith("```")) % 2 == 1:
-        body += "```\n"
-    note = (
-        f"\n> **Summary truncated.** The Markdown report is {len(data):,} bytes and a step summary "
-        f"may hold {budget:,}: the last {left_lines:,} lines ({left_bytes:,} bytes) are left out "
-        f"here. The whole report is {where}.\n"
-    )
-    return body + note
-
-
-# ---------------------------------------------------------------- GitHub files
+        body += fence
+    return body + note(left_lines, left_bytes)
 
 
 def append_output(name: str, value: str) -> None:

@@ -87,6 +87,21 @@ def live_commands(log: str) -> list[str]:
     return live
 
 
+class TruncateMarkdown(unittest.TestCase):
+    """The step summary's bound, on its own (no binaries needed)."""
+
+    def test_a_summary_never_exceeds_its_limit_however_small(self):
+        # Issue 28, N17: GATE_SUMMARY_LIMIT=100 wrote 216 bytes (the note alone was over it).
+        text = "".join(f"- line {i} with `code` and é\n" for i in range(2000)) + "```\nopen fence\n"
+        where = "`summary.md` in the `conformance-report` artifact"
+        for budget in [0, 1, 40, 100, 216, 300, 599, 600, 3000, 50_000]:
+            cut = gate_action.truncate_markdown(text, budget, where)
+            self.assertLessEqual(len(cut.encode("utf-8")), budget, budget)
+            if budget >= 300:
+                self.assertIn("Summary truncated", cut)
+        self.assertEqual(gate_action.truncate_markdown("short\n", 100, where), "short\n")
+
+
 @unittest.skipUnless(Path(RUNNER).exists() and Path(ADAPTER).exists(), "needs the release binaries")
 class AgainstTheReferenceAdapter(unittest.TestCase):
     def setUp(self):

@@ -8,9 +8,10 @@
 #      pass in full through it);
 #   3. the cut-off scenario (a max-tokens stop inside a call's JSON) for every agent, compared
 #      with conformance/wire/cutoff-expected.json;
-#   4. a smoke column for each coding agent (the correlation cases) against its smoke baseline
-#      (smoke-baseline.json, written by a correlation-only run; baseline.json is the full column's).
-#      Their full columns run on demand: ci/adapters.sh codex claude-code gemini-cli opencode.
+#   4. a smoke column for each coding agent against its smoke baseline (smoke-baseline.json; the
+#      cases its smoke-run file names, else the correlation cases; baseline.json is the full
+#      column's), WIRE_JOBS workers each (default 4). Their full columns run on demand:
+#      ci/adapters.sh codex claude-code gemini-cli opencode qwen-code cline continue-cli copilot.
 # Runs unchanged on a laptop; needs python3.11 and node/npm. WIRE_AGENTS=0 stops after step 2.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -36,12 +37,16 @@ report "$runner" run --quiet --harness "$python conformance/wire/tests/roundtrip
 
 [[ ${WIRE_AGENTS:-1} == 0 ]] && exit 0
 agents=(codex claude-code gemini-cli opencode)
+agents+=(qwen-code cline continue-cli copilot)
 conformance/adapters/install.sh "${agents[@]}"
 echo "wire: the cut-off scenario"
 "$python" conformance/wire/cutoff.py --expect conformance/wire/cutoff-expected.json "${agents[@]}"
-# The runner's per-case bound sits above the adapters' own (WIRE_CASE_TIMEOUT, 110 s).
+# The runner's per-case bound sits above the adapters' own (WIRE_CASE_TIMEOUT, 110 s) and leaves
+# room for the driver's restarts of an agent that did not offer the case's tools yet (three starts).
 for name in "${agents[@]}"; do
-  echo "wire: $name smoke column (correlation cases)"
-  report "$runner" run --quiet --jobs 2 --timeout 150 --run correlation \
+  selection=$(cat "conformance/adapters/$name/smoke-run" 2>/dev/null || echo correlation)
+  jobs=$(cat "conformance/adapters/$name/jobs" 2>/dev/null || echo "${WIRE_JOBS:-4}")
+  echo "wire: $name smoke column"
+  report "$runner" run --quiet --jobs "$jobs" --timeout 400 --run "$selection" \
     --harness "conformance/adapters/$name/run" --baseline "conformance/adapters/$name/smoke-baseline.json"
 done

@@ -7,9 +7,11 @@
 #                                    fastmcp|fastmcp-default|langchain-mcp-adapters|inspect-ai|
 #                                    smolagents ...]
 #   conformance/adapters/install.sh [codex|claude-code|gemini-cli|opencode ...]   (coding agents: not in the default list)
+#   conformance/adapters/install.sh [qwen-code|cline|continue-cli|copilot ...]    (more coding agents, likewise)
 #   conformance/adapters/install.sh uv        # only the pinned uv (ci/kits.sh uses it too)
 #   conformance/adapters/install.sh [agent-framework|agent-framework-detailed-errors|semantic-kernel|
 #                                    langgraph-js|langchain-js-agent|mastra ...]
+#   conformance/adapters/install.sh [openai-agents|anthropic|google-genai|haystack|agno|ai|ai-strict ...]
 #
 # Python adapters get conformance/adapters/<name>/.venv from <name>/requirements.txt (every
 # package pinned with ==), plus the Python kit (conformance/kits/python) installed from this
@@ -25,7 +27,7 @@
 # fastmcp-default shares fastmcp's.
 # google-adk-arg-validation runs the same harness as google-adk and shares its venv.
 # agent-framework-detailed-errors shares agent-framework's venv; langchain-js-agent shares
-# langgraph-js's node_modules.
+# langgraph-js's node_modules; ai-strict shares ai's.
 # The coding agents (conformance/adapters/<agent>, driven over their wire) are npm packages of
 # 100-400 MB each with a prebuilt binary inside; they install only when named, from the same
 # package-lock.json stamp (npm's cache makes a reinstall fast).
@@ -40,6 +42,7 @@ all=(mcp-python mcp-typescript pydantic-ai langgraph-default template-python tem
   fastmcp langchain-mcp-adapters inspect-ai smolagents)
 all+=(google-adk crewai strands-agents llama-index)
 all+=(agent-framework semantic-kernel langgraph-js mastra)
+all+=(openai-agents anthropic google-genai haystack agno ai)
 
 # The hash of a set of files (sorted by path), for stamps.
 tree_hash() {
@@ -128,11 +131,15 @@ for name in "${names[@]}"; do
     fastmcp | langchain-mcp-adapters | inspect-ai | smolagents) install_python "$name" ;;
     fastmcp-default) install_python fastmcp ;;
     mcp-typescript | template-typescript | codex | claude-code | gemini-cli | opencode) install_node "$name" ;;
+    qwen-code | cline | continue-cli | copilot) install_node "$name" ;;
     uv) ensure_uv ;;
     agent-framework | semantic-kernel) install_python "$name" ;;
     agent-framework-detailed-errors) install_python agent-framework ;;
     langgraph-js | mastra) install_node "$name" ;;
     langchain-js-agent) install_node langgraph-js ;;
+    openai-agents | anthropic | google-genai | haystack | agno) install_python "$name" ;;
+    ai) install_node "$name" ;;
+    ai-strict) install_node ai ;;
     *) echo "install.sh: unknown adapter $name" >&2; exit 2 ;;
   esac
 done

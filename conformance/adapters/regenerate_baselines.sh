@@ -4,9 +4,13 @@
 #
 #   conformance/adapters/regenerate_baselines.sh [--fresh] [COLUMN...]
 #
-# COLUMN defaults to every library column of ci/adapters.sh and both templates; the
-# coding agents (codex claude-code gemini-cli opencode) run only when named — a full run of one
-# takes 10-40 minutes on a loaded 2-core machine.
+# COLUMN defaults to every library column of ci/adapters.sh and both templates; the coding agents
+# (codex claude-code gemini-cli opencode qwen-code cline continue-cli copilot) run only when
+# named, one at a time with WIRE_JOBS workers (default 4: a case is mostly one agent's start-up,
+# partly spent waiting), and each also gets its smoke-baseline.json (ci/wire.sh's smoke column:
+# the cases its smoke-run file selects, else the correlation cases) from a second, smaller run.
+# How long each takes:
+# docs/benchmarks.md, "coding agents over the wire".
 #
 # What it does: installs the named harnesses (install.sh, idempotent); builds the runner once
 # (HARNESS_CONFORMANCE=/path/to/binary skips that); copies the suite once; then runs the columns
@@ -27,7 +31,8 @@ fi
 columns=(mcp-python mcp-typescript pydantic-ai langgraph-default langgraph-handle-errors template-python template-typescript
   fastmcp fastmcp-default langchain-mcp-adapters inspect-ai smolagents
   google-adk google-adk-arg-validation crewai strands-agents llama-index
-  agent-framework agent-framework-detailed-errors semantic-kernel langgraph-js langchain-js-agent mastra)
+  agent-framework agent-framework-detailed-errors semantic-kernel langgraph-js langchain-js-agent mastra
+  openai-agents anthropic google-genai haystack agno ai ai-strict)
 [[ $# -gt 0 ]] && columns=("$@")
 for name in "${columns[@]}"; do
   [[ -x conformance/adapters/$name/run ]] || { echo "regenerate_baselines.sh: no adapter conformance/adapters/$name/run" >&2; exit 2; }
@@ -49,10 +54,24 @@ mkdir -p "$out"
 rm -rf "$out/suite"
 "$runner" copy "$out/suite" >/dev/null
 
+# A coding agent (driven over its wire) is a column whose adapter is built on conformance/wire/agent.py.
+is_agent() { grep -q '^import agent ' "conformance/adapters/$1/adapter.py" 2>/dev/null; }
+
 one() {
-  local name=$1 command=conformance/adapters/$1/run start=$SECONDS
+  local name=$1 command=conformance/adapters/$1/run start=$SECONDS jobs=$jobs_per_column timeout=$timeout
+  if is_agent "$name"; then
+    # an agent whose cases disturb one another's start-up says how many may run at once (its jobs file)
+    jobs=$(cat "conformance/adapters/$name/jobs" 2>/dev/null || echo "${WIRE_JOBS:-4}")
+    # room for the driver's restarts of an agent that did not offer the case's tools yet
+    # (WIRE_OFFER_ATTEMPTS, three starts): on a loaded machine one start takes up to a minute
+    timeout=400
+    # the smoke column's baseline (ci/wire.sh): the cases of its smoke-run file, else the correlation cases
+    "$runner" run --harness "$command" --jobs "$jobs" --timeout "$timeout" --start-timeout 300 --quiet \
+      --run "$(cat "conformance/adapters/$name/smoke-run" 2>/dev/null || echo correlation)" \
+      --write-baseline "conformance/adapters/$name/smoke-baseline.json" >"$out/$name.smoke.log" 2>&1 || true
+  fi
   # exit status 1 only says that the run found failures, which is what a baseline records
-  "$runner" run --harness "$command" --jobs "$jobs_per_column" --timeout "$timeout" --start-timeout 300 --quiet --format json \
+  "$runner" run --harness "$command" --jobs "$jobs" --timeout "$timeout" --start-timeout 300 --quiet --format json \
     -o "$out/$name.jsonl" --write-baseline "$out/$name.baseline.json" 2>"$out/$name.log" || true
   if [[ ! -s $out/$name.baseline.json ]]; then
     echo "$name: the run wrote no baseline (see $out/$name.log)" >&2
@@ -72,6 +91,15 @@ one() {
 status=0
 running=0
 for name in "${columns[@]}"; do
+  # a coding-agent column runs alone: its WIRE_JOBS workers use the machine
+  if is_agent "$name"; then
+    while ((running > 0)); do
+      wait -n || status=1
+      running=$((running - 1))
+    done
+    one "$name" || status=1
+    continue
+  fi
   if ((running == 2)); then
     wait -n || status=1
     running=$((running - 1))

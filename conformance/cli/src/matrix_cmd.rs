@@ -13,7 +13,8 @@ use clap::Args;
 
 use harness_conformance_driver::client::{InProcess, ProcessHarness};
 use harness_conformance_driver::runner;
-use harness_conformance_report::{escape, files, matrix, shell_quote, site, terminal};
+use harness_conformance_report::files::{self, WalkLimits};
+use harness_conformance_report::{escape, matrix, saved, shell_quote, site, terminal};
 use harness_conformance_suite::baseline::Baseline;
 use harness_conformance_suite::harness::Harness;
 use harness_conformance_suite::spec::Level;
@@ -53,12 +54,21 @@ pub struct MatrixArgs {
     site: PathBuf,
 }
 
+/// The most columns named in one message (the rest are counted).
+const MAX_NAMED: usize = 20;
+
 pub fn run(args: MatrixArgs) -> Result<ExitCode, String> {
     let suite = crate::load_suite()?;
     let cases = crate::selected(&suite, &args.filter);
     let mut columns = Vec::new();
     if let Some(dir) = &args.from {
         columns.extend(saved_columns(dir)?);
+    }
+    if columns.len() + args.harnesses.len() > MAX_COLUMNS {
+        return Err(format!(
+            "{} columns; a matrix has at most {MAX_COLUMNS} (docs/runner-guarantees.md)",
+            columns.len() + args.harnesses.len()
+        ));
     }
     for spec in &args.harnesses {
         let (name, command) = spec
@@ -130,9 +140,22 @@ pub fn run(args: MatrixArgs) -> Result<ExitCode, String> {
     versions.sort_unstable();
     versions.dedup();
     if versions.len() > 1 && !args.allow_mixed_versions {
+        // Names and versions come from files: bounded, one line each (a saved report's
+        // version is checked to be a version when it is read).
         let which: Vec<String> = columns
             .iter()
-            .map(|c| format!("{} ({})", c.name, c.suite))
+            .take(MAX_NAMED)
+            .map(|c| {
+                format!(
+                    "{} ({})",
+                    escape::one_line(&c.name, 60),
+                    escape::one_line(&c.suite, saved::MAX_VERSION_CHARS)
+                )
+            })
+            .chain(
+                (columns.len() > MAX_NAMED)
+                    .then(|| format!("… and {} more", columns.len() - MAX_NAMED)),
+            )
             .collect();
         return Err(format!(
             "the reports come from different suite versions: {}; their cases and rules may differ, \
@@ -179,14 +202,36 @@ pub fn run(args: MatrixArgs) -> Result<ExitCode, String> {
     }
 }
 
-/// A column per `*.json` report in `dir`, in file-name order.
+/// The most columns a matrix has (saved reports and `--harness` runs together): a grid of
+/// more harnesses than this is not read by anyone, and each column costs a page and a badge.
+pub const MAX_COLUMNS: usize = 256;
+
+/// The walk of a `--from` directory: its own files only (subdirectories skipped), at most
+/// 4096 entries, each report at most `saved::MAX_REPORT_BYTES`, 256 MiB in all.
+const FROM_WALK: WalkLimits = WalkLimits {
+    max_entries: 4096,
+    max_depth: 0,
+    subdirectories: false,
+    max_bytes: 256 * 1024 * 1024,
+    max_file_bytes: saved::MAX_REPORT_BYTES,
+};
+
+/// A column per `*.json` report in `dir`, in file-name order. The directory is hostile input:
+/// no link is followed, the walk is bounded ([`FROM_WALK`]), and more than [`MAX_COLUMNS`]
+/// reports is an error before any is read.
 fn saved_columns(dir: &Path) -> Result<Vec<matrix::Column>, String> {
-    let mut paths: Vec<PathBuf> = std::fs::read_dir(dir)
-        .map_err(|e| format!("{}: {e}", dir.display()))?
-        .filter_map(|e| e.ok().map(|e| e.path()))
-        .filter(|p| p.extension().is_some_and(|x| x == "json") && p.is_file())
+    let paths: Vec<PathBuf> = files::walk(dir, "json", FROM_WALK, "saved reports")
+        .map_err(|e| e.to_string())?
+        .into_iter()
+        .map(|f| f.path)
         .collect();
-    paths.sort();
+    if paths.len() > MAX_COLUMNS {
+        return Err(format!(
+            "{}: {} saved reports; a matrix has at most {MAX_COLUMNS} columns (docs/runner-guarantees.md)",
+            dir.display(),
+            paths.len()
+        ));
+    }
     if paths.is_empty() {
         return Err(format!(
             "{}: no saved reports (*.json from `run --format json`) in this directory",

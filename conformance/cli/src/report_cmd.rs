@@ -43,8 +43,12 @@ pub struct ReportArgs {
 
 /// Reads and checks a saved report.
 pub fn read(path: &std::path::Path) -> Result<saved::Saved, String> {
-    let text =
-        harness_conformance_report::files::read_to_string(path).map_err(|e| e.to_string())?;
+    let text = harness_conformance_report::files::read_bounded(
+        path,
+        saved::MAX_REPORT_BYTES,
+        "the saved report",
+    )
+    .map_err(|e| e.to_string())?;
     saved::parse(&text).map_err(|e| format!("{}: {e} [{}]", path.display(), e.kind.code()))
 }
 

@@ -56,13 +56,15 @@ pub struct Recording<'a> {
 }
 
 impl<'a> Recording<'a> {
-    /// Starts recording the wording of `cases` in `dir`.
+    /// Starts recording the wording of `cases` in `dir`; no snapshot diff runs past `until`
+    /// (the run's `--max-time`).
     pub fn new(
         dir: &Path,
         cases: &[&'a Case],
         case_file: Option<&'a Path>,
+        until: Option<std::time::Instant>,
     ) -> Result<Recording<'a>, String> {
-        let recorder = store::Recorder::new(dir).map_err(|e| format!("snapshots: {e}"))?;
+        let recorder = store::Recorder::new(dir, until).map_err(|e| format!("snapshots: {e}"))?;
         Ok(Recording {
             recorder: Mutex::new(Some(recorder)),
             error: Mutex::new(None),

@@ -756,3 +756,557 @@ fn hostile_inputs_never_panic() {
         }
     }
 }
+
+// ── hostile input, round 2 (issue 28): case directories, saved reports, matrix sources,
+// snapshots and processes. Bounds are proven by counts, sizes and error codes; the one guard
+// on time (`output_within`) is a hang detector with a margin of many times the expected run. ──
+
+/// Runs `cmd` to completion, or kills it and fails the test after `limit` (a hang).
+fn output_within(cmd: &mut Command, limit: Duration) -> Output {
+    let mut child = cmd
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut out = child.stdout.take().unwrap();
+    let mut err = child.stderr.take().unwrap();
+    let out_reader = std::thread::spawn(move || {
+        let mut v = Vec::new();
+        let _ = out.read_to_end(&mut v);
+        v
+    });
+    let err_reader = std::thread::spawn(move || {
+        let mut v = Vec::new();
+        let _ = err.read_to_end(&mut v);
+        v
+    });
+    let until = Instant::now() + limit;
+    let status = loop {
+        if let Some(status) = child.try_wait().unwrap() {
+            break status;
+        }
+        if Instant::now() >= until {
+            let _ = child.kill();
+            let _ = child.wait();
+            panic!("still running after {limit:?}: it hangs");
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    };
+    Output {
+        status,
+        stdout: out_reader.join().unwrap(),
+        stderr: err_reader.join().unwrap(),
+    }
+}
+
+/// N1: a case directory whose links point at itself is an error naming the link, at once
+/// (the walk followed them: still running at 60 s, 657 MiB and growing).
+#[test]
+fn case_directory_links_to_itself_are_refused() {
+    let dir = tmp("loop");
+    let cases = dir.join("c");
+    std::fs::create_dir(&cases).unwrap();
+    case_file(&cases, "one", "t/one", false);
+    std::os::unix::fs::symlink(".", cases.join("a")).unwrap();
+    std::os::unix::fs::symlink(".", cases.join("b")).unwrap();
+    let o = output_within(
+        bin().args(["run", "-q", "--cases"]).arg(&cases),
+        Duration::from_secs(60),
+    );
+    let err = text(&o.stderr);
+    assert_eq!(o.status.code(), Some(2), "{err}");
+    assert!(
+        err.contains("is a symbolic link; refusing to follow it"),
+        "{err}"
+    );
+}
+
+/// N13: a link inside a case directory to a case outside it is refused; the outside case
+/// never runs.
+#[test]
+fn case_directory_links_out_are_refused_and_nothing_outside_runs() {
+    let dir = tmp("link-out");
+    let outside = dir.join("outside");
+    std::fs::create_dir(&outside).unwrap();
+    case_file(&outside, "x", "outside/escaped-case", false);
+    let cases = dir.join("cases");
+    std::fs::create_dir(&cases).unwrap();
+    case_file(&cases, "one", "t/one", false);
+    std::os::unix::fs::symlink("../outside", cases.join("evil")).unwrap();
+    let o = output_within(
+        bin().args(["run", "--cases"]).arg(&cases),
+        Duration::from_secs(60),
+    );
+    let all = text(&o.stdout) + &text(&o.stderr);
+    assert_eq!(o.status.code(), Some(2), "{all}");
+    assert!(all.contains("evil: is a symbolic link"), "{all}");
+    assert!(!all.contains("outside/escaped-case"), "{all}");
+}
+
+/// N6: a case directory of more entries than a walk looks at is an error before any file is
+/// read (100,000 files took 75 s and 493 MiB); at the bound, two files with one id are still
+/// found (in a hash map, not by comparing every pair).
+#[test]
+fn case_directories_past_the_entry_bound_are_refused() {
+    let dir = tmp("many-files");
+    let cases = dir.join("cases");
+    std::fs::create_dir(&cases).unwrap();
+    for i in 0..10_001 {
+        case_file(&cases, &format!("c{i:05}"), &format!("t/c{i}"), false);
+    }
+    let o = output_within(
+        bin().args(["run", "-q", "--cases"]).arg(&cases),
+        Duration::from_secs(120),
+    );
+    let err = text(&o.stderr);
+    assert_eq!(o.status.code(), Some(2), "{err}");
+    assert!(err.contains("holds more than 10000 entries"), "{err}");
+    // At the bound: 10,000 case files, the last two with one id.
+    std::fs::remove_file(cases.join("c10000.json")).unwrap();
+    case_file(&cases, "c09999", "t/c9998", false);
+    let o = output_within(
+        bin().args(["run", "-q", "--cases"]).arg(&cases),
+        Duration::from_secs(300),
+    );
+    let err = text(&o.stderr);
+    assert_eq!(o.status.code(), Some(2), "{err}");
+    assert!(
+        err.contains("c09999.json: case id \"t/c9998\" is also the id of"),
+        "{err}"
+    );
+}
+
+/// A case file, its stored snapshot at `snaps`, recorded with an adapter that answers `ok`.
+fn record_against(case: &Path, snaps: &Path, extra: &[&str]) -> Output {
+    output_within(
+        bin()
+            .args(["run", "--harness", &adapter("ok"), "--case-file"])
+            .arg(case)
+            .arg("--snapshots")
+            .arg(snaps)
+            .args(["-q", "--max-time", "60"])
+            .args(extra),
+        Duration::from_secs(180),
+    )
+}
+
+/// N2: a stored snapshot of 150,000 lines is diffed under a deadline (a 200,000-line one took
+/// 95 s: the diff had none), and one over the stored-file bound is not diffed at all.
+#[test]
+fn snapshot_diffs_stop_at_their_deadline_and_huge_stored_files_are_not_diffed() {
+    let dir = tmp("snap-diff");
+    let case = case_file(&dir, "one", "t/diffed", false);
+    let snaps = dir.join("snaps");
+    std::fs::create_dir(&snaps).unwrap();
+    let stored = snaps.join("conformance__t__diffed.snap");
+    let mut big = String::from("---\nsource: x\nexpression: results of t/diffed\n---\n");
+    for i in 0..150_000 {
+        big.push_str(&format!("│ {i}\n"));
+    }
+    assert!(big.len() < 2 * 1024 * 1024);
+    std::fs::write(&stored, &big).unwrap();
+    let o = record_against(&case, &snaps, &[]);
+    let err = text(&o.stderr);
+    assert_eq!(o.status.code(), Some(1), "{err}");
+    assert!(err.contains("the diff reached its time limit"), "{err}");
+    assert!(err.lines().count() < 200, "{} lines", err.lines().count());
+    // Over the stored-file bound: changed, never read whole nor diffed.
+    let huge = "│ x\n".repeat(600_000);
+    std::fs::write(&stored, format!("---\nsource: x\n---\n{huge}")).unwrap();
+    let o = record_against(&case, &snaps, &[]);
+    let err = text(&o.stderr);
+    assert_eq!(o.status.code(), Some(1), "{err}");
+    assert!(
+        err.contains("the stored snapshot is over the limit of 2097152 bytes"),
+        "{err}"
+    );
+    assert!(err.contains("not compared line by line"), "{err}");
+}
+
+/// N3: the checks over a large answer are linear in it: a case with a 1 MiB base64 image and a
+/// check that no payload reached the text, answered with a 4 MiB text, is judged within its
+/// time limit (the check searched the text once per 16-byte run of the payload: 17.9 s for the
+/// issue's reproducer, far longer here).
+#[test]
+fn checks_over_a_large_answer_finish_within_the_runs_time() {
+    let dir = tmp("image");
+    let payload = "QUJD".repeat(256 * 1024);
+    let case = serde_json::json!({
+        "id": "t/image", "requirements": ["MCP-3"], "description": "a 1 MiB image",
+        "tools": [{"name": "t", "input_schema": {"type": "object"},
+                   "behavior": {"return": {"mcp_result": {"content": [
+                       {"type": "text", "text": "see"},
+                       {"type": "image", "data": payload, "mimeType": "image/png"}]}}}}],
+        "calls": [{"id": "toolu_1", "name": "t", "input": {}}],
+        "expect": {"results": [{"blocks": {"no_payload_text": true}}],
+                   "blame": {"blocks": "MCP-3"}}
+    });
+    let path = dir.join("image.json");
+    std::fs::write(&path, case.to_string()).unwrap();
+    let o = output_within(
+        bin()
+            .args(["run", "--harness", &adapter("big-text"), "--case-file"])
+            .arg(&path)
+            .args(["-q", "--timeout", "20", "--max-time", "60"]),
+        Duration::from_secs(180),
+    );
+    let out = text(&o.stdout);
+    assert!(
+        matches!(o.status.code(), Some(0 | 1)),
+        "{out}{}",
+        text(&o.stderr)
+    );
+    assert!(!out.contains("time limit"), "{out}");
+    assert!(out.contains("1 case(s)"), "{out}");
+}
+
+/// A saved JSON report of `--run SELECTION` against the `ok` adapter (most cases FAIL).
+fn saved_report(dir: &Path, selection: &str) -> PathBuf {
+    let path = dir.join("saved.json");
+    let o = bin()
+        .args(["run", "--harness", &adapter("ok"), "--run", selection, "-q"])
+        .args(["--format", "json", "-o"])
+        .arg(&path)
+        .output()
+        .unwrap();
+    assert!(path.exists(), "{}", text(&o.stderr));
+    path
+}
+
+/// N4: `matrix --from` with more reports than a matrix has columns is an error before any is
+/// read (4,000 reports named `é.json`, `è.json`, … took 23 s: slugs were numbered by searching
+/// every earlier one; `site::tests::colliding_names_get_distinct_slugs` holds the linear
+/// numbering).
+#[test]
+fn matrix_sources_past_the_column_bound_are_refused() {
+    let dir = tmp("many-reports");
+    let report = std::fs::read(saved_report(&dir, "calls/unknown-tool-*")).unwrap();
+    let from = dir.join("from");
+    std::fs::create_dir(&from).unwrap();
+    for i in 0..300u32 {
+        let name: String = char::from_u32(0xE0 + i % 32)
+            .unwrap()
+            .to_string()
+            .repeat(1 + i as usize / 32);
+        std::fs::write(from.join(format!("{name}.json")), &report).unwrap();
+    }
+    let o = matrix_from(&dir, &from, &[]);
+    let err = text(&o.stderr);
+    assert_eq!(o.status.code(), Some(2), "{err}");
+    assert!(
+        err.contains("300 saved reports; a matrix has at most 256 columns"),
+        "{err}"
+    );
+    assert!(!dir.join("m.md").exists());
+}
+
+/// `matrix --from FROM` writing its outputs under `dir`.
+fn matrix_from(dir: &Path, from: &Path, extra: &[&str]) -> Output {
+    output_within(
+        bin()
+            .args(["matrix", "--from"])
+            .arg(from)
+            .args(extra)
+            .arg("--markdown")
+            .arg(dir.join("m.md"))
+            .arg("--site")
+            .arg(dir.join("site")),
+        Duration::from_secs(120),
+    )
+}
+
+/// The lines of a saved report: start, cases, summary.
+fn report_lines(path: &Path) -> (String, Vec<String>, String) {
+    let text = std::fs::read_to_string(path).unwrap();
+    let mut lines: Vec<String> = text.lines().map(str::to_owned).collect();
+    let summary = lines.pop().unwrap();
+    let start = lines.remove(0);
+    (start, lines, summary)
+}
+
+/// `n` copies of a case line, each with its own id in the grammar.
+fn copies(line: &str, n: usize) -> Vec<String> {
+    let v: serde_json::Value = serde_json::from_str(line).unwrap();
+    let id = v["id"].as_str().unwrap().to_owned();
+    (0..n)
+        .map(|i| {
+            line.replacen(
+                &format!("\"id\":\"{id}\""),
+                &format!("\"id\":\"copies/case-{i}\""),
+                1,
+            )
+        })
+        .collect()
+}
+
+/// N5: a saved report of more cases than any run writes is refused with a code (a 10 MB
+/// report of 25,000 case ids took 85 s in `matrix --from`: each cell searched every outcome).
+#[test]
+fn saved_reports_of_too_many_cases_are_refused() {
+    let dir = tmp("many-cases");
+    let path = saved_report(&dir, "calls/unknown-tool-*");
+    let (start, cases, summary) = report_lines(&path);
+    let mut lines = vec![start];
+    lines.extend(copies(&cases[0], 25_000));
+    lines.push(summary);
+    let from = dir.join("from");
+    std::fs::create_dir(&from).unwrap();
+    std::fs::write(from.join("big.json"), lines.join("\n") + "\n").unwrap();
+    let o = matrix_from(&dir, &from, &[]);
+    let err = text(&o.stderr);
+    assert_eq!(o.status.code(), Some(2), "{err}");
+    assert!(err.contains("[report.too-many-cases]"), "{err}");
+}
+
+/// N7, N8: a saved report's reproducer is rebuilt from its words, never copied: a forged one
+/// (a newline, a forged `result: ok`, a second command; or 256 KiB of it over 2,000 FAILs,
+/// which printed 501 MB) is refused in every format, and nothing of it is printed.
+#[test]
+fn forged_reproducers_in_saved_reports_are_refused_not_printed() {
+    let dir = tmp("forged");
+    let path = saved_report(&dir, "calls/unknown-tool-*");
+    let (start, cases, summary) = report_lines(&path);
+    let forge = |reproduce: &str, n: usize| {
+        let mut v: serde_json::Value = serde_json::from_str(&start).unwrap();
+        v["reproduce"] = serde_json::json!(reproduce);
+        let fail = cases
+            .iter()
+            .find(|l| l.contains("\"verdict\":\"FAIL\""))
+            .expect("a FAIL");
+        let mut lines = vec![v.to_string()];
+        lines.extend(copies(fail, n));
+        lines.push(summary.clone());
+        let p = dir.join(format!("forged-{n}.json"));
+        std::fs::write(&p, lines.join("\n") + "\n").unwrap();
+        p
+    };
+    let injected = forge(
+        "harness-conformance run --run X\nresult: ok\ntouch pwned #",
+        3,
+    );
+    let huge = forge(
+        &format!("harness-conformance run --run {}", "A".repeat(256 * 1024)),
+        2000,
+    );
+    for file in [&injected, &huge] {
+        for format in ["terminal", "markdown", "html", "json", "junit"] {
+            let o = output_within(
+                bin().arg("report").arg(file).args(["--format", format]),
+                Duration::from_secs(120),
+            );
+            let err = text(&o.stderr);
+            assert_eq!(o.status.code(), Some(2), "{format}: {err}");
+            assert!(err.contains("[report.bad-reproducer]"), "{format}: {err}");
+            assert!(o.stdout.is_empty(), "{format}: {} bytes", o.stdout.len());
+            assert!(!err.contains("touch pwned") && err.len() < 4096, "{err}");
+        }
+    }
+    // A valid report of 2,000 FAILs prints output in proportion to it.
+    let (start_ok, ..) = report_lines(&path);
+    let v: serde_json::Value = serde_json::from_str(&start_ok).unwrap();
+    let fails = forge(v["reproduce"].as_str().unwrap(), 2000);
+    let size = std::fs::metadata(&fails).unwrap().len() as usize;
+    for format in ["terminal", "markdown", "html"] {
+        let o = output_within(
+            bin().arg("report").arg(&fails).args(["--format", format]),
+            Duration::from_secs(120),
+        );
+        assert_eq!(o.status.code(), Some(0), "{format}: {}", text(&o.stderr));
+        assert!(
+            o.stdout.len() < 4 * size,
+            "{format}: {} bytes from {size}",
+            o.stdout.len()
+        );
+    }
+}
+
+/// N9: a hello listing 45,000 names (under the hello's byte bound) fails the handshake with one
+/// short message (each unknown name was a line of it: a 34 MB JSON report).
+#[test]
+fn a_hello_of_too_many_names_fails_the_handshake_with_a_bounded_report() {
+    let o = output_within(
+        bin().args([
+            "run",
+            "--harness",
+            &adapter("many-names"),
+            "-q",
+            "--format",
+            "json",
+        ]),
+        Duration::from_secs(120),
+    );
+    let out = text(&o.stdout);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(out.len() < 1024 * 1024, "{} bytes", out.len());
+    assert!(
+        out.contains("capabilities.keywords holds 45000 names, over the runner's limit of 256"),
+        "{:.2000}",
+        out
+    );
+}
+
+/// A saved report with its `suite` replaced by `suite`.
+fn with_suite(path: &Path, suite: &str) -> String {
+    let text = std::fs::read_to_string(path).unwrap();
+    let mut lines: Vec<String> = text.lines().map(str::to_owned).collect();
+    let mut v: serde_json::Value = serde_json::from_str(&lines[0]).unwrap();
+    v["suite"] = serde_json::json!(suite);
+    lines[0] = v.to_string();
+    lines.join("\n") + "\n"
+}
+
+/// N10: `suite` strings in matrix sources are versions or the report is refused (20 reports
+/// with distinct 250 KiB versions printed 4.9 MB on stderr, and made a 109 MB site).
+#[test]
+fn matrix_sources_with_huge_suite_strings_are_refused_with_a_bounded_message() {
+    let dir = tmp("suite-strings");
+    let path = saved_report(&dir, "calls/unknown-tool-*");
+    let from = dir.join("from");
+    std::fs::create_dir(&from).unwrap();
+    for i in 0..20 {
+        let suite = format!("1.0.{i}-{}", "x".repeat(250 * 1024));
+        std::fs::write(from.join(format!("r{i}.json")), with_suite(&path, &suite)).unwrap();
+    }
+    for extra in [&[][..], &["--allow-mixed-versions"]] {
+        let o = matrix_from(&dir, &from, extra);
+        let err = text(&o.stderr);
+        assert_eq!(o.status.code(), Some(2), "{err:.2000}");
+        assert!(err.contains("[report.bad-suite-version]"), "{err:.2000}");
+        assert!(err.len() < 4096, "{} bytes on stderr", err.len());
+    }
+    assert!(!dir.join("site").exists());
+}
+
+/// N11: an adapter answering every case with a thousand distinct 2.5 KB results (2.49 GiB of
+/// `.snap.new` over the suite; 2.5 MB a case, and 30 MiB of RSS kept per case) writes none of
+/// it: more results than calls + 16 is a protocol error, and no snapshot body exceeds 1 MiB
+/// (`snapshot::tests::a_body_of_many_results_is_cut_to_its_bound`; the run's own budget:
+/// `store::tests::a_run_writes_at_most_its_budget_of_snap_new`).
+#[test]
+fn replies_of_a_thousand_results_write_no_snapshot() {
+    let dir = tmp("snap-flood");
+    let snaps = dir.join("snaps");
+    let o = output_within(
+        bin()
+            .args([
+                "run",
+                "--harness",
+                &adapter("many-texts"),
+                "--run",
+                "calls/unknown-tool-*",
+                "-q",
+                "--snapshots",
+            ])
+            .arg(&snaps),
+        Duration::from_secs(300),
+    );
+    let out = text(&o.stdout);
+    assert_eq!(o.status.code(), Some(1), "{out}");
+    assert!(
+        out.contains("over the runner's limit of 17 results for this case"),
+        "{out}"
+    );
+    let written: u64 = std::fs::read_dir(&snaps)
+        .unwrap()
+        .map(|e| e.unwrap().metadata().unwrap().len())
+        .sum();
+    assert!(written < 64 * 1024, "{written} bytes of snapshots");
+}
+
+/// N12: `matrix.md` carries no HTML from an adapter's implementation name.
+#[test]
+fn matrix_markdown_never_carries_adapter_html() {
+    use pulldown_cmark::{Event, Parser, Tag};
+    let dir = tmp("matrix-html");
+    let md = dir.join("m.md");
+    let o = output_within(
+        bin()
+            .args([
+                "matrix",
+                "--harness",
+                &format!("evil={}", adapter("hostile-markdown")),
+                "--run",
+                "calls/unknown-tool-*",
+                "--markdown",
+            ])
+            .arg(&md)
+            .arg("--site")
+            .arg(dir.join("site")),
+        Duration::from_secs(120),
+    );
+    assert!(md.exists(), "{}", text(&o.stderr));
+    let text = std::fs::read_to_string(&md).unwrap();
+    assert!(text.contains("onerror"), "the name is shown: {text}");
+    for event in Parser::new(&text) {
+        match event {
+            // `<br>` is the escaping's own line break (a newline in adapter text).
+            Event::Html(h) | Event::InlineHtml(h) if &*h != "<br>" => {
+                panic!("raw HTML in matrix.md: {h:?}")
+            }
+            Event::Start(Tag::Image { dest_url, .. }) => panic!("an image: {dest_url}"),
+            Event::Start(Tag::Link { dest_url, .. }) => panic!("a link: {dest_url}"),
+            _ => {}
+        }
+    }
+    assert!(!text.lines().any(|l| l.starts_with("# Injected")), "{text}");
+}
+
+/// N14: a case file's id with a C1 or bidi character reaches the `.snap.new` header escaped.
+#[test]
+fn snapshot_headers_carry_no_raw_control_or_bidi_character() {
+    let dir = tmp("snap-header");
+    let case = case_file(&dir, "one", "t/x\u{9b}31m\u{202e}gpj.exe", false);
+    let snaps = dir.join("snaps");
+    let o = record(&case, &snaps);
+    assert_eq!(o.status.code(), Some(1), "{}", text(&o.stderr));
+    let new: Vec<PathBuf> = std::fs::read_dir(&snaps)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.to_string_lossy().ends_with(".snap.new"))
+        .collect();
+    assert_eq!(new.len(), 1, "{new:?}");
+    let written = std::fs::read_to_string(&new[0]).unwrap();
+    assert_no_raw_controls("the .snap.new", &written);
+    assert!(written.contains("u{202e}gpj.exe"), "{written}");
+}
+
+/// N15: a double fork's grandchild, holding the adapter's stdin and nothing else, with no
+/// parent, group or session left in common with the adapter, is found at the end of the case
+/// that made it, killed, and reported in that case's ERROR (it survived, unreported).
+#[test]
+fn a_double_forked_orphan_is_ended_with_its_case_and_reported() {
+    if !Path::new("/proc/self/task").exists() {
+        return; // found through /proc (Linux)
+    }
+    let dir = tmp("double-fork");
+    let case = case_file(&dir, "trigger", "t/trigger", false);
+    let orphans = dir.join("orphans");
+    let cmd = format!(
+        "HC_PIDFILE={} {}",
+        orphans.display(),
+        adapter("double-fork")
+    );
+    let o = output_within(
+        bin()
+            .args(["run", "--harness", &cmd, "--case-file"])
+            .arg(&case)
+            .args(["-q", "--timeout", "20"]),
+        Duration::from_secs(120),
+    );
+    let found = pids(&orphans);
+    let survivors: Vec<u32> = found.iter().copied().filter(|&p| !dead(p)).collect();
+    for &p in &survivors {
+        if let Some(pid) = rustix::process::Pid::from_raw(p as i32) {
+            let _ = rustix::process::kill_process(pid, rustix::process::Signal::KILL);
+        }
+    }
+    let out = text(&o.stdout);
+    assert_eq!(found.len(), 1, "{found:?}");
+    assert!(
+        survivors.is_empty(),
+        "the orphan {survivors:?} outlived its case"
+    );
+    assert_eq!(o.status.code(), Some(1), "{out}");
+    assert!(out.contains("adapter_left_process"), "{out}");
+    assert!(out.contains(&format!("pid {}", found[0])), "{out}");
+}

@@ -14,7 +14,9 @@
 //!
 //! Limits that keep a hostile adapter from costing more than a bounded amount of memory and
 //! time (docs/runner-guarantees.md): a hello of at most [`MAX_HELLO_BYTES`], a reply of at most
-//! [`MAX_RESULTS_PER_REPLY`] results and [`MAX_REPLY_VALUES`] JSON values, a deadline on every
+//! [`max_results`] results (one per call plus [`MAX_EXTRA_RESULTS`], at most
+//! [`MAX_RESULTS_PER_REPLY`]) and [`MAX_REPLY_VALUES`] JSON values, a hello whose lists hold at
+//! most [`MAX_HELLO_NAMES`] names each, a deadline on every
 //! write and every read, and restarts counted across all the workers of a run
 //! ([`RestartBudget`]).
 
@@ -34,11 +36,49 @@ use crate::driver::{quote_bytes, AdapterProcess, DriverLimits, ReadFault, WriteF
 /// case, so an absurd one is refused at the handshake rather than paid for in every case.
 pub const MAX_HELLO_BYTES: usize = 256 * 1024;
 
+/// The most names one list or map of the hello's capabilities may hold (`keywords`,
+/// `features`, `behaviors`, `call_forms`, `codes`, `folds`). The vocabulary has fewer than a
+/// hundred names in each, and a name is listed once; a hello within [`MAX_HELLO_BYTES`] could
+/// still list 60,000 of them, and every unknown one became a line of the handshake error (a
+/// 43.8 MB JSON report). Past this bound the handshake fails with one short message.
+pub const MAX_HELLO_NAMES: usize = 256;
+
+/// The list of the hello's capabilities longer than [`MAX_HELLO_NAMES`], if any: its name and
+/// length.
+fn overlong_list(
+    caps: &harness_conformance_protocol::Capabilities,
+) -> Option<(&'static str, usize)> {
+    [
+        ("keywords", caps.keywords.len()),
+        ("features", caps.features.len()),
+        ("behaviors", caps.behaviors.len()),
+        ("call_forms", caps.call_forms.len()),
+        ("codes", caps.codes.as_ref().map_or(0, |c| c.len())),
+        ("folds", caps.folds.len()),
+    ]
+    .into_iter()
+    .find(|&(_, n)| n > MAX_HELLO_NAMES)
+}
+
 /// The most results one reply may carry. A case sends at most a few dozen calls (20 in the
 /// corpus today) and a correct reply has one result per call; a reply beyond this bound is a
 /// protocol error (ERROR), so that no reply can make the checks, the failure messages or a
 /// report grow with it.
 pub const MAX_RESULTS_PER_REPLY: usize = 1024;
+
+/// How many results a reply may carry beyond one per call (and never more than
+/// [`MAX_RESULTS_PER_REPLY`]). A harness that answers a call twice, or adds an error result,
+/// still FAILs the case on its checks (CORR-1); a reply of a thousand results for one call is a
+/// protocol error, because every result is checked and its evidence kept for the run's end:
+/// 1,000 results per case kept 2.4 MB per case (1.5 GiB over the suite) before this bound.
+pub const MAX_EXTRA_RESULTS: usize = 16;
+
+/// The most results a reply to a case of `calls` calls may carry.
+pub fn max_results(calls: usize) -> usize {
+    calls
+        .saturating_add(MAX_EXTRA_RESULTS)
+        .min(MAX_RESULTS_PER_REPLY)
+}
 
 /// The most JSON values one reply may hold, as [`json_values`] counts them. A reply is decoded
 /// whole, and a value costs the runner far more than its text: 500,000 one-member objects
@@ -266,6 +306,15 @@ impl ProcessHarness {
             return Err(err(AdapterErrorKind::Handshake, msg));
         }
         let hello = match decode_hello(&line) {
+            Ok(h) if overlong_list(&h.capabilities).is_some() => {
+                let (list, n) = overlong_list(&h.capabilities).expect("just found");
+                process.kill();
+                let msg = format!(
+                    "the hello's capabilities.{list} holds {n} names, over the runner's limit of {MAX_HELLO_NAMES} (the vocabulary has fewer than a hundred, each listed once)"
+                );
+                self.last_failure = Some(msg.clone());
+                return Err(err(AdapterErrorKind::Handshake, msg));
+            }
             Ok(h) if h.protocol == PROTOCOL_VERSION => h,
             Ok(h) => {
                 process.kill();
@@ -382,15 +431,35 @@ fn shape_problem(r: &Reply) -> Option<&'static str> {
     None
 }
 
+/// The ERROR of a case after which processes were found outside the adapter's group.
+fn left_note(pids: &[u32]) -> String {
+    format!(
+        "the adapter answered, but left {} process(es) running outside its process group (pid {}): started with setsid, or orphaned by a double fork, they would outlive the adapter; the runner killed them. An adapter's processes stay in its process group (conformance/PROTOCOL.md 1.8)",
+        pids.len(),
+        pid_list(pids)
+    )
+}
+
+/// The first 20 pids, comma-separated, with `…` when there are more.
+fn pid_list(pids: &[u32]) -> String {
+    let shown: Vec<String> = pids.iter().take(20).map(u32::to_string).collect();
+    let more = if pids.len() > shown.len() {
+        ", …"
+    } else {
+        ""
+    };
+    format!("{}{more}", shown.join(", "))
+}
+
 /// What a message says about processes that escaped the killed group.
 fn escape_note(pids: &[u32]) -> String {
     if pids.is_empty() {
         return String::new();
     }
     format!(
-        "; {} process(es) it started had left its process group and still held its pipes (pid {}); they were killed",
+        "; {} process(es) it started had left its process group (setsid, a double fork, or still holding its pipes) (pid {}); they were killed",
         pids.len(),
-        pids.iter().map(u32::to_string).collect::<Vec<_>>().join(", ")
+        pid_list(pids)
     )
 }
 
@@ -488,11 +557,12 @@ impl Harness for ProcessHarness {
             )));
         }
         if let Some(n) = reply.results.as_ref().map(Vec::len) {
-            if n > MAX_RESULTS_PER_REPLY {
+            let limit = max_results(case.calls.len());
+            if n > limit {
                 return Err(self.fail(err(
                     AdapterErrorKind::Garbage,
                     format!(
-                        "the reply carries {n} results for {} call(s), over the runner's limit of {MAX_RESULTS_PER_REPLY} results per reply",
+                        "the reply carries {n} results for {} call(s), over the runner's limit of {limit} results for this case (one per call, plus {MAX_EXTRA_RESULTS}, at most {MAX_RESULTS_PER_REPLY})",
                         case.calls.len()
                     ),
                 )));
@@ -509,6 +579,16 @@ impl Harness for ProcessHarness {
                     quote_bytes(&bytes)
                 ),
             )));
+        }
+        // Processes outside the adapter's group are ended with the case that left them (the
+        // group kill at the end of the run would miss them); the adapter itself goes on.
+        let left = self
+            .process
+            .as_ref()
+            .map(|p| p.leftovers())
+            .unwrap_or_default();
+        if !left.is_empty() {
+            return Err(err(AdapterErrorKind::LeftProcess, left_note(&left)));
         }
         Ok(reply)
     }

@@ -231,10 +231,7 @@ impl SelftestReport {
         !self.reference.failed()
             && self.gaps().is_empty()
             && self.false_alarms().is_empty()
-            && self
-                .broken
-                .iter()
-                .all(|(f, r)| self.blame(*f, r).exact())
+            && self.broken.iter().all(|(f, r)| self.blame(*f, r).exact())
     }
 
     /// A plain-text account.

@@ -351,7 +351,7 @@ fn a_child_that_escaped_the_group_is_found_killed_and_reported() {
     assert_contained(
         &r,
         &format!(
-            "left its process group and still held its pipes (pid {})",
+            "left its process group (setsid, a double fork, or still holding its pipes) (pid {})",
             escaped[0]
         ),
     );
@@ -364,6 +364,34 @@ fn a_child_that_escaped_the_group_is_found_killed_and_reported() {
         notes.iter().any(|n| n.contains(&escaped[0].to_string())),
         "{notes:?}"
     );
+}
+
+/// Issue 28, N15: a double fork's grandchild keeps only the adapter's stdin: no parent, group,
+/// session, stdout or stderr in common with the adapter. With the runner a child subreaper it
+/// is re-parented to the runner, found at the end of the case that made it by the adapter's
+/// mark in its environment, killed, and named in that case's ERROR; the adapter goes on.
+#[test]
+fn a_double_forked_orphan_is_ended_at_the_end_of_its_case() {
+    if !std::path::Path::new("/proc/self/task").exists() {
+        return; // found through /proc (Linux)
+    }
+    harness_conformance_driver::groups::adopt_orphans().unwrap();
+    let file = pidfile("double-fork");
+    let cmd = format!("HC_PIDFILE={} {}", file.display(), command("double-fork"));
+    let r = run_cases(
+        &cmd,
+        [case("t/before"), case("t/trigger"), case("t/after")],
+        Duration::from_secs(20),
+        options(),
+    );
+    let orphans = pids(&file);
+    assert_eq!(orphans.len(), 1, "{orphans:?}");
+    assert!(
+        all_die(&orphans),
+        "the orphan {orphans:?} outlived its case"
+    );
+    assert_contained(&r, "adapter_left_process");
+    assert_contained(&r, &format!("pid {}", orphans[0]));
 }
 
 /// Runs before → trigger → after with the default line limit (64 MiB).
@@ -384,7 +412,7 @@ fn run_full_lines(mode: &str) -> RunResult {
 fn a_reply_with_more_results_than_the_bound_is_an_error_with_a_bounded_message() {
     assert_contained(
         &run_full_lines("more-results"),
-        "2000 results for 1 call(s), over the runner's limit of 1024",
+        "2000 results for 1 call(s), over the runner's limit of 17 results for this case",
     );
     // 100,000 results are refused before they are decoded: they are too many JSON values.
     assert_contained(

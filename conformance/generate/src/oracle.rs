@@ -647,9 +647,16 @@ fn cap_items(out: &mut Vec<Item>, i: usize, o: &str, cap: &EffectiveCap) {
         &["CAP-10"],
         result(i, |r| r.cap = Some(flag(|c| c.keeps_head = true))),
     ));
+    // The note's numbers presuppose a note: the check comes with `truncated: true` (the loader
+    // refuses one without the other).
     out.push(item(
-        &["CAP-6"],
-        result(i, |r| r.cap = Some(flag(|c| c.note_counts = true))),
+        &["CAP-6", "CAP-5"],
+        result(i, |r| {
+            r.cap = Some(flag(|c| {
+                c.truncated = Some(true);
+                c.note_counts = true;
+            }))
+        }),
     ));
     out.push(item(
         &["CAP-7"],

@@ -15,6 +15,7 @@
 //! | HTML inside Markdown (`<summary>`) | [`html`] | entities, controls visible |
 //! | a Markdown code block | [`fence`] | a fence longer than any backtick run inside, so the text cannot close it |
 //! | a command line to paste | [`shell_quote`] | one shell word whatever the text: pasting it can only pass the text as an argument |
+//! | a command line read back from a file | [`shell_words`] | only what [`shell_quote`] writes is read; anything else (a raw newline, `;`, `$(…)`) is refused, so a reproducer is rebuilt from its words, never copied |
 //!
 //! Bounds are counted in chars and say what was cut ([`bound`]): [`MAX_PRINTED_CHARS`] for any
 //! adapter string a report prints, [`MAX_NAME_CHARS`] for the implementation's name, version
@@ -245,6 +246,66 @@ pub fn shell_quote(s: &str) -> String {
     out
 }
 
+/// The words of a command line [`shell_quote`] wrote (words joined by single spaces), or `None`
+/// when `line` holds anything `shell_quote` never writes: an unquoted character outside its
+/// plain set (a space run, `;`, `|`, `$(`, a raw newline or control), an unclosed quote, an
+/// escape `$'…'` does not use, or bytes that are not UTF-8. Quoting the words again gives a
+/// line a shell splits into exactly these words; a saved reproducer is rebuilt that way.
+pub fn shell_words(line: &str) -> Option<Vec<String>> {
+    let plain = |c: char| c.is_ascii_alphanumeric() || "-_./:=@%+,".contains(c);
+    let mut words = Vec::new();
+    let mut out: Vec<u8> = Vec::new();
+    let mut started = false;
+    let mut chars = line.chars().peekable();
+    let push =
+        |out: &mut Vec<u8>, c: char| out.extend_from_slice(c.encode_utf8(&mut [0; 4]).as_bytes());
+    while let Some(c) = chars.next() {
+        match c {
+            ' ' => {
+                // Exactly one space between two words.
+                if !started {
+                    return None;
+                }
+                words.push(String::from_utf8(std::mem::take(&mut out)).ok()?);
+                started = false;
+                continue;
+            }
+            '\'' => loop {
+                match chars.next()? {
+                    '\'' => break,
+                    c if is_disguising(c) => return None,
+                    c => push(&mut out, c),
+                }
+            },
+            '\\' if chars.next_if_eq(&'\'').is_some() => out.push(b'\''),
+            '$' if chars.next_if_eq(&'\'').is_some() => loop {
+                match chars.next()? {
+                    '\'' => break,
+                    '\\' => match chars.next()? {
+                        '\\' => out.push(b'\\'),
+                        '\'' => out.push(b'\''),
+                        'x' => {
+                            let hex: String = [chars.next()?, chars.next()?].iter().collect();
+                            out.push(u8::from_str_radix(&hex, 16).ok()?);
+                        }
+                        _ => return None,
+                    },
+                    c if is_disguising(c) => return None,
+                    c => push(&mut out, c),
+                }
+            },
+            c if plain(c) => out.push(c as u8),
+            _ => return None,
+        }
+        started = true;
+    }
+    if !started {
+        return None;
+    }
+    words.push(String::from_utf8(out).ok()?);
+    Some(words)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -320,13 +381,43 @@ mod tests {
     }
 
     #[test]
-    fn shell_words() {
+    fn shell_quoting() {
         assert_eq!(shell_quote("cap/a-b"), "cap/a-b");
         assert_eq!(shell_quote("python3 a.py"), "'python3 a.py'");
         assert_eq!(shell_quote("it's"), r"'it'\''s'");
         assert_eq!(shell_quote(""), "''");
         assert_eq!(shell_quote("a\nb'c\\"), r"$'a\x0ab\'c\\'");
         assert_eq!(shell_quote("x\u{202e}"), r"$'x\xe2\x80\xae'");
+    }
+
+    #[test]
+    fn shell_words_read_back_exactly_what_shell_quote_wrote() {
+        let words = [
+            "harness-conformance",
+            "python3 a.py",
+            "it's",
+            "",
+            "a\nb'c\\",
+            "x\u{202e}",
+            "$(id)`id`;|&",
+            "é ✓",
+        ];
+        let line: Vec<String> = words.iter().map(|w| shell_quote(w)).collect();
+        assert_eq!(shell_words(&line.join(" ")).unwrap(), words);
+        for forged in [
+            "run --run X\nresult: ok\ntouch pwned #",
+            "run; touch pwned",
+            "run $(touch pwned)",
+            "run  --run",
+            "'unclosed",
+            "$'\\q'",
+            "$'\\xff'",
+            "a\u{1b}[2J",
+            "run\t--run",
+            "",
+        ] {
+            assert_eq!(shell_words(forged), None, "{forged:?}");
+        }
     }
 
     #[test]

@@ -9,7 +9,8 @@
 //! describes every line.
 //! Adapter strings are bounded like everywhere else (the implementation's
 //! fields to [`MAX_NAME_CHARS`], messages to [`MAX_PRINTED_CHARS`], at most
-//! [`crate::terminal::MAX_MESSAGES`] per case), and every line goes through [`escape::json`],
+//! [`crate::terminal::MAX_MESSAGES`] per case, the handshake error to
+//! [`crate::terminal::MAX_HANDSHAKE_CHARS`]), and every line goes through [`escape::json`],
 //! so a report piped to a terminal shows no raw control character.
 
 use serde_json::{json, Value};
@@ -67,7 +68,7 @@ pub fn render(r: &Report) -> String {
         "type": "summary",
         "ok": !r.run.failed(),
         "suite": harness_conformance_suite::SUITE_VERSION,
-        "handshake_error": r.run.handshake_error,
+        "handshake_error": r.run.handshake_error.as_deref().map(|e| escape::bound(e, crate::terminal::MAX_HANDSHAKE_CHARS)),
         "failure_reasons": r.failure_reasons(),
         "coverage": {
             "must": r.run.coverage.summary(harness_conformance_suite::spec::Level::Must),

@@ -4,14 +4,21 @@
 //! Like JSONTestSuite's grid, it shows how real harnesses differ: a cases × harnesses table
 //! grouped by level and requirement. The runs are made elsewhere (the command line, through the
 //! driver, or read back from saved reports); rendering is pure: text out.
+//!
+//! Every string in the grid that is not the grid's own (column names, implementation names,
+//! suite versions, case ids, requirement ids from saved reports) goes through
+//! [`escape::markdown`], so none can open HTML, a link or an image in a rendered `matrix.md`.
+//! Building it is linear in the outcomes (each column's outcomes indexed once by id), so a
+//! matrix of many large reports costs their size, not its square.
 
+use std::collections::HashMap;
 use std::fmt::Write as _;
 
 use harness_conformance_suite::run::RunResult;
 use harness_conformance_suite::spec::{Level, Requirement};
 use harness_conformance_suite::verdict::{CaseOutcome, Verdict};
 
-use crate::Report;
+use crate::{escape, Report};
 
 /// One harness's column.
 #[derive(Debug, Clone)]
@@ -57,32 +64,33 @@ struct Group<'a> {
 }
 
 impl<'a> Grid<'a> {
+    /// The row groups, each case once under its first requirement, in one pass over the
+    /// outcomes (hash lookups, no search of what came before).
     fn groups(&self) -> Vec<Group<'a>> {
+        let spec: HashMap<&str, (usize, Level)> = self
+            .requirements
+            .iter()
+            .enumerate()
+            .map(|(i, r)| (r.id.as_str(), (i, r.level)))
+            .collect();
         let mut groups: Vec<Group<'a>> = Vec::new();
+        let mut group_of: HashMap<&'a str, usize> = HashMap::new();
+        let mut placed: std::collections::HashSet<(&'a str, &'a str)> = Default::default();
         for o in self.columns.iter().flat_map(|c| &c.result.outcomes) {
-            let req = o.requirements.first().cloned().unwrap_or_default();
-            match groups.iter_mut().find(|g| g.id == req) {
-                Some(g) => {
-                    if !g.cases.contains(&o.id.as_str()) {
-                        g.cases.push(&o.id);
-                    }
-                }
-                None => {
-                    let spec = self.requirements.iter().find(|r| r.id == req);
-                    groups.push(Group {
-                        level: spec.map(|r| r.level),
-                        id: req,
-                        cases: vec![&o.id],
-                    });
-                }
+            let req: &'a str = o.requirements.first().map_or("", String::as_str);
+            let g = *group_of.entry(req).or_insert_with(|| {
+                groups.push(Group {
+                    level: spec.get(req).map(|s| s.1),
+                    id: req.to_owned(),
+                    cases: Vec::new(),
+                });
+                groups.len() - 1
+            });
+            if placed.insert((req, o.id.as_str())) {
+                groups[g].cases.push(&o.id);
             }
         }
-        let order = |id: &str| {
-            self.requirements
-                .iter()
-                .position(|r| r.id == id)
-                .unwrap_or(usize::MAX)
-        };
+        let order = |id: &str| spec.get(id).map_or(usize::MAX, |s| s.0);
         groups.sort_by(|a, b| {
             (a.level.unwrap_or(Level::May), order(&a.id), &a.id).cmp(&(
                 b.level.unwrap_or(Level::May),
@@ -92,10 +100,20 @@ impl<'a> Grid<'a> {
         });
         groups
     }
+}
 
-    fn outcome(&self, col: &'a Column, id: &str) -> Option<&'a CaseOutcome> {
-        col.result.outcomes.iter().find(|o| o.id == id)
-    }
+/// Each column's outcomes by case id (the first of an id, as a search from the start finds).
+pub fn index(columns: &[Column]) -> Vec<HashMap<&str, &CaseOutcome>> {
+    columns
+        .iter()
+        .map(|c| {
+            let mut by_id = HashMap::with_capacity(c.result.outcomes.len());
+            for o in &c.result.outcomes {
+                by_id.entry(o.id.as_str()).or_insert(o);
+            }
+            by_id
+        })
+        .collect()
 }
 
 fn symbol(v: Verdict) -> &'static str {
@@ -133,7 +151,7 @@ pub fn markdown(grid: &Grid) -> String {
             "| {} | {} | {} | {} |",
             md(&crate::site::bounded(&col.name, 60)),
             md(&crate::site::bounded(&implementation, 80)),
-            md(&col.suite),
+            version_cell(&col.suite),
             counts.join(" | ")
         );
     }
@@ -148,7 +166,12 @@ pub fn markdown(grid: &Grid) -> String {
         .map(|c| (c.name.as_str(), &c.result))
         .collect();
     out.push_str(&crate::teaching::grid_markdown(&runs, grid.requirements));
-    let names: Vec<String> = grid.columns.iter().map(|c| md(&c.name)).collect();
+    let names: Vec<String> = grid
+        .columns
+        .iter()
+        .map(|c| md(&crate::site::bounded(&c.name, 60)))
+        .collect();
+    let by_id = index(grid.columns);
     // By requirement, from check-level blame: a cell fails only where one of the
     // requirement's own checks failed.
     let _ = writeln!(out, "\n### By requirement\n\n{}\n", REQUIREMENT_LEGEND);
@@ -166,7 +189,7 @@ pub fn markdown(grid: &Grid) -> String {
         let _ = writeln!(
             out,
             "| {} | {} | {} |",
-            req.id,
+            md(&req.id),
             req.level.as_str(),
             cells.join(" | ")
         );
@@ -185,15 +208,20 @@ pub fn markdown(grid: &Grid) -> String {
             let _ = writeln!(out, "|---|---|{}", "---|".repeat(names.len()));
         }
         for case in &g.cases {
-            let cells: Vec<String> = grid
-                .columns
+            let cells: Vec<String> = by_id
                 .iter()
-                .map(|col| match grid.outcome(col, case) {
+                .map(|col| match col.get(case) {
                     Some(o) => symbol(o.verdict).to_owned(),
                     None => "·".to_owned(),
                 })
                 .collect();
-            let _ = writeln!(out, "| {} | `{}` | {} |", g.id, case, cells.join(" | "));
+            let _ = writeln!(
+                out,
+                "| {} | {} | {} |",
+                md(&g.id),
+                case_cell(case),
+                cells.join(" | ")
+            );
         }
     }
     out
@@ -219,6 +247,28 @@ fn requirement_cell(col: &Column, id: &str) -> String {
     }
 }
 
+/// A suite version in its cell: as it is when it is a version (digits, letters, `.`, `-`, `+`:
+/// nothing Markdown reads inside a table cell), escaped otherwise.
+fn version_cell(v: &str) -> String {
+    if crate::saved::is_version(v) {
+        v.to_owned()
+    } else {
+        md(&crate::site::bounded(v, 40))
+    }
+}
+
+/// A case id in its cell: a code span when it is in the suite's id grammar (which holds no
+/// backtick), escaped text otherwise.
+fn case_cell(id: &str) -> String {
+    if crate::saved::is_case_id(id) {
+        format!("`{id}`")
+    } else {
+        md(&crate::site::bounded(id, escape::MAX_NAME_CHARS))
+    }
+}
+
+/// Text from a column, a run or a saved report in a grid cell: escaped so that it cannot open
+/// HTML, a link, an image or a new table column ([`escape::markdown`]).
 fn md(s: &str) -> String {
-    s.replace('|', "\\|").replace('\n', " ")
+    escape::markdown(s)
 }

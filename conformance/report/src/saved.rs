@@ -8,6 +8,16 @@
 //! [`REPORT_FORMAT`] (or a newer minor one, whose fields this reader cannot know) is refused
 //! with a message saying which version made it. The one derived field checked is `ok`: a
 //! report whose outcomes disagree with its own verdict was edited or damaged.
+//!
+//! A saved report is hostile input like an adapter's reply (it may come from another
+//! repository's CI, or a pull request): it is read up to [`MAX_REPORT_BYTES`] (the caller reads
+//! with `files::read_bounded`), holds at most [`MAX_REPORT_CASES`] cases, its strings that
+//! reports print in headings are bounded ([`MAX_TARGET_CHARS`]), its suite version must be a
+//! version, and every case id must be in the suite's id grammar ([`is_case_id`]). Its
+//! reproducer is never copied: it is read back as shell words ([`escape::shell_words`]), checked
+//! to be a `harness-conformance run` command with the options a run writes, and quoted again
+//! ([`rebuild_reproducer`]), so a forged `\nresult: ok\ntouch pwned` can neither run nor print
+//! a line of its own.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt;
@@ -21,11 +31,96 @@ use harness_conformance_suite::verdict::{from_ms, CaseOutcome};
 use serde::Deserialize;
 use serde_json::Value;
 
-use crate::Report;
+use crate::{escape, shell_quote, Report};
+
+/// The most bytes of a saved report read (`report FILE`, each `matrix --from` report). A report
+/// of the whole suite is about 1 MB; one of [`MAX_REPORT_CASES`] failing cases with long
+/// messages stays under this.
+pub const MAX_REPORT_BYTES: u64 = 64 * 1024 * 1024;
+
+/// The most `case` lines a saved report may hold: the embedded suite has about 600 cases, and a
+/// `--cases` directory at most 10,000 (the CLI's walk bound); a report beyond this was not
+/// written by a run.
+pub const MAX_REPORT_CASES: usize = 20_000;
+
+/// The most chars of a saved report's reproducer prefix and target: a run writes the command
+/// line it was given (`--harness`, `--baseline`, `--cases`), a few hundred chars.
+pub const MAX_TARGET_CHARS: usize = 4096;
+
+/// The most chars of a saved report's suite version (`1.1.0`, `2.0.0-rc.1`).
+pub const MAX_VERSION_CHARS: usize = 40;
+
+/// Whether `id` is in the suite's case id grammar, `<area>/<fault-name>` of lowercase letters,
+/// digits and `-` (`conformance/schema/case.schema.json`, `id`), at most
+/// [`escape::MAX_NAME_CHARS`] long.
+pub fn is_case_id(id: &str) -> bool {
+    let part = |p: &str| {
+        !p.is_empty()
+            && p.bytes()
+                .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-')
+    };
+    id.len() <= escape::MAX_NAME_CHARS
+        && id
+            .split_once('/')
+            .is_some_and(|(area, name)| part(area) && part(name))
+}
+
+/// Whether `v` is a suite version (`MAJOR.MINOR.PATCH`, an optional `-pre` or `+build` of
+/// letters, digits, `.` and `-`), at most [`MAX_VERSION_CHARS`] long.
+pub fn is_version(v: &str) -> bool {
+    let (core, extra) = match v.find(['-', '+']) {
+        Some(i) => (&v[..i], &v[i + 1..]),
+        None => (v, ""),
+    };
+    let numbers: Vec<&str> = core.split('.').collect();
+    v.len() <= MAX_VERSION_CHARS
+        && numbers.len() == 3
+        && numbers
+            .iter()
+            .all(|n| !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()))
+        && extra
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b"-+.".contains(&b))
+}
+
+/// The options a run's reproducer may carry, each followed by its value.
+const REPRODUCER_OPTIONS: [&str; 4] = ["--harness", "--baseline", "--cases", "--case-file"];
+
+/// A saved reproducer prefix rebuilt from its parts: `harness-conformance run`, then any of
+/// `--harness`, `--baseline`, `--cases`, `--case-file` (each once, with a value), then `--run`
+/// — the shape every run writes — each word quoted again with [`shell_quote`]. `None` for
+/// anything else: text [`shell_quote`] never writes (a raw newline, `;`, `$(…)`), another
+/// program, another option, or a prefix over [`MAX_TARGET_CHARS`].
+pub fn rebuild_reproducer(saved: &str) -> Option<String> {
+    if saved.chars().count() > MAX_TARGET_CHARS {
+        return None;
+    }
+    let words = escape::shell_words(saved)?;
+    let (head, rest) = words.split_at_checked(2)?;
+    if head != ["harness-conformance", "run"] || rest.last()? != "--run" {
+        return None;
+    }
+    let options = &rest[..rest.len() - 1];
+    if options.len() % 2 != 0 {
+        return None;
+    }
+    let mut seen: Vec<&str> = Vec::new();
+    let mut out = String::from("harness-conformance run");
+    for pair in options.chunks(2) {
+        let (flag, value) = (pair[0].as_str(), pair[1].as_str());
+        if !REPRODUCER_OPTIONS.contains(&flag) || seen.contains(&flag) {
+            return None;
+        }
+        seen.push(flag);
+        out.push_str(&format!(" {flag} {}", shell_quote(value)));
+    }
+    out.push_str(" --run");
+    Some(out)
+}
 
 /// The JSON report's format version, `major.minor`: the major changes when a field changes
 /// meaning or goes away (readers refuse another major), the minor when fields are added.
-pub const REPORT_FORMAT: &str = "1.0";
+pub const REPORT_FORMAT: &str = "1.1";
 
 /// A report read back: the run, and what the run's report said around it.
 #[derive(Debug, Clone)]
@@ -37,7 +132,7 @@ pub struct Saved {
     pub suite: String,
     /// The adapter protocol version it spoke.
     pub protocol: u32,
-    /// Its report format (`1.0`).
+    /// Its report format (`1.1`).
     pub report_format: String,
     /// What was run (`the built-in reference harness`, `adapter `…``).
     pub target: String,
@@ -101,6 +196,21 @@ pub enum SavedErrorKind {
     NoSummary,
     /// The summary's `ok` disagrees with the outcomes and coverage.
     Inconsistent,
+    /// More `case` lines than [`MAX_REPORT_CASES`].
+    TooManyCases,
+    /// The reproducer is not a `harness-conformance run` command line as a run writes it.
+    BadReproducer,
+    /// The suite version is not a version ([`is_version`]).
+    BadSuiteVersion,
+    /// A case id outside the suite's id grammar ([`is_case_id`]).
+    BadCaseId(String),
+    /// A string longer than its bound.
+    TooLong {
+        /// The field.
+        field: &'static str,
+        /// Its bound, in chars.
+        max: usize,
+    },
 }
 
 impl SavedErrorKind {
@@ -116,6 +226,11 @@ impl SavedErrorKind {
             SavedErrorKind::Unexpected(_) => "report.unexpected-line",
             SavedErrorKind::NoSummary => "report.no-summary",
             SavedErrorKind::Inconsistent => "report.inconsistent",
+            SavedErrorKind::TooManyCases => "report.too-many-cases",
+            SavedErrorKind::BadReproducer => "report.bad-reproducer",
+            SavedErrorKind::BadSuiteVersion => "report.bad-suite-version",
+            SavedErrorKind::BadCaseId(_) => "report.bad-case-id",
+            SavedErrorKind::TooLong { .. } => "report.field-too-long",
         }
     }
 }
@@ -159,6 +274,26 @@ impl fmt::Display for SavedError {
             SavedErrorKind::Inconsistent => f.write_str(
                 "the summary's `ok` disagrees with the report's own outcomes: the report was edited or damaged",
             ),
+            SavedErrorKind::TooManyCases => write!(
+                f,
+                "the report holds more than {MAX_REPORT_CASES} cases; no run writes that many"
+            ),
+            SavedErrorKind::BadReproducer => f.write_str(
+                "the start line's `reproduce` is not a `harness-conformance run … --run` command line as a run writes it; \
+                 a reproducer is rebuilt from its words, never copied from a file",
+            ),
+            SavedErrorKind::BadSuiteVersion => write!(
+                f,
+                "the start line's `suite` is not a suite version (MAJOR.MINOR.PATCH, at most {MAX_VERSION_CHARS} chars)"
+            ),
+            SavedErrorKind::BadCaseId(id) => write!(
+                f,
+                "the case id {} is not in the suite's id grammar (`<area>/<fault-name>`: lowercase letters, digits, `-`)",
+                escape::one_line(&format!("{id:?}"), 80)
+            ),
+            SavedErrorKind::TooLong { field, max } => {
+                write!(f, "the field `{field}` is longer than its bound of {max} chars")
+            }
         }
     }
 }
@@ -249,7 +384,21 @@ pub fn parse(text: &str) -> Result<Saved, SavedError> {
         }
     }
     let start: Start = typed(n, "start", first)?;
-    let mut outcomes = Vec::new();
+    if !is_version(&start.suite) {
+        return Err(err(n, SavedErrorKind::BadSuiteVersion));
+    }
+    if start.target.chars().count() > MAX_TARGET_CHARS {
+        return Err(err(
+            n,
+            SavedErrorKind::TooLong {
+                field: "target",
+                max: MAX_TARGET_CHARS,
+            },
+        ));
+    }
+    let reproduce =
+        rebuild_reproducer(&start.reproduce).ok_or(err(n, SavedErrorKind::BadReproducer))?;
+    let mut outcomes: Vec<CaseOutcome> = Vec::new();
     let mut summary = None;
     for (n, line) in lines {
         let mut v = object(n, line)?;
@@ -272,7 +421,14 @@ pub fn parse(text: &str) -> Result<Saved, SavedError> {
                         m.remove(added);
                     }
                 }
-                outcomes.push(typed::<CaseOutcome>(n, "case", v)?);
+                if outcomes.len() == MAX_REPORT_CASES {
+                    return Err(err(n, SavedErrorKind::TooManyCases));
+                }
+                let outcome = typed::<CaseOutcome>(n, "case", v)?;
+                if !is_case_id(&outcome.id) {
+                    return Err(err(n, SavedErrorKind::BadCaseId(outcome.id)));
+                }
+                outcomes.push(outcome);
             }
             "summary" => summary = Some((n, typed::<Summary>(n, "summary", v)?)),
             _ => return Err(err(n, SavedErrorKind::Unexpected(kind))),
@@ -316,7 +472,7 @@ pub fn parse(text: &str) -> Result<Saved, SavedError> {
         protocol: start.protocol,
         report_format: start.report_format,
         target: start.target,
-        reproduce: start.reproduce,
+        reproduce,
     })
 }
 

@@ -13,11 +13,11 @@
 //! ([`bounded`]) so one enormous message cannot swell a page. Rendering is pure: the command
 //! line writes the files [`render`] returns.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap, HashSet};
 
 use maud::{html, Markup, PreEscaped, DOCTYPE};
 
-use harness_conformance_suite::coverage::Status;
+use harness_conformance_suite::coverage::{RequirementResult, Status};
 use harness_conformance_suite::spec::{Level, Requirement};
 use harness_conformance_suite::verdict::{CaseOutcome, Verdict};
 
@@ -69,11 +69,16 @@ pub fn bounded(s: &str, max: usize) -> String {
     format!("{head} … [{} chars cut] … {tail}", n - max)
 }
 
-/// File-name-safe, unique slugs for the columns' names (`my harness` → `my-harness`).
+/// File-name-safe, unique slugs for the columns' names (`my harness` → `my-harness`). A name
+/// whose slug is taken gets the next free `-2`, `-3`, … of its base; the slugs taken are a set
+/// and each base remembers its last number, so many names that collide (`é`, `è`, … all slug
+/// to `harness`) cost linear time, not a search of every earlier slug per number tried.
 fn slugs(columns: &[Column]) -> Vec<String> {
-    let mut out: Vec<String> = Vec::new();
+    let mut taken: HashSet<String> = HashSet::new();
+    let mut next: HashMap<String, usize> = HashMap::new();
+    let mut out: Vec<String> = Vec::with_capacity(columns.len());
     for col in columns {
-        let mut slug: String = col
+        let mut base: String = col
             .name
             .chars()
             .map(|c| {
@@ -85,15 +90,21 @@ fn slugs(columns: &[Column]) -> Vec<String> {
             })
             .take(60)
             .collect();
-        if slug.trim_matches('-').is_empty() {
-            slug = "harness".to_owned();
+        if base.trim_matches('-').is_empty() {
+            base = "harness".to_owned();
         }
-        let base = slug.clone();
-        let mut n = 2;
-        while out.contains(&slug) {
-            slug = format!("{base}-{n}");
-            n += 1;
+        let mut slug = base.clone();
+        if taken.contains(&slug) {
+            let n = next.entry(base.clone()).or_insert(2);
+            loop {
+                slug = format!("{base}-{n}");
+                *n += 1;
+                if !taken.contains(&slug) {
+                    break;
+                }
+            }
         }
+        taken.insert(slug.clone());
         out.push(slug);
     }
     out
@@ -251,7 +262,10 @@ struct Row<'a> {
 }
 
 fn rows<'a>(columns: &'a [Column], requirements: &'a [Requirement]) -> Vec<Row<'a>> {
+    // One pass over every column's requirements and outcomes, with hash lookups: linear in
+    // the runs, however many cases or requirement ids a saved report holds.
     let mut cases: BTreeMap<&str, Vec<&str>> = BTreeMap::new();
+    let mut listed: HashSet<(&str, &str)> = HashSet::new();
     let mut levels: BTreeMap<&str, Level> = BTreeMap::new();
     for col in columns {
         for r in &col.result.coverage.requirements {
@@ -259,25 +273,24 @@ fn rows<'a>(columns: &'a [Column], requirements: &'a [Requirement]) -> Vec<Row<'
         }
         for o in &col.result.outcomes {
             for req in &o.requirements {
-                let list = cases.entry(req.as_str()).or_default();
-                if !list.contains(&o.id.as_str()) {
-                    list.push(&o.id);
+                if listed.insert((req.as_str(), o.id.as_str())) {
+                    cases.entry(req.as_str()).or_default().push(&o.id);
                 }
             }
         }
     }
+    let spec: HashMap<&str, (usize, &Requirement)> = requirements
+        .iter()
+        .enumerate()
+        .map(|(i, r)| (r.id.as_str(), (i, r)))
+        .collect();
     let mut ids: Vec<&str> = levels.keys().copied().collect();
     ids.extend(cases.keys().copied().filter(|k| !levels.contains_key(k)));
-    let order = |id: &str| {
-        requirements
-            .iter()
-            .position(|r| r.id == id)
-            .unwrap_or(usize::MAX)
-    };
+    let order = |id: &str| spec.get(id).map_or(usize::MAX, |s| s.0);
     let mut out: Vec<Row> = ids
         .into_iter()
         .map(|id| {
-            let spec = requirements.iter().find(|r| r.id == id);
+            let spec = spec.get(id).map(|s| s.1);
             Row {
                 id,
                 level: levels
@@ -286,7 +299,7 @@ fn rows<'a>(columns: &'a [Column], requirements: &'a [Requirement]) -> Vec<Row<'
                     .or(spec.map(|r| r.level))
                     .unwrap_or(Level::May),
                 title: spec.map_or("", |r| r.title.as_str()),
-                cases: cases.get(id).cloned().unwrap_or_default(),
+                cases: cases.remove(id).unwrap_or_default(),
             }
         })
         .collect();
@@ -314,12 +327,27 @@ fn index(
 ) -> Markup {
     let reports: Vec<Report> = columns.iter().map(|c| c.report(requirements)).collect();
     let rows = rows(columns, requirements);
-    let mut areas: Vec<&str> = Vec::new();
+    // The rows of each area, areas in the order their first row comes.
+    let mut areas: Vec<(&str, Vec<&Row>)> = Vec::new();
+    let mut area_at: HashMap<&str, usize> = HashMap::new();
     for r in &rows {
-        if !areas.contains(&area(r.id)) {
-            areas.push(area(r.id));
-        }
+        let at = *area_at.entry(area(r.id)).or_insert_with(|| {
+            areas.push((area(r.id), Vec::new()));
+            areas.len() - 1
+        });
+        areas[at].1.push(r);
     }
+    let outcomes_by_id = crate::matrix::index(columns);
+    let statuses_by_id: Vec<HashMap<&str, &RequirementResult>> = columns
+        .iter()
+        .map(|c| {
+            let mut by_id = HashMap::new();
+            for q in &c.result.coverage.requirements {
+                by_id.entry(q.id.as_str()).or_insert(q);
+            }
+            by_id
+        })
+        .collect();
     let width = columns.len() + 2;
     let body = html! {
         h1 { "harness-conformance matrix" }
@@ -420,11 +448,11 @@ fn index(
                     @for col in columns { th { (bounded(&col.name, 60)) } }
                 }
             }
-            @for a in &areas {
+            @for (a, area_rows) in &areas {
                 tbody data-area=(a) {
                     tr.area { th colspan=(width) { (a) } }
-                    @for row in rows.iter().filter(|r| area(r.id) == *a) {
-                        @let statuses: Vec<_> = columns.iter().map(|c| c.result.coverage.requirements.iter().find(|q| q.id == row.id)).collect();
+                    @for row in area_rows {
+                        @let statuses: Vec<Option<&&RequirementResult>> = statuses_by_id.iter().map(|c| c.get(row.id)).collect();
                         @let bad = statuses.iter().any(|s| s.is_some_and(|q| q.status != Status::Pass));
                         tr.req data-req=(row.id) data-level=(row.level.as_str()) data-bad=(if bad { "1" } else { "0" }) data-key={ (row.id) " " (row.title) } {
                             td.req.toggle data-req=(row.id) title="show or hide its cases" {
@@ -444,7 +472,7 @@ fn index(
                             }
                         }
                         @for case in &row.cases {
-                            @let outcomes: Vec<Option<&CaseOutcome>> = columns.iter().map(|c| c.result.outcomes.iter().find(|o| o.id == *case)).collect();
+                            @let outcomes: Vec<Option<&&CaseOutcome>> = outcomes_by_id.iter().map(|c| c.get(case)).collect();
                             @let bad = outcomes.iter().any(|o| o.is_some_and(|o| o.verdict != Verdict::Pass));
                             tr.case data-req=(row.id) data-level=(row.level.as_str()) data-bad=(if bad { "1" } else { "0" }) data-key={ (row.id) " " (case) } {
                                 td.case { (case) }
@@ -589,6 +617,38 @@ fn harness_page(report: &Report, name: &str, suite: &str, in_site: bool) -> Mark
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn column(name: &str) -> Column {
+        Column {
+            name: name.to_owned(),
+            target: String::new(),
+            reproduce: String::new(),
+            suite: String::new(),
+            result: harness_conformance_suite::run::RunResult::handshake_failed(
+                &[],
+                std::time::Instant::now(),
+                String::new(),
+            ),
+        }
+    }
+
+    /// Issue 28, N4: names that collide after normalisation (`é`, `è`, … all slug to
+    /// `harness`) get distinct slugs, each numbered once, a literal `harness-2` included.
+    #[test]
+    fn colliding_names_get_distinct_slugs() {
+        let mut names: Vec<String> = vec!["harness-2".into()];
+        names.extend((0..5000u32).map(|i| char::from_u32(0xE0 + i % 64).unwrap().to_string()));
+        names.push("My Harness".into());
+        let columns: Vec<Column> = names.iter().map(|n| column(n)).collect();
+        let slugs = slugs(&columns);
+        let unique: HashSet<&String> = slugs.iter().collect();
+        assert_eq!(unique.len(), slugs.len());
+        assert_eq!(slugs[0], "harness-2");
+        assert_eq!(slugs[1], "harness");
+        assert_eq!(slugs[2], "harness-3", "the literal harness-2 is skipped");
+        assert_eq!(slugs[5000], "harness-5001");
+        assert_eq!(slugs[5001], "my-harness");
+    }
 
     #[test]
     fn bounded_keeps_head_and_tail_and_says_how_much_was_cut() {

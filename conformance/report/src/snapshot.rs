@@ -40,6 +40,17 @@
 //! whole and its SHA-256 — an uncapped harness's 2 MB tool output becomes a 12 KiB snapshot, and
 //! a change anywhere in the middle still changes the digest, so it is still caught. Diffs
 //! ([`diff`]) show a long line only around its first change ([`DIFF_LINE_CHARS`]).
+//!
+//! ## Snapshot files are hostile input
+//!
+//! A snapshot directory is committed in the repository a pull request changes, so what the
+//! runner reads from it and writes into it is bounded like an adapter's reply: a whole body
+//! longer than [`MAX_BODY_BYTES`] (a thousand results of a few KiB each) is cut the same way a
+//! long content is; a stored `.snap` is read up to [`MAX_STORED_BYTES`] and one past it is
+//! "changed" without a line diff; a diff stops at its deadline ([`diff_until`],
+//! [`MAX_DIFF_TIME`]) and shows what it has; and the header's strings (a case id or a
+//! description from a case file) are written with every control and disguising character as a
+//! visible `\u{…}`, so no C1 or bidi character reaches a file a reviewer opens.
 
 pub mod store;
 
@@ -259,18 +270,46 @@ pub const TAIL_BYTES: usize = 4 * 1024;
 /// How many chars of a changed line a diff shows (around the first change).
 pub const DIFF_LINE_CHARS: usize = 240;
 
+/// The most bytes of one snapshot's body: a reply of up to 1024 results (the runner's bound),
+/// each cut at [`MAX_CONTENT_BYTES`], could otherwise make a snapshot of 64 MiB. A longer body
+/// is stored as its first [`BODY_HEAD_BYTES`] and last [`BODY_TAIL_BYTES`] around a line with
+/// the whole's size and SHA-256, as a long content is.
+pub const MAX_BODY_BYTES: usize = 1024 * 1024;
+
+/// How much of a long body's start a snapshot keeps.
+pub const BODY_HEAD_BYTES: usize = 256 * 1024;
+
+/// How much of a long body's end a snapshot keeps.
+pub const BODY_TAIL_BYTES: usize = 64 * 1024;
+
+/// The most bytes of a stored `.snap` read: a snapshot this module writes is at most
+/// [`MAX_BODY_BYTES`] and a header, so a larger stored file cannot match, and is reported as
+/// changed without being read further or diffed line by line.
+pub const MAX_STORED_BYTES: u64 = 2 * 1024 * 1024;
+
+/// The longest one snapshot diff may take before it shows what it has (and never past the
+/// run's `--max-time`). A line diff of two very different files is quadratic in the worst
+/// case: a 200,000-line stored snapshot took 95 s without a deadline.
+pub const MAX_DIFF_TIME: std::time::Duration = std::time::Duration::from_secs(2);
+
 /// `content` as a snapshot stores it: whole up to [`MAX_CONTENT_BYTES`], else its head and tail
 /// (cut at char boundaries) around a line giving the whole's size and SHA-256.
 pub fn stored_content(content: &str) -> std::borrow::Cow<'_, str> {
+    cut(content, MAX_CONTENT_BYTES, HEAD_BYTES, TAIL_BYTES)
+}
+
+/// `content` whole up to `max` bytes, else its first `head` and last `tail` bytes (cut at char
+/// boundaries) around a line giving the whole's size and SHA-256.
+fn cut(content: &str, max: usize, head: usize, tail: usize) -> std::borrow::Cow<'_, str> {
     use sha2::{Digest, Sha256};
-    if content.len() <= MAX_CONTENT_BYTES {
+    if content.len() <= max {
         return std::borrow::Cow::Borrowed(content);
     }
-    let mut head = HEAD_BYTES;
+    let mut head = head;
     while !content.is_char_boundary(head) {
         head -= 1;
     }
-    let mut tail = content.len() - TAIL_BYTES;
+    let mut tail = content.len() - tail;
     while !content.is_char_boundary(tail) {
         tail += 1;
     }
@@ -357,7 +396,13 @@ pub fn render_body(call_ids: &[Option<&str>], results: &[ObservedResult]) -> Str
     }
     // insta trims trailing whitespace from a body; the last line is always `└─…`, so nothing
     // of the content is lost.
-    out.trim_end().to_owned()
+    cut(
+        out.trim_end(),
+        MAX_BODY_BYTES,
+        BODY_HEAD_BYTES,
+        BODY_TAIL_BYTES,
+    )
+    .into_owned()
 }
 
 /// A result's blocks in one line — each kind, with an image's type and payload size and a
@@ -431,17 +476,21 @@ impl Meta {
     }
 }
 
-/// The whole `.snap` file: insta's YAML header, `---`, the body, a final newline.
+/// The whole `.snap` file: insta's YAML header, `---`, the body, a final newline. The header's
+/// strings come from case files (ids, descriptions, paths): every control and disguising
+/// character in them (C1, bidi, zero-width; `\n` and `\t` are quoted by YAML) is written as a
+/// visible `\u{…}`, and each is bounded to [`crate::escape::MAX_PRINTED_CHARS`].
 pub fn render_file(meta: &Meta, body: &str) -> String {
+    let field = |s: &str| {
+        let bounded = crate::escape::bound(s, crate::escape::MAX_PRINTED_CHARS);
+        yaml_scalar(&crate::escape::terminal(&bounded))
+    };
     let mut out = String::from("---\n");
-    out.push_str(&format!("source: {}\n", yaml_scalar(&meta.source)));
+    out.push_str(&format!("source: {}\n", field(&meta.source)));
     if !meta.description.is_empty() {
-        out.push_str(&format!(
-            "description: {}\n",
-            yaml_scalar(&meta.description)
-        ));
+        out.push_str(&format!("description: {}\n", field(&meta.description)));
     }
-    out.push_str(&format!("expression: {}\n", yaml_scalar(&meta.expression)));
+    out.push_str(&format!("expression: {}\n", field(&meta.expression)));
     out.push_str("---\n");
     out.push_str(body.trim_end());
     out.push('\n');
@@ -540,7 +589,29 @@ pub fn same(stored: &str, new: &str) -> bool {
 /// [`DIFF_LINE_CHARS`] is shown around its first difference from the line it replaces (or by
 /// its head and tail when it has no counterpart), with how much was left out on each side.
 pub fn diff(old: &str, new: &str, context: usize, max_lines: usize) -> String {
-    let d = similar::TextDiff::from_lines(old, new);
+    diff_until(
+        old,
+        new,
+        context,
+        max_lines,
+        std::time::Instant::now() + MAX_DIFF_TIME,
+    )
+}
+
+/// [`diff`] that stops looking for the smallest diff at `deadline`: past it, the lines not yet
+/// matched are shown as removed and added, and a last line says the diff was cut short. The
+/// work after the deadline is linear in the files.
+pub fn diff_until(
+    old: &str,
+    new: &str,
+    context: usize,
+    max_lines: usize,
+    deadline: std::time::Instant,
+) -> String {
+    let d = similar::TextDiff::configure()
+        .deadline(deadline)
+        .diff_lines(old, new);
+    let late = std::time::Instant::now() >= deadline;
     let (olds, news) = (d.old_slices(), d.new_slices());
     let mut out = String::new();
     let mut lines = 0usize;
@@ -589,8 +660,16 @@ pub fn diff(old: &str, new: &str, context: usize, max_lines: usize) -> String {
     if left_out > 0 {
         out.push_str(&format!("  … {left_out} more diff line(s)\n"));
     }
+    if late {
+        out.push_str(DIFF_CUT_NOTE);
+        out.push('\n');
+    }
     out
 }
+
+/// The last line of a diff that reached its deadline.
+pub const DIFF_CUT_NOTE: &str =
+    "  (the diff reached its time limit: lines it had not matched by then are shown as removed and added)";
 
 /// The reason a failed snapshot comparison adds to the run's `result:` line.
 pub const RESULT_REASON: &str = "the wording snapshots differ (see `snapshots:` above)";
@@ -863,6 +942,61 @@ mod tests {
         assert!(same(&file.replace('\n', "\r\n"), &file));
         assert!(!same(&file.replace("│ x", "│ y"), &file));
         assert!(parse("no header").is_err());
+    }
+
+    /// Issue 28, N2: a diff past its deadline stops matching lines: the result is the coarse
+    /// one (everything removed, everything added), bounded, and says so.
+    #[test]
+    fn a_diff_past_its_deadline_stops_and_says_so() {
+        let old: String = (0..20_000).map(|i| format!("line {i}\n")).collect();
+        let new: String = (0..20_000).map(|i| format!("line {}\n", i + 7)).collect();
+        let fine = diff_until(
+            &old,
+            &new,
+            0,
+            50,
+            std::time::Instant::now() + std::time::Duration::from_secs(3600),
+        );
+        assert!(!fine.contains(DIFF_CUT_NOTE), "{fine}");
+        assert!(
+            fine.contains("-line 0\n") && fine.contains("+line 20006\n"),
+            "{fine}"
+        );
+        // Already past: nothing is matched line by line.
+        let past = std::time::Instant::now() - std::time::Duration::from_secs(1);
+        let coarse = diff_until(&old, &new, 0, 50, past);
+        assert!(coarse.contains(DIFF_CUT_NOTE), "{coarse}");
+        assert!(coarse.contains("… 39950 more diff line(s)"), "{coarse}");
+        assert!(coarse.lines().count() < 60);
+    }
+
+    /// Issue 28, N11: a body of many results is cut like a long content, so one snapshot is
+    /// at most `MAX_BODY_BYTES` and a bit.
+    #[test]
+    fn a_body_of_many_results_is_cut_to_its_bound() {
+        let results: Vec<ObservedResult> = (0..1024)
+            .map(|i| result(&format!("x{i}"), false, None, &format!("{i} ").repeat(1200)))
+            .collect();
+        let body = render_body(&[Some("t")], &results);
+        assert!(body.len() < MAX_BODY_BYTES + 1024, "{}", body.len());
+        assert!(body.contains("snapshot cut:"), "the cut says so");
+        assert!(body.starts_with("1 call(s), 1024 result(s)\n"));
+    }
+
+    /// Issue 28, N14: C1 and bidi characters from a case file's id or description reach the
+    /// header as visible escapes, never raw.
+    #[test]
+    fn header_strings_have_no_raw_control_or_bidi_character() {
+        let meta = Meta::for_case("t/x\u{9b}31m\u{202e}gpj.exe", "a\u{202e}b\u{1b}[2J\nc");
+        let file = render_file(&meta, "result");
+        assert!(
+            !file
+                .chars()
+                .any(|c| crate::escape::is_disguising(c) && c != '\n'),
+            "{file:?}"
+        );
+        // YAML quotes the escape's backslash: it reads back as the visible text `\u{9b}`.
+        assert!(file.contains(r"\\u{9b}31m\\u{202e}gpj.exe"), "{file}");
     }
 
     #[test]

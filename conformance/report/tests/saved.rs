@@ -131,13 +131,14 @@ fn reports_of_another_format_or_cut_short_are_refused_with_a_code() {
         run: &result,
         requirements: &suite.requirements,
         target: "t",
-        reproduce: "r",
+        reproduce: "harness-conformance run --run",
     };
     let text = json::render(&r);
     let first_line_end = text.find('\n').unwrap();
     let code = |t: &str| saved::parse(t).unwrap_err().kind.code();
 
-    let v2 = text.replacen("\"report_format\":\"1.0\"", "\"report_format\":\"2.0\"", 1);
+    let current = format!("\"report_format\":\"{}\"", saved::REPORT_FORMAT);
+    let v2 = text.replacen(&current, "\"report_format\":\"2.0\"", 1);
     assert_ne!(v2, text);
     let e = saved::parse(&v2).unwrap_err();
     assert!(matches!(e.kind, SavedErrorKind::Format { .. }));
@@ -146,7 +147,7 @@ fn reports_of_another_format_or_cut_short_are_refused_with_a_code() {
         "{e}"
     );
 
-    let unversioned = text.replacen("\"report_format\":\"1.0\",", "", 1);
+    let unversioned = text.replacen(&format!("{current},"), "", 1);
     assert_eq!(code(&unversioned), "report.unversioned");
 
     let cut = &text[..text.trim_end().rfind('\n').unwrap()];
@@ -162,4 +163,80 @@ fn reports_of_another_format_or_cut_short_are_refused_with_a_code() {
     let lie = text.replacen("\"ok\":true", "\"ok\":false", 1);
     assert_ne!(lie, text);
     assert_eq!(code(&lie), "report.inconsistent");
+}
+
+/// Issue 28, N7, N10 and the bounds: a saved report is hostile input. A forged reproducer (a
+/// newline, a second command, another program), a `suite` that is not a version, a case id
+/// outside the suite's grammar, an oversized target and more cases than any run writes are each
+/// refused with a code; a reproducer a run wrote is rebuilt word for word.
+#[test]
+fn hostile_saved_reports_are_refused_with_a_code() {
+    let suite = loader::load_embedded().unwrap();
+    let result = run(None, &["outcomes/"]);
+    let prefix = "harness-conformance run --harness 'python3 a.py' --baseline b.json --run";
+    let r = Report {
+        run: &result,
+        requirements: &suite.requirements,
+        target: "t",
+        reproduce: prefix,
+    };
+    let text = json::render(&r);
+    assert_eq!(saved::parse(&text).unwrap().reproduce, prefix);
+    let code = |t: &str| saved::parse(t).unwrap_err().kind.code();
+    let with_reproduce = |forged: &str| {
+        let field = serde_json::to_string(forged).unwrap();
+        text.replacen(&serde_json::to_string(prefix).unwrap(), &field, 1)
+    };
+    for forged in [
+        "harness-conformance run --run X\nresult: ok\ntouch pwned #",
+        "harness-conformance run --run; touch pwned",
+        "harness-conformance run --harness $(touch pwned) --run",
+        "touch pwned --run",
+        "harness-conformance run --output /etc/passwd --run",
+        "harness-conformance run --harness a --harness b --run",
+        "harness-conformance run",
+        &format!(
+            "harness-conformance run --harness {} --run",
+            "x".repeat(300 * 1024)
+        ),
+    ] {
+        assert_eq!(
+            code(&with_reproduce(forged)),
+            "report.bad-reproducer",
+            "{forged:?}"
+        );
+    }
+    let version = text.replacen(
+        &format!("\"suite\":\"{}\"", harness_conformance_suite::SUITE_VERSION),
+        &format!("\"suite\":\"{}\"", "9".repeat(250 * 1024)),
+        1,
+    );
+    assert_ne!(version, text);
+    assert_eq!(code(&version), "report.bad-suite-version");
+    let first_id = &result.outcomes[0].id;
+    let id = text.replacen(
+        &format!("\"id\":\"{first_id}\""),
+        "\"id\":\"a/b\\n; touch pwned\"",
+        1,
+    );
+    assert_ne!(id, text);
+    assert_eq!(code(&id), "report.bad-case-id");
+    let target = text.replacen(
+        "\"target\":\"t\"",
+        &format!("\"target\":\"{}\"", "t".repeat(5000)),
+        1,
+    );
+    assert_eq!(code(&target), "report.field-too-long");
+    // More case lines than any run writes: the reader stops at the bound.
+    let mut lines: Vec<&str> = text.lines().collect();
+    let summary = lines.pop().unwrap();
+    let case = lines[1];
+    let mut many = lines[0].to_owned();
+    for _ in 0..=saved::MAX_REPORT_CASES {
+        many.push('\n');
+        many.push_str(case);
+    }
+    many.push('\n');
+    many.push_str(summary);
+    assert_eq!(code(&many), "report.too-many-cases");
 }

@@ -25,6 +25,9 @@
 //!
 //! Pure: the findings are returned for [`crate::checks`] to record.
 
+use std::collections::HashMap;
+use std::hash::{BuildHasherDefault, Hasher};
+
 use harness_conformance_protocol::{measure, ContentBlock, ObservedResult, Output, Unit};
 use serde::{Deserialize, Serialize};
 
@@ -256,18 +259,7 @@ fn check_no_payload(label: &str, want: &[ContentBlock], res: &ObservedResult) ->
         let Some(payload) = block.payload() else {
             continue;
         };
-        let runs: Vec<&str> = if payload.len() <= RUN {
-            vec![payload]
-        } else {
-            (0..=payload.len() - RUN)
-                .step_by(RUN)
-                .filter_map(|i| payload.get(i..i + RUN))
-                .collect()
-        };
-        if let Some(run) = runs
-            .iter()
-            .find(|r| !r.is_empty() && res.content.contains(*r))
-        {
+        if let Some(run) = payload_run_in(payload, &res.content) {
             return Finding::Fail(format!(
                 "{label}: the {} block's base64 data reached the model as text (the content holds {run:?}); binary content must be a block of its kind, or refused: {}",
                 describe_one(block),
@@ -276,6 +268,59 @@ fn check_no_payload(label: &str, want: &[ContentBlock], res: &ObservedResult) ->
         }
     }
     Finding::Pass
+}
+
+/// The first of `payload`'s runs (its [`RUN`]-byte pieces at multiples of [`RUN`], or the whole
+/// of a shorter payload) that `text` holds, if any. Linear in the two lengths: the runs go in a
+/// hash set and every window of the text is looked up once (searching the text once per run
+/// took 18 s for a 1 MiB image and a large text, issue 28 N3).
+fn payload_run_in<'p>(payload: &'p str, text: &str) -> Option<&'p str> {
+    if payload.is_empty() {
+        return None;
+    }
+    if payload.len() <= RUN {
+        return text.contains(payload).then_some(payload);
+    }
+    // Each run's first offset in the payload, so the run reported is the one a search run by
+    // run would find first. A run is 16 bytes: keyed as one u128, with a multiplicative hash
+    // (SipHash of every window of a large text costs more than the rest of the judging).
+    let key = |w: &[u8]| u128::from_le_bytes(w.try_into().expect("RUN bytes"));
+    let mut first: HashMap<u128, usize, BuildHasherDefault<RunHasher>> = HashMap::default();
+    for i in (0..=payload.len() - RUN).step_by(RUN) {
+        if payload.is_char_boundary(i) && payload.is_char_boundary(i + RUN) {
+            first
+                .entry(key(&payload.as_bytes()[i..i + RUN]))
+                .or_insert(i);
+        }
+    }
+    let at = text
+        .as_bytes()
+        .windows(RUN)
+        .filter_map(|w| first.get(&key(w)).copied())
+        .min()?;
+    payload.get(at..at + RUN)
+}
+
+/// A hasher for 16-byte runs read as one `u128`: the two halves folded with a multiply. The
+/// keys are text the harness returned, and a collision costs one more comparison.
+#[derive(Default)]
+struct RunHasher(u64);
+
+impl Hasher for RunHasher {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+
+    fn write(&mut self, bytes: &[u8]) {
+        for &b in bytes {
+            self.0 = (self.0.rotate_left(5) ^ u64::from(b)).wrapping_mul(0x51_7c_c1_b7_27_22_0a_95);
+        }
+    }
+
+    fn write_u128(&mut self, n: u128) {
+        let folded = (n as u64) ^ ((n >> 64) as u64).rotate_left(29);
+        self.0 = folded.wrapping_mul(0x9e37_79b9_7f4a_7c15) ^ (folded >> 32);
+    }
 }
 
 /// One step of a result's layout: a run of text, or the non-text block at this index of the
@@ -412,6 +457,29 @@ fn describe(blocks: &[ContentBlock]) -> String {
 
 #[cfg(test)]
 mod tests {
+    /// Issue 28, N3: the payload search finds what a search run by run finds (the first run in
+    /// payload order), anywhere in the text, and nothing when the text holds no whole run.
+    #[test]
+    fn payload_runs_are_found_in_one_pass_over_the_text() {
+        let payload: String = (0..4096u32)
+            .map(|i| char::from(b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdef"[(i * 7 % 32) as usize]))
+            .collect();
+        assert_eq!(super::payload_run_in(&payload, "nothing here"), None);
+        let text = format!("x{}y{}", &payload[1000..1040], &payload[32..48]);
+        assert_eq!(
+            super::payload_run_in(&payload, &text),
+            Some(&payload[32..48])
+        );
+        assert_eq!(
+            super::payload_run_in("short", "a short text"),
+            Some("short")
+        );
+        // A payload of a million chars and a text of four: one pass each, not a million scans.
+        let big = "QUJD".repeat(256 * 1024);
+        let text = "z".repeat(4 << 20);
+        assert_eq!(super::payload_run_in(&big, &text), None);
+    }
+
     use super::*;
     use serde_json::{json, Value};
 

@@ -510,9 +510,19 @@ pub fn check(case: &Case, wire: &WireCase, caps: &Capabilities, obs: &Observed) 
                 );
             }
             None => {
+                // Everything that reads this call's result, the universal checks on it too.
+                let universal = [
+                    CheckKind::TextValid,
+                    CheckKind::CapWithin,
+                    CheckKind::Secret,
+                ]
+                .into_iter()
+                .filter(|k| *k != CheckKind::Secret || !case.secrets().is_empty())
+                .filter(|k| *k != CheckKind::CapWithin || cap.declared || case.is_cap_case());
                 for kind in blame::result_kinds(case, i, exp)
                     .into_iter()
                     .filter(|k| !k.universal())
+                    .chain(universal)
                 {
                     r.unevaluated(
                         kind,

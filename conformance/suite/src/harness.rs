@@ -33,6 +33,9 @@ pub enum AdapterErrorKind {
     WrongAnswer,
     /// Restarted too many times; the runner no longer tries.
     GaveUp,
+    /// The adapter left a process running outside its process group when it answered (one
+    /// that called `setsid`, or a double fork's orphan); the runner killed it.
+    LeftProcess,
 }
 
 impl AdapterErrorKind {
@@ -47,6 +50,7 @@ impl AdapterErrorKind {
             AdapterErrorKind::TooLong => "adapter_line_too_long",
             AdapterErrorKind::WrongAnswer => "adapter_wrong_answer",
             AdapterErrorKind::GaveUp => "adapter_gave_up",
+            AdapterErrorKind::LeftProcess => "adapter_left_process",
         }
     }
 }

@@ -133,10 +133,12 @@ fn readings_after(o: &str, c: &str) -> Vec<Reading> {
     out
 }
 
-/// The label right after a number (spaces between are allowed), if any.
+/// The label right after a number (spaces between are allowed), if any. A number in
+/// "N of M lines" (or "N out of M lines") is labelled as M is: both count lines, so a wrong N
+/// is as visible as a wrong M.
 fn label_after(rest: &str) -> Option<Label> {
+    let rest = rest.trim_start_matches([' ', '\u{a0}']);
     let word: String = rest
-        .trim_start_matches([' ', '\u{a0}'])
         .chars()
         .take_while(|c| c.is_ascii_alphabetic())
         .collect::<String>()
@@ -145,6 +147,23 @@ fn label_after(rest: &str) -> Option<Label> {
         "bytes" | "byte" => Some(Label::Bytes),
         "chars" | "char" | "characters" | "character" => Some(Label::Chars),
         "lines" | "line" => Some(Label::Lines),
+        "of" | "out" => {
+            let after = rest[word.len()..].trim_start_matches([' ', '\u{a0}']);
+            let after = if word == "out" {
+                after
+                    .strip_prefix("of")?
+                    .trim_start_matches([' ', '\u{a0}'])
+            } else {
+                after
+            };
+            let digits = after
+                .find(|c: char| !(c.is_ascii_digit() || c == ',' || c == '_'))
+                .unwrap_or(after.len());
+            if digits == 0 || !after.starts_with(|c: char| c.is_ascii_digit()) {
+                return None;
+            }
+            label_after(&after[digits..])
+        }
         _ => None,
     }
 }

@@ -295,16 +295,42 @@ fn an_honest_head_tail_cap_passes_with_sizes_resolved_against_the_declared_cap()
     assert_eq!(sent[1].calls.len(), 1);
 }
 
+/// A silent cut fails `truncated` (CAP-5) and `keeps_last_line` (HT-2); the note's numbers are
+/// not evaluated, since there is no note to read them from (one fault, booked once).
+#[test]
+fn a_head_only_cut_without_a_note_fails_each_check() {
+    let (o, _) = run_one(
+        &cap_case(),
+        capped_caps(),
+        cutting(|t| t.chars().take(400).collect()),
+    );
+    assert_outcome(
+        &o,
+        Verdict::Fail,
+        &["last line \"ValueError: boom\"", "with a note saying so"],
+    );
+    assert!(
+        !o.messages
+            .iter()
+            .any(|m| m.contains("expected a note stating truly")),
+        "{:?}",
+        o.messages
+    );
+    let note_counts = o
+        .not_run
+        .iter()
+        .find(|n| n.kind == harness_conformance_suite::blame::CheckKind::CapNoteCounts)
+        .expect("the note's numbers are recorded as not evaluated");
+    assert_eq!(
+        note_counts.why,
+        harness_conformance_suite::checks::Unevaluated::Presupposition
+    );
+}
+
 #[test]
 fn dishonest_cuts_fail_with_what_they_got_wrong() {
     // (the cut, what the messages must say)
-    let cuts: [(Cut, &[&str]); 3] = [
-        // A head-only cut without a note fails: no note, and the last line lost (the note's
-        // numbers are not judged where there is no note).
-        (
-            |t| t.chars().take(400).collect(),
-            &["with no note", "last line \"ValueError: boom\""],
-        ),
+    let cuts: [(Cut, &[&str]); 2] = [
         // A note that takes the content over the cap fails the universal cap check.
         (
             |t| {

@@ -5,7 +5,11 @@ from __future__ import annotations
 
 import io
 import os
+import shutil
+import signal
+import subprocess
 import sys
+import tempfile
 import unittest
 from unittest import mock
 
@@ -15,7 +19,7 @@ sys.path.insert(0, WIRE)
 import agent  # noqa: E402
 from harness_conformance_adapter import Implementation, hello  # noqa: E402
 
-AGENTS = ("codex", "claude-code", "gemini-cli", "opencode")
+AGENTS = ("codex", "claude-code", "gemini-cli", "opencode", "qwen-code", "cline", "continue-cli", "copilot")
 CASE = {
     "id": "wire/agent-test",
     "tools": [{"name": "echo", "description": "", "input_schema": {"type": "object"},
@@ -116,6 +120,30 @@ class OfferRetries(unittest.TestCase):
         seen, outcome = self.attempts(5)
         self.assertEqual(len(seen), 3)
         self.assertIsInstance(outcome, agent.NotOffered)
+
+
+class Strays(unittest.TestCase):
+    """A daemon an agent detached (its own session, no longer in the agent's process tree) is
+    ended with its case: found by the case's work directory in its environment."""
+
+    def test_a_detached_process_carrying_the_case_home_is_ended_and_others_are_not(self):
+        work = tempfile.mkdtemp(prefix="wire-test-")
+        other = tempfile.mkdtemp(prefix="wire-test-")
+        try:
+            ours = subprocess.Popen(["sleep", "60"], start_new_session=True,
+                                    env={**os.environ, "HOME": os.path.join(work, "home")})
+            theirs = subprocess.Popen(["sleep", "60"], start_new_session=True,
+                                      env={**os.environ, "HOME": os.path.join(other, "home")})
+            agent._stop_strays(work)
+            self.assertEqual(ours.wait(5), -signal.SIGKILL)
+            self.assertIsNone(theirs.poll())
+        finally:
+            for process in (ours, theirs):
+                if process.poll() is None:
+                    process.kill()
+                    process.wait()
+            shutil.rmtree(work, ignore_errors=True)
+            shutil.rmtree(other, ignore_errors=True)
 
 
 if __name__ == "__main__":

@@ -160,11 +160,33 @@ pub enum Fault {
     MovesBlocksAfterText,
     /// The cap counts an image's base64 with the text and cuts the image's data to fit.
     CapsBlockPayloads,
+    /// Declares no cap (`cap: null`), honestly, and passes every output through whole: the
+    /// missing cap, which only CAP-1 owns.
+    HasNoCap,
+    /// In a turn cut off by a length stop, the call being written gets no result at all.
+    DropsCutOffCall,
+    /// A call whose arguments fail the schema raises out of the dispatcher: the turn ends and
+    /// no call of it gets a result.
+    CrashesOnInvalidArguments,
+    /// A call whose handler raised (a refusal, a transport or an internal error) gets no result.
+    DropsFailedCalls,
+    /// A call that overran its deadline gets no result.
+    DropsTimedOutCalls,
+    /// An output over the cap raises while it is capped: the turn ends with no results.
+    CrashesOnLargeOutput,
+    /// A call a security gate refuses (authorization, budget, idempotency, commit, bounds or
+    /// paths) gets no result.
+    DropsRefusedCalls,
+    /// A result that carries an image or a resource is dropped (kirodotdev/Kiro #8960 throws on
+    /// such a block and loses the result).
+    DropsBlockResults,
+    /// The truncation note states twice the number of lines that were omitted.
+    MiscountsOmittedLines,
 }
 
 impl Fault {
     /// Every fault, in documentation order.
-    pub const ALL: [Fault; 61] = [
+    pub const ALL: [Fault; 70] = [
         Fault::RunsHandlerBeforeValidating,
         Fault::CoercesTypes,
         Fault::DropsUnknownFields,
@@ -226,6 +248,15 @@ impl Fault {
         Fault::IgnoresMcpIsError,
         Fault::MovesBlocksAfterText,
         Fault::CapsBlockPayloads,
+        Fault::HasNoCap,
+        Fault::DropsCutOffCall,
+        Fault::CrashesOnInvalidArguments,
+        Fault::DropsFailedCalls,
+        Fault::DropsTimedOutCalls,
+        Fault::CrashesOnLargeOutput,
+        Fault::DropsRefusedCalls,
+        Fault::DropsBlockResults,
+        Fault::MiscountsOmittedLines,
     ];
 
     /// The variants whose fault is in the optional repair profile: each is a broken version of
@@ -330,6 +361,15 @@ impl Fault {
             Fault::IgnoresMcpIsError => "ignores-mcp-is-error",
             Fault::MovesBlocksAfterText => "moves-blocks-after-text",
             Fault::CapsBlockPayloads => "caps-block-payloads",
+            Fault::HasNoCap => "has-no-cap",
+            Fault::DropsCutOffCall => "drops-cut-off-call",
+            Fault::CrashesOnInvalidArguments => "crashes-on-invalid-arguments",
+            Fault::DropsFailedCalls => "drops-failed-calls",
+            Fault::DropsTimedOutCalls => "drops-timed-out-calls",
+            Fault::CrashesOnLargeOutput => "crashes-on-large-output",
+            Fault::DropsRefusedCalls => "drops-refused-calls",
+            Fault::DropsBlockResults => "drops-block-results",
+            Fault::MiscountsOmittedLines => "miscounts-omitted-lines",
         }
     }
 
@@ -345,21 +385,53 @@ impl Fault {
             Fault::AcceptsDuplicateIds => &["CORR-5"],
             Fault::CancelledAsEmptySuccess => &["CANCEL-1"],
             Fault::CapsBlockPayloads => &["BLOCK-4"],
+            Fault::HasNoCap => &["CAP-1"],
+            Fault::DropsCutOffCall => &["CORR-1", "CUT-1"],
+            Fault::CrashesOnInvalidArguments => &[
+                "VAL-2", "CALL-1", "OUT-2", "OUT-3", "OUT-5", "CORR-1", "CORR-2", "CORR-5",
+                "VOCAB-1", "BUDGET-2", "PREP-1",
+            ],
+            Fault::DropsFailedCalls => &["OUT-2", "OUT-3", "OUT-5", "CORR-1", "MCP-1", "IDEM-4"],
+            Fault::DropsTimedOutCalls => &["OUT-4", "CORR-1"],
+            Fault::CrashesOnLargeOutput => &[
+                "VAL-2", "CALL-1", "OUT-1", "OUT-2", "CORR-1", "STRAT-3", "BLOCK-1",
+            ],
+            Fault::DropsRefusedCalls => &[
+                "CORR-1", "AUTH-1", "AUTH-2", "AUTH-3", "AUTH-4", "BUDGET-1", "BUDGET-3", "IDEM-2",
+                "IDEM-7", "PREP-1", "PREP-2", "PREP-3", "PREP-4", "PREP-5", "PREP-6", "PREP-7",
+                "PREP-8", "PREP-9", "PATH-1", "PATH-2", "PATH-3", "PATH-5", "BOUND-1", "BOUND-2",
+                "BOUND-3", "PATH-7",
+            ],
+            Fault::DropsBlockResults => &["CORR-1", "BLOCK-1", "MCP-2", "MCP-3"],
+            Fault::MiscountsOmittedLines => &["CAP-6", "HT-3"],
             Fault::CapsHeadOnly => &["HT-1", "HT-2"],
             Fault::CoercesTypes => &["VAL-1", "VAL-2", "VAL-3", "VAL-6", "VAL-9", "VAL-10"],
-            Fault::CommitsUnverifiedTokens => &["PREP-3", "PREP-4", "PREP-5", "PREP-6", "PREP-7", "PREP-8", "PREP-9"],
+            Fault::CommitsUnverifiedTokens => &[
+                "PREP-3", "PREP-4", "PREP-5", "PREP-6", "PREP-7", "PREP-8", "PREP-9",
+            ],
             Fault::ConfinesPathsLexically => &["PATH-3"],
             Fault::CountsCharsForBytes => &["CAP-1", "CAP-3", "CAP-6"],
             Fault::CountsNewlinesAsLines => &["STRAT-6"],
             Fault::CrashesOnCycle => &["CORR-1", "CORR-2", "VOCAB-4"],
             Fault::DropsCancelledResults => &["CORR-1", "CANCEL-1"],
-            Fault::DropsMalformedCall => &["CALL-4", "CALL-5", "CALL-6", "CALL-7", "CORR-1", "CORR-4", "CUT-1"],
-            Fault::DropsUnknownFields => &["VAL-1", "VAL-2", "VAL-4", "VAL-9", "VAL-10", "TEACH-1", "TEACH-2"],
+            Fault::DropsMalformedCall => &[
+                "CALL-4", "CALL-5", "CALL-6", "CALL-7", "CORR-1", "CORR-4", "CUT-1",
+            ],
+            Fault::DropsUnknownFields => &[
+                "VAL-1", "VAL-2", "VAL-4", "VAL-9", "VAL-10", "TEACH-1", "TEACH-2",
+            ],
             Fault::DumpsSchema => &["TEACH-7"],
             Fault::EchoesSensitiveArguments => &["AUTH-8", "PREP-10"],
             Fault::ElapsedInContent => &["OUT-1", "REPEAT-1"],
             Fault::EncodesLikeJsonStringify => &["VOCAB-5"],
-            Fault::ErrorAsSuccess => &["VAL-2", "CALL-1", "CALL-4", "CALL-5", "CALL-6", "CALL-7", "OUT-2", "OUT-3", "OUT-4", "OUT-5", "CORR-4", "CORR-5", "STRAT-3", "VOCAB-1", "VOCAB-4", "VOCAB-5", "STRUCT-1", "STRUCT-2", "TURN-1", "CUT-1", "CANCEL-1", "MCP-1", "AUTH-1", "AUTH-2", "AUTH-3", "AUTH-4", "BUDGET-1", "BUDGET-3", "IDEM-2", "IDEM-4", "IDEM-7", "PREP-1", "PREP-2", "PREP-3", "PREP-4", "PREP-5", "PREP-6", "PREP-7", "PREP-8", "PREP-9", "PATH-1", "PATH-2", "PATH-3", "PATH-5", "BOUND-1", "BOUND-2", "BOUND-3", "PATH-7"],
+            Fault::ErrorAsSuccess => &[
+                "VAL-2", "CALL-1", "CALL-4", "CALL-5", "CALL-6", "CALL-7", "OUT-2", "OUT-3",
+                "OUT-4", "OUT-5", "CORR-4", "CORR-5", "STRAT-3", "VOCAB-1", "VOCAB-4", "VOCAB-5",
+                "STRUCT-1", "STRUCT-2", "TURN-1", "CUT-1", "CANCEL-1", "MCP-1", "AUTH-1", "AUTH-2",
+                "AUTH-3", "AUTH-4", "BUDGET-1", "BUDGET-3", "IDEM-2", "IDEM-4", "IDEM-7", "PREP-1",
+                "PREP-2", "PREP-3", "PREP-4", "PREP-5", "PREP-6", "PREP-7", "PREP-8", "PREP-9",
+                "PATH-1", "PATH-2", "PATH-3", "PATH-5", "BOUND-1", "BOUND-2", "BOUND-3", "PATH-7",
+            ],
             Fault::FirstViolationOnly => &["TEACH-2", "TEACH-3"],
             Fault::FlattensBlocksToText => &["BLOCK-1", "BLOCK-2", "MCP-3"],
             Fault::FoldsToolNames => &["CALL-1", "CALL-3"],
@@ -372,7 +444,9 @@ impl Fault {
             Fault::MovesBlocksAfterText => &["BLOCK-3"],
             Fault::MutationLeaks => &["ISO-1", "ISO-2"],
             Fault::NanAsNull => &["VOCAB-1"],
-            Fault::NoCap => &["CAP-1", "CAP-3", "CAP-8", "CAP-9", "HT-4", "STRAT-3", "STRAT-4", "STRAT-6"],
+            Fault::NoCap => &[
+                "CAP-1", "CAP-3", "CAP-8", "CAP-9", "HT-4", "STRAT-3", "STRAT-4", "STRAT-6",
+            ],
             Fault::NoDeadline => &["OUT-4"],
             Fault::NormalizesLineEndings => &["ENC-3"],
             Fault::NoteOutsideCap => &["CAP-1", "CAP-7", "CAP-8", "STRAT-6"],
@@ -381,14 +455,23 @@ impl Fault {
             Fault::PairsResultsByPosition => &["OUT-1", "CORR-2", "ORDER-1"],
             Fault::ParsesArgumentsLeniently => &["VAL-1", "CALL-5"],
             Fault::RejectsAsSuccess => &["STRAT-3"],
-            Fault::RepairsScalarStrings => &["VAL-1", "VAL-2", "VAL-3", "VAL-6", "VAL-9", "VAL-10", "REPAIR-2"],
+            Fault::RepairsScalarStrings => &[
+                "VAL-1", "VAL-2", "VAL-3", "VAL-6", "VAL-9", "VAL-10", "REPAIR-2",
+            ],
             Fault::RepairsSilently => &["REPAIR-3"],
             Fault::RepairsStringsTheSchemaAccepts => &["VAL-7", "REPAIR-2", "REPAIR-3"],
             Fault::ReplacesBlocksWithPlaceholders => &["BLOCK-1", "MCP-3"],
             Fault::RerunsDuplicateKeys => &["IDEM-1", "IDEM-2", "IDEM-3", "IDEM-4", "IDEM-5"],
             Fault::RetriesAnyFailure => &["OUT-8", "IDEM-4"],
             Fault::RunsCutOffCalls => &["CUT-1"],
-            Fault::RunsHandlerBeforeValidating => &["VAL-1", "VAL-3", "VAL-4", "VAL-5", "VAL-6", "VAL-8", "VAL-9", "VAL-10", "TURN-1", "CUT-1", "AUTH-1", "AUTH-2", "AUTH-3", "AUTH-4", "BUDGET-1", "BUDGET-2", "BUDGET-3", "IDEM-1", "IDEM-2", "IDEM-3", "IDEM-4", "IDEM-5", "IDEM-7", "PREP-1", "PREP-2", "PREP-3", "PREP-4", "PREP-5", "PREP-6", "PREP-7", "PREP-8", "PREP-9", "PATH-1", "PATH-2", "PATH-3", "PATH-5", "BOUND-1", "BOUND-2", "BOUND-3", "CANCEL-2", "PATH-7"],
+            Fault::RunsHandlerBeforeValidating => &[
+                "VAL-1", "VAL-3", "VAL-4", "VAL-5", "VAL-6", "VAL-8", "VAL-9", "VAL-10", "TURN-1",
+                "CUT-1", "AUTH-1", "AUTH-2", "AUTH-3", "AUTH-4", "BUDGET-1", "BUDGET-2",
+                "BUDGET-3", "IDEM-1", "IDEM-2", "IDEM-3", "IDEM-4", "IDEM-5", "IDEM-7", "PREP-1",
+                "PREP-2", "PREP-3", "PREP-4", "PREP-5", "PREP-6", "PREP-7", "PREP-8", "PREP-9",
+                "PATH-1", "PATH-2", "PATH-3", "PATH-5", "BOUND-1", "BOUND-2", "BOUND-3",
+                "CANCEL-2", "PATH-7",
+            ],
             Fault::RunsToolsNotOffered => &["TURN-1", "TURN-2"],
             Fault::RunsUnvalidatedRepairs => &["VAL-1", "REPAIR-1"],
             Fault::SdkDefaultDeadline => &["OUT-1", "DEADLINE-1"],
@@ -401,7 +484,10 @@ impl Fault {
             Fault::StringifiesNonJson => &["VOCAB-5"],
             Fault::SwapsIds => &["CORR-1", "CORR-8"],
             Fault::TrustsNoteInOutput => &["CAP-5", "STRAT-2"],
-            Fault::UnknownToolCrash => &["VAL-2", "CALL-1", "CALL-7", "CALL-8", "OUT-2", "OUT-3", "OUT-5", "CORR-1", "CORR-2", "CORR-5", "VOCAB-1", "TURN-1"],
+            Fault::UnknownToolCrash => &[
+                "VAL-2", "CALL-1", "CALL-7", "CALL-8", "OUT-2", "OUT-3", "OUT-5", "CORR-1",
+                "CORR-2", "CORR-5", "VOCAB-1", "TURN-1",
+            ],
             Fault::ValidatesErrorResults => &["STRUCT-3"],
         }
     }
@@ -535,6 +621,25 @@ impl Fault {
             Fault::MovesBlocksAfterText => "puts every text block first and images and resources after them",
             Fault::CapsBlockPayloads => {
                 "counts an image's base64 against the text cap and cuts the image's data to fit"
+            }
+            Fault::HasNoCap => "declares no cap and passes every output through whole",
+            Fault::DropsCutOffCall => {
+                "gives the call a length stop cut off no result at all"
+            }
+            Fault::CrashesOnInvalidArguments => {
+                "raises on arguments that fail the schema: the turn ends and no call gets a result"
+            }
+            Fault::DropsFailedCalls => {
+                "gives a call whose handler raised (refusal, transport, internal) no result"
+            }
+            Fault::DropsTimedOutCalls => "gives a call that overran its deadline no result",
+            Fault::CrashesOnLargeOutput => {
+                "raises while capping an output over the cap: the turn ends with no results"
+            }
+            Fault::DropsRefusedCalls => "gives a call a security gate refused no result",
+            Fault::DropsBlockResults => "drops a result that carries an image or a resource",
+            Fault::MiscountsOmittedLines => {
+                "states twice the number of omitted lines in its truncation note"
             }
         }
     }

@@ -266,6 +266,11 @@ impl ReferenceAdapter {
             Some(Variant::NoRetryability) => caps.retryability = false,
             _ => {}
         }
+        // `has-no-cap` says so: the one broken variant whose hello differs (besides the repair
+        // profile's), because a harness without a cap declares none.
+        if self.fault == Some(Fault::HasNoCap) {
+            caps.cap = None;
+        }
         if self.repairs() {
             caps.features.push(REPAIR.to_owned());
         }
@@ -378,8 +383,18 @@ impl ReferenceAdapter {
             ..HarnessConfig::default()
         };
         let state = Arc::new(RunState::default());
-        // Generated outputs are sized in the unit of the cap the harness applies.
-        let unit = to_wire_unit(intended.unit);
+        // Generated outputs are sized in the unit of the cap the harness applies; a harness that
+        // declares no cap sizes them in the case's unit, else in chars (PROTOCOL.md), as the
+        // runner does.
+        let unit = match fault {
+            Some(Fault::HasNoCap) => case
+                .config
+                .cap
+                .as_ref()
+                .and_then(|c| c.unit)
+                .unwrap_or(protocol::Unit::Chars),
+            _ => to_wire_unit(intended.unit),
+        };
 
         let mut scripts = HashMap::new();
         let registry = self.registry(case, unit, &state, &mut scripts, false)?;
@@ -592,27 +607,26 @@ impl ReferenceAdapter {
             }
         }
 
-        // `unknown-tool-crash`: the dispatcher raises on the unknown name and the turn ends
-        // there; the model is shown no result at all.
-        let crashed = fault == Some(Fault::UnknownToolCrash)
-            && results
-                .iter()
-                .any(|r| r.code() == Some(ErrorCode::UnknownTool));
-        // `crashes-on-cycle`: the encoder recursed into the cycle until the stack ran out.
+        // The variants that lose a whole turn: the dispatcher raises and the model is shown no
+        // result at all (`unknown-tool-crash`, `crashes-on-invalid-arguments`,
+        // `crashes-on-large-output`)…
+        let crashed = fault.is_some_and(|f| results.iter().any(|r| crashes_on(f, r)));
+        // …or the encoder recursed into a cycle until the stack ran out (`crashes-on-cycle`).
         let crashed = crashed
             || (fault == Some(Fault::CrashesOnCycle)
                 && state
                     .returned_cycle
                     .load(std::sync::atomic::Ordering::SeqCst));
         let results = if crashed { Vec::new() } else { results };
+        let cut_off_call = (case.stop_reason == Some(protocol::StopReason::MaxTokens))
+            .then(|| results.len().saturating_sub(1));
         let diagnostics = sink.take();
         let aliases = lock(&state.aliases).clone();
         let mut observed: Vec<ObservedResult> = Vec::with_capacity(results.len());
         // harness-ref answers every call, in call order: result `i` is call `i`'s.
         for (i, result) in results.iter().enumerate() {
-            if fault == Some(Fault::DropsMalformedCall)
-                && result.code() == Some(ErrorCode::MalformedCall)
-            {
+            // The variants that lose one call's answer.
+            if fault.is_some_and(|f| drops(f, result, cut_off_call == Some(i))) {
                 continue;
             }
             let mut o = observe_result(result);
@@ -1474,6 +1488,18 @@ fn perturb_result(
                 o.content = perturb::strip_note(result.content(), truncation);
             }
         }
+        Fault::MiscountsOmittedLines => {
+            if let Some(truncation) = result.truncation() {
+                let wrong = harness_ref::Truncation {
+                    omitted_lines: truncation.omitted_lines * 2 + 1,
+                    ..*truncation
+                };
+                // The wrong number can be a digit longer: the note drops a word to make room,
+                // so the fault is the number alone, not a note over the cap.
+                let note = wrong.note().replacen(" again", "", 1);
+                o.content = result.content().replacen(&truncation.note(), &note, 1);
+            }
+        }
         Fault::TrustsNoteInOutput => {
             if let Some(truncation) = result.truncation() {
                 let head =
@@ -1752,11 +1778,50 @@ fn harness_cap(intended: CapConfig, fault: Option<Fault>) -> CapConfig {
             }
         }
         // …or not at all.
-        Some(Fault::NoCap) => CapConfig {
+        Some(Fault::NoCap | Fault::HasNoCap) => CapConfig {
             limit: usize::MAX,
             ..intended
         },
         _ => intended,
+    }
+}
+
+/// Whether `result` makes a variant that loses whole turns raise out of the dispatcher.
+fn crashes_on(fault: Fault, result: &ToolResult) -> bool {
+    match fault {
+        Fault::UnknownToolCrash => result.code() == Some(ErrorCode::UnknownTool),
+        Fault::CrashesOnInvalidArguments => result.code() == Some(ErrorCode::InvalidArguments),
+        Fault::CrashesOnLargeOutput => {
+            result.truncation().is_some() || result.code() == Some(ErrorCode::OutputTooLarge)
+        }
+        _ => false,
+    }
+}
+
+/// Whether a variant that loses one call's answer loses `result`'s; `cut_off`: the result is
+/// the answer to a call a length stop cut off.
+fn drops(fault: Fault, result: &ToolResult, cut_off: bool) -> bool {
+    let code = result.code();
+    match fault {
+        Fault::DropsMalformedCall => code == Some(ErrorCode::MalformedCall),
+        Fault::DropsCutOffCall => cut_off,
+        Fault::DropsFailedCalls => matches!(
+            code,
+            Some(ErrorCode::ToolRefused | ErrorCode::ToolUnavailable | ErrorCode::InternalError)
+        ),
+        Fault::DropsTimedOutCalls => code == Some(ErrorCode::Timeout),
+        Fault::DropsRefusedCalls => matches!(
+            code,
+            Some(
+                ErrorCode::SemanticViolation
+                    | ErrorCode::PermissionDenied
+                    | ErrorCode::BudgetExhausted
+                    | ErrorCode::IdempotencyConflict
+                    | ErrorCode::CommitRejected
+            )
+        ),
+        Fault::DropsBlockResults => !result.parts().is_empty(),
+        _ => false,
     }
 }
 

@@ -344,11 +344,15 @@ fn the_handshake_declares_what_harness_ref_does() {
     }
     assert!(!caps.features.iter().any(|f| f == "repair"), "opt-in only");
     for fault in harness_ref_adapter::Fault::ALL {
-        // A broken version of another configuration has that configuration's handshake.
-        let base = fault.base().map_or_else(
+        // A broken version of another configuration has that configuration's handshake; a
+        // harness without a cap says so (its missing cap is the fault).
+        let mut base = fault.base().map_or_else(
             || hello.clone(),
             |v| ReferenceAdapter::legitimate(v).hello(),
         );
+        if fault == harness_ref_adapter::Fault::HasNoCap {
+            base.capabilities.cap = None;
+        }
         assert_eq!(
             ReferenceAdapter::new(Some(fault)).hello(),
             base,

@@ -860,6 +860,129 @@ fn demo(fault: Fault) -> Demo {
                 );
             },
         ),
+        Fault::HasNoCap => (
+            big_output("chars", "head_tail", 400),
+            |reference, variant| {
+                assert!(content(reference).chars().count() <= 400);
+                assert!(
+                    content(variant).chars().count() > 4000,
+                    "passed through whole"
+                );
+                assert!(content(variant).ends_with("ValueError: boom"));
+            },
+        ),
+        Fault::DropsCutOffCall => (
+            case(json!({
+                "id": "test/cut-off",
+                "tools": [{"name": "t", "input_schema": {}, "behavior": echo()}],
+                "stop_reason": "max_tokens",
+                "calls": [call("a", json!({"i": 1})), call("b", json!({"table": "users"}))]
+            })),
+            |reference, variant| {
+                assert_eq!(results(reference).len(), 2);
+                assert_eq!(results(variant).len(), 1, "the cut-off call got nothing");
+                assert_eq!(results(variant)[0].tool_use_id, json!("a"));
+                assert_eq!(invocations(variant).len(), 1, "and it still did not run");
+            },
+        ),
+        Fault::CrashesOnInvalidArguments => (
+            one_tool(
+                json!({}),
+                integer_n(),
+                echo(),
+                json!([call("a", json!({"n": 1})), call("b", json!({"n": "x"}))]),
+            ),
+            |reference, variant| {
+                assert_eq!(results(reference).len(), 2);
+                assert!(results(variant).is_empty(), "the turn crashed");
+                assert_eq!(invocations(variant).len(), 1, "the valid call had run");
+            },
+        ),
+        Fault::DropsFailedCalls => (
+            one_tool(
+                json!({}),
+                json!({}),
+                json!({"raise": {"kind": "domain", "message": "No such room."}}),
+                json!([call("a", json!({}))]),
+            ),
+            |reference, variant| {
+                assert_eq!(results(reference)[0].code.as_deref(), Some("tool_refused"));
+                assert!(results(variant).is_empty(), "the failed call got nothing");
+                assert_eq!(invocations(variant).len(), 1);
+            },
+        ),
+        Fault::DropsTimedOutCalls => (
+            one_tool(
+                json!({"deadline_ms": 20}),
+                json!({}),
+                json!({"sleep_ms": 300, "then": {"return": {"text": "finally"}}}),
+                json!([call("a", json!({}))]),
+            ),
+            |reference, variant| {
+                assert_eq!(results(reference)[0].code.as_deref(), Some("timeout"));
+                assert!(
+                    results(variant).is_empty(),
+                    "the timed-out call got nothing"
+                );
+            },
+        ),
+        Fault::CrashesOnLargeOutput => (
+            big_output("chars", "head_tail", 400),
+            |reference, variant| {
+                assert!(content(reference).contains("[truncated: "));
+                assert!(results(variant).is_empty(), "capping raised");
+                assert_eq!(invocations(variant).len(), 1);
+            },
+        ),
+        Fault::DropsRefusedCalls => (
+            case(json!({
+                "id": "test/case",
+                "context": {"principal": "alice", "capabilities": []},
+                "tools": [{"name": "t", "input_schema": {}, "behavior": {"return": {"text": "ran"}},
+                           "policy": {"capability": "files.write", "effect": "write"}}],
+                "calls": [call("a", json!({}))]
+            })),
+            |reference, variant| {
+                assert_eq!(
+                    results(reference)[0].code.as_deref(),
+                    Some("permission_denied")
+                );
+                assert!(results(variant).is_empty(), "the refusal was lost");
+                assert!(invocations(variant).is_empty(), "and nothing ran");
+            },
+        ),
+        Fault::DropsBlockResults => (
+            blocks_case(json!({"content_blocks": [{"type": "text", "text": "chart:"}, png()]})),
+            |reference, variant| {
+                assert_eq!(kinds(reference), ["text", "image"]);
+                assert!(
+                    results(variant).is_empty(),
+                    "the result with an image was lost"
+                );
+            },
+        ),
+        Fault::MiscountsOmittedLines => (
+            big_output("chars", "head_tail", 400),
+            |reference, variant| {
+                let lines_of = |r: &Reply| {
+                    let c = content(r);
+                    let at = c.find(" lines)").expect("the note counts lines");
+                    let open = c[..at].rfind('(').unwrap();
+                    c[open + 1..at].to_owned()
+                };
+                let (true_count, stated) = (lines_of(reference), lines_of(variant));
+                let n = |s: &str| s.split(' ').next().unwrap().parse::<u64>().unwrap();
+                assert_eq!(
+                    n(&stated),
+                    2 * n(&true_count) + 1,
+                    "{true_count} → {stated}"
+                );
+                assert!(
+                    content(variant).chars().count() <= 400,
+                    "still within the cap"
+                );
+            },
+        ),
         other => panic!("no demonstration case for {other}: add one here"),
     }
 }

@@ -43,7 +43,7 @@ def note_pid(pid):
 
 
 def send(obj):
-    sys.stdout.write(json.dumps(obj) + "\n")
+    sys.stdout.write(json.dumps(obj, separators=(",", ":")) + "\n")
     sys.stdout.flush()
 
 
@@ -53,6 +53,10 @@ def hello():
         # One letter off: every case using `properties` would silently skip if this were accepted.
         keywords = ["type", "propertie"]
     name = "misbehaving-" + MODE
+    if MODE == "many-names":
+        # 45,000 keywords the vocabulary does not have, in a hello under the size bound: each
+        # was a line of the handshake error.
+        keywords = ["zz"] * 45000
     if MODE in ("hostile-text", "hostile-markdown"):
         name = HOSTILE if MODE == "hostile-text" else HOSTILE_MD
         # Enough keywords that the cases reach the adapter (it answers every one hostilely).
@@ -64,6 +68,9 @@ def hello():
         "implementation": {"name": name, "language": "python", "version": "0"},
         "capabilities": {"cap": None, "keywords": keywords},
     }
+    if MODE == "big-text":
+        # An MCP client, so that the content-block cases reach it.
+        hello["capabilities"]["features"] = ["mcp-client"]
     if MODE == "huge-hello":
         # 600 KB of repeated (valid) keywords: kept by the runner for the whole run.
         hello["capabilities"]["keywords"] = ["type", "properties"] * 25000
@@ -93,6 +100,29 @@ def misbehave(seq, case):
         )
         note_pid(child.pid)
         time.sleep(3600)
+    elif MODE == "double-fork":
+        # A daemon's double fork: the child leaves the session and forks a grandchild that
+        # keeps the adapter's stdin (and nothing else), then exits, orphaning it. No link to
+        # the adapter is left: not the parent, not the group, not stdout or stderr. Then the
+        # adapter answers as if nothing happened.
+        ready_r, ready_w = os.pipe()
+        child = os.fork()
+        if child == 0:
+            os.setsid()
+            if os.fork() == 0:
+                devnull = os.open(os.devnull, os.O_WRONLY)
+                os.dup2(devnull, 1)
+                os.dup2(devnull, 2)
+                note_pid(os.getpid())
+                os.write(ready_w, b"x")
+                time.sleep(3600)
+                os._exit(0)
+            os._exit(0)
+        os.close(ready_w)
+        os.waitpid(child, 0)
+        os.read(ready_r, 1)  # the grandchild has noted its pid
+        os.close(ready_r)
+        send(answer(seq, case))
     elif MODE == "write-ahead":
         # The right answer, then hundreds of MiB of lines nobody asked for: a runner that
         # queues what it has not asked for grows by all of it.
@@ -183,6 +213,21 @@ def main():
             case = msg["case"]
             if MODE in ("hostile-text", "hostile-markdown"):
                 send(hostile_reply(msg["seq"], case))
+            elif MODE == "big-text":
+                # Every result a 4 MiB text: the checks run over all of it.
+                reply = answer(msg["seq"], case)
+                for r in reply["results"]:
+                    r["content"] = "z" * (4 << 20)
+                send(reply)
+            elif MODE == "many-texts":
+                # A thousand distinct 2.5 KB results for every case, whatever its calls.
+                reply = answer(msg["seq"], case)
+                reply["results"] = [
+                    {"tool_use_id": "toolu_%d" % i, "is_error": False,
+                     "content": ("%s %d " % (case["id"], i)) * 200}
+                    for i in range(1000)
+                ]
+                send(reply)
             elif MODE == "fat":
                 # Every case answered with a 60 MiB result (the memory benchmark's adapter).
                 reply = answer(msg["seq"], case)

@@ -28,6 +28,18 @@ def test_integers_beyond_python_digit_limit_round_trip():
     assert dumps(value) == f'{{"n":-{digits}}}'
 
 
+def test_an_integer_of_a_million_digits_is_refused_at_once():
+    # Issue 28, N16: converting it is quadratic in its length (55-76 s before); the bound is
+    # counted on the text, before any conversion, so the refusal costs the scan of the line.
+    from harness_conformance_adapter.jsonio import MAX_INT_DIGITS
+
+    loads("[" + "7" * MAX_INT_DIGITS + "]")
+    with pytest.raises(KitError) as info:
+        loads('{"n": -' + "1" * 1_000_000 + "}")
+    assert info.value.code is ErrorCode.INVALID_JSON
+    assert "1000000 digits" in str(info.value)
+
+
 def test_output_is_ascii_and_lone_surrogates_survive_as_escapes():
     line = dumps({"s": "é\ud800\n"})
     assert line == '{"s":"\\u00e9\\ud800\\n"}'

@@ -3,11 +3,11 @@
 Needs pydantic (requirements-dev.txt has it); the rest of the kit is tested without it.
 """
 
-import pytest
-from pydantic import BaseModel, ValidationError
-
 import asyncio
 import inspect
+
+import pytest
+from pydantic import BaseModel, ValidationError
 
 from harness_conformance_adapter import Case, Errors, Skip, Turn, to_json
 from harness_conformance_adapter.pydantic_schema import (
@@ -138,3 +138,27 @@ def test_model_for_keeps_names_that_are_not_identifiers_and_skips_the_untranslat
     turn = turn_with({"type": "object", "properties": {"a": {"oneOf": [{"type": "string"}]}}})
     with pytest.raises(Skip, match=r"^tool 'set-n': "):
         model_for(turn.case.tools[0])
+
+def test_closed_signature_is_closed_for_a_closed_object_and_takes_kwargs_for_an_open_one():
+    from pydantic import validate_call
+
+    from harness_conformance_adapter.pydantic_schema import closed_signature
+
+    def function_for(schema):
+        signature, annotations = closed_signature(schema, "t")
+
+        def fn(**kwargs):
+            return present_arguments(kwargs)
+
+        fn.__signature__, fn.__annotations__ = signature, annotations
+        return validate_call(fn)
+
+    props = {"n": {"type": "integer"}}
+    closed = function_for({"type": "object", "properties": props, "additionalProperties": False})
+    assert closed(n=1) == {"n": 1}
+    with pytest.raises(ValidationError):
+        closed(n=1, x=2)
+    opened = function_for({"type": "object", "properties": props})
+    assert opened(n=1, x=2) == {"n": 1, "x": 2}
+    with pytest.raises(Untranslatable):
+        closed_signature({"type": "object", "properties": props, "additionalProperties": {"type": "string"}}, "t")

@@ -12,13 +12,25 @@
 //! and a `.snap.new` is always written as a new file of its own. Recording streams
 //! ([`Recorder`]): each case's snapshot is compared and written as the case finishes, so a run
 //! never keeps the harness's replies for the end.
+//!
+//! What one run costs the directory is bounded: each `.snap.new` is at most one body
+//! ([`super::MAX_BODY_BYTES`]) and a header, a stored `.snap` is read up to
+//! [`super::MAX_STORED_BYTES`], each diff stops at its deadline ([`super::MAX_DIFF_TIME`], or the
+//! run's own end when that comes first), and a run writes at most [`MAX_RUN_NEW_BYTES`] of
+//! `.snap.new` in all: a difference past that is counted and reported, not written, and fails
+//! the run like any other.
 
 use std::collections::BTreeSet;
 use std::fmt::Write as _;
 use std::io;
 use std::path::{Path, PathBuf};
 
-use super::{diff, file_name, render_body, render_file, same, Meta, EXT, NEW_EXT, PREFIX};
+use std::time::Instant;
+
+use super::{
+    diff_until, file_name, render_body, render_file, same, Meta, EXT, MAX_DIFF_TIME,
+    MAX_STORED_BYTES, NEW_EXT, PREFIX,
+};
 use crate::files;
 use harness_conformance_suite::case::Case;
 use harness_conformance_suite::verdict::CaseOutcome;
@@ -32,6 +44,41 @@ pub enum Status {
     Changed,
     /// Not stored yet: `.snap.new` written.
     New,
+    /// Changed or new, but not written: the run had written [`MAX_RUN_NEW_BYTES`] of
+    /// `.snap.new` already.
+    Unwritten,
+}
+
+/// The most bytes of `.snap.new` one run writes. The reference's whole suite is about 4 MiB of
+/// snapshots; a harness whose every message changed writes about that much. Past this bound a
+/// difference is reported, not written (an adapter answering every case with megabytes of
+/// distinct text wrote 2.5 GiB before).
+pub const MAX_RUN_NEW_BYTES: u64 = 64 * 1024 * 1024;
+
+/// The most entries of a snapshot directory looked at when it is listed (orphans, pending
+/// `.snap.new`): the suite has about 600 cases, so a directory of more is not a snapshot
+/// directory; past it the listing is an error.
+pub const MAX_DIR_ENTRIES: usize = 100_000;
+
+/// The most orphaned snapshots named in the account (the rest are counted).
+pub const MAX_ORPHANS_SHOWN: usize = 20;
+
+/// `dir`'s entries, at most [`MAX_DIR_ENTRIES`] of them (past that, an error naming the bound).
+fn entries(dir: &Path) -> io::Result<Vec<std::fs::DirEntry>> {
+    let mut out = Vec::new();
+    for entry in std::fs::read_dir(dir).map_err(|e| io_context(e, dir))? {
+        if out.len() == MAX_DIR_ENTRIES {
+            return Err(io::Error::new(
+                io::ErrorKind::InvalidData,
+                format!(
+                    "{}: holds more than {MAX_DIR_ENTRIES} entries; a snapshot directory is listed no further (docs/runner-guarantees.md)",
+                    dir.display()
+                ),
+            ));
+        }
+        out.push(entry?);
+    }
+    Ok(out)
 }
 
 /// One case's snapshot in a run.
@@ -83,6 +130,13 @@ impl SnapshotRun {
             self.count(Status::New),
             self.not_recorded.len()
         );
+        let unwritten = self.count(Status::Unwritten);
+        if unwritten > 0 {
+            let _ = writeln!(
+                out,
+                "{unwritten} difference(s) not written: the run wrote its limit of {MAX_RUN_NEW_BYTES} bytes of .{NEW_EXT} files (docs/runner-guarantees.md)"
+            );
+        }
         let differing: Vec<&Recorded> = self
             .recorded
             .iter()
@@ -92,6 +146,9 @@ impl SnapshotRun {
             match r.status {
                 Status::New => {
                     let _ = writeln!(out, "\nnew      {}", r.path.display());
+                }
+                Status::Unwritten => {
+                    let _ = writeln!(out, "\nunwritten {}", r.path.display());
                 }
                 _ => {
                     let _ = writeln!(out, "\nchanged  {}", r.path.display());
@@ -110,11 +167,18 @@ impl SnapshotRun {
                 differing.len() - max_diffs
             );
         }
-        for o in &self.orphans {
+        for o in self.orphans.iter().take(MAX_ORPHANS_SHOWN) {
             let _ = writeln!(
                 out,
                 "warning: {} belongs to no case of this suite (delete it if the case was removed)",
                 o.display()
+            );
+        }
+        if self.orphans.len() > MAX_ORPHANS_SHOWN {
+            let _ = writeln!(
+                out,
+                "warning: … and {} more snapshot(s) that belong to no case",
+                self.orphans.len() - MAX_ORPHANS_SHOWN
             );
         }
         if !differing.is_empty() {
@@ -140,32 +204,44 @@ fn new_path_of(path: &Path) -> PathBuf {
 }
 
 /// Compares `rendered` (a whole `.snap` file) with what `path` holds; writes or removes the
-/// `.snap.new` accordingly.
-pub fn compare_and_write(path: &Path, rendered: &str) -> io::Result<(Status, Option<String>)> {
+/// `.snap.new` accordingly. The stored file is read up to [`MAX_STORED_BYTES`]; the diff stops
+/// at `deadline`. With `write` false a difference is not written ([`Status::Unwritten`]).
+pub fn compare_and_write(
+    path: &Path,
+    rendered: &str,
+    deadline: Instant,
+    write: bool,
+) -> io::Result<(Status, Option<String>)> {
     let new_path = new_path_of(path);
-    let stored = match files::read_to_string(path) {
-        Ok(s) => Some(s),
+    let stored = match files::read_bounded(path, MAX_STORED_BYTES, "the stored snapshot") {
+        Ok(s) => Some(Ok(s)),
         Err(e) if e.kind() == io::ErrorKind::NotFound => None,
+        Err(e) if e.kind() == io::ErrorKind::InvalidData => Some(Err(e.to_string())),
         Err(e) => return Err(e),
     };
-    match stored {
-        Some(old) if same(&old, rendered) => {
+    let status = match &stored {
+        Some(Ok(old)) if same(old, rendered) => {
             match std::fs::remove_file(&new_path) {
                 Ok(()) => {}
                 Err(e) if e.kind() == io::ErrorKind::NotFound => {}
                 Err(e) => return Err(io_context(e, &new_path)),
             }
-            Ok((Status::Matched, None))
+            return Ok((Status::Matched, None));
         }
-        Some(old) => {
-            files::replace(&new_path, rendered.as_bytes())?;
-            Ok((Status::Changed, Some(diff(&old, rendered, 2, 60))))
-        }
-        None => {
-            files::replace(&new_path, rendered.as_bytes())?;
-            Ok((Status::New, None))
-        }
+        Some(_) => Status::Changed,
+        None => Status::New,
+    };
+    if !write {
+        return Ok((Status::Unwritten, None));
     }
+    files::replace(&new_path, rendered.as_bytes())?;
+    let diff = match stored {
+        Some(Ok(old)) => Some(diff_until(&old, rendered, 2, 60, deadline)),
+        // Larger than anything this module writes: it differs, and is not diffed.
+        Some(Err(why)) => Some(format!("  ({why}: not compared line by line)\n")),
+        None => None,
+    };
+    Ok((status, diff))
 }
 
 fn io_context(e: io::Error, path: &Path) -> io::Error {
@@ -178,11 +254,17 @@ pub struct Recorder {
     run: SnapshotRun,
     /// Each recorded case's position in the run's case order.
     order: Vec<usize>,
+    /// Bytes of `.snap.new` written so far.
+    written: u64,
+    /// The run's end (`--max-time`), which no diff outlasts.
+    until: Option<Instant>,
+    /// The most bytes of `.snap.new` this recording writes.
+    budget: u64,
 }
 
 impl Recorder {
-    /// Starts recording in `dir` (created if missing).
-    pub fn new(dir: &Path) -> io::Result<Recorder> {
+    /// Starts recording in `dir` (created if missing). No diff runs past `until`.
+    pub fn new(dir: &Path, until: Option<Instant>) -> io::Result<Recorder> {
         std::fs::create_dir_all(dir).map_err(|e| io_context(e, dir))?;
         Ok(Recorder {
             run: SnapshotRun {
@@ -190,7 +272,17 @@ impl Recorder {
                 ..SnapshotRun::default()
             },
             order: Vec::new(),
+            written: 0,
+            until,
+            budget: MAX_RUN_NEW_BYTES,
         })
+    }
+
+    /// The same recorder with a smaller budget of `.snap.new` bytes (for tests; runs use
+    /// [`MAX_RUN_NEW_BYTES`]).
+    pub fn with_budget(mut self, bytes: u64) -> Recorder {
+        self.budget = bytes.min(MAX_RUN_NEW_BYTES);
+        self
     }
 
     /// Compares (and writes, when it differs) the snapshot of one finished case; `position` is
@@ -213,7 +305,15 @@ impl Recorder {
         let body = render_body(&ids, results);
         let rendered = render_file(meta, &body);
         let path = self.run.dir.join(file_name(&case.id));
-        let (status, diff) = compare_and_write(&path, &rendered)?;
+        let mut deadline = Instant::now() + MAX_DIFF_TIME;
+        if let Some(until) = self.until {
+            deadline = deadline.min(until);
+        }
+        let room = self.written + rendered.len() as u64 <= self.budget;
+        let (status, diff) = compare_and_write(&path, &rendered, deadline, room)?;
+        if matches!(status, Status::Changed | Status::New) {
+            self.written += rendered.len() as u64;
+        }
         let at = self.order.partition_point(|&p| p <= position);
         self.order.insert(at, position);
         self.run.recorded.insert(
@@ -234,8 +334,7 @@ impl Recorder {
         let dir = self.run.dir.clone();
         if let Some(ids) = suite_ids {
             let known: BTreeSet<String> = ids.iter().map(|id| file_name(id)).collect();
-            for entry in std::fs::read_dir(&dir).map_err(|e| io_context(e, &dir))? {
-                let entry = entry?;
+            for entry in entries(&dir)? {
                 let name = entry.file_name().to_string_lossy().into_owned();
                 if name.starts_with(&format!("{PREFIX}__"))
                     && name.ends_with(&format!(".{EXT}"))
@@ -260,7 +359,7 @@ pub fn record(
     meta: &dyn Fn(&Case) -> Meta,
     suite_ids: Option<&[&str]>,
 ) -> io::Result<SnapshotRun> {
-    let mut recorder = Recorder::new(dir)?;
+    let mut recorder = Recorder::new(dir, None)?;
     for (position, case) in cases.iter().enumerate() {
         if let Some(outcome) = outcomes.iter().find(|o| o.id == case.id) {
             recorder.record(position, case, outcome, &meta(case))?;
@@ -281,8 +380,8 @@ pub struct Pending {
 impl Pending {
     /// The stored text (None for a new snapshot) and the proposed text.
     pub fn texts(&self) -> io::Result<(Option<String>, String)> {
-        let new = files::read_to_string(&self.new_path)?;
-        let old = match files::read_to_string(&self.target) {
+        let new = files::read_bounded(&self.new_path, MAX_STORED_BYTES, "the snapshot")?;
+        let old = match files::read_bounded(&self.target, MAX_STORED_BYTES, "the stored snapshot") {
             Ok(s) => Some(s),
             Err(e) if e.kind() == io::ErrorKind::NotFound => None,
             Err(e) => return Err(e),
@@ -304,8 +403,7 @@ impl Pending {
 /// Every `*.snap.new` directly in `dir`, by name.
 pub fn pending(dir: &Path) -> io::Result<Vec<Pending>> {
     let mut out = Vec::new();
-    for entry in std::fs::read_dir(dir).map_err(|e| io_context(e, dir))? {
-        let entry = entry?;
+    for entry in entries(dir)? {
         let name = entry.file_name().to_string_lossy().into_owned();
         if let Some(target) = name.strip_suffix(".new") {
             if target.ends_with(&format!(".{EXT}")) && entry.file_type()?.is_file() {
@@ -318,4 +416,59 @@ pub fn pending(dir: &Path) -> io::Result<Vec<Pending>> {
     }
     out.sort_by(|a, b| a.new_path.cmp(&b.new_path));
     Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use harness_conformance_protocol::ObservedResult;
+    use harness_conformance_suite::verdict::Verdict;
+
+    /// Issue 28, N11: once a run has written its budget of `.snap.new`, a further difference
+    /// is counted as unwritten (and fails the run), never written.
+    #[test]
+    fn a_run_writes_at_most_its_budget_of_snap_new() {
+        let dir = std::env::temp_dir().join(format!("hc-store-budget-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        let mut recorder = Recorder::new(&dir, None).unwrap().with_budget(2500);
+        for i in 0..3 {
+            let case = harness_conformance_suite::loader::decode_case(&format!(
+                r#"{{"id": "t/c{i}", "requirements": ["OUT-1"], "description": "d",
+                    "tools": [{{"name": "t", "input_schema": {{"type": "object"}}, "behavior": {{"return": {{"text": "ok"}}}}}}],
+                    "calls": [{{"id": "toolu_1", "name": "t", "input": {{}}}}],
+                    "expect": {{"results": [{{"is_error": false}}]}}}}"#
+            ))
+            .unwrap();
+            let mut outcome = CaseOutcome::new(&case.id, &case.requirements, Verdict::Pass);
+            outcome.results = Some(vec![ObservedResult {
+                tool_use_id: serde_json::json!("toolu_1"),
+                content: "x".repeat(1000),
+                ..ObservedResult::default()
+            }]);
+            let meta = Meta::for_case(&case.id, &case.description);
+            recorder.record(i, &case, &outcome, &meta).unwrap();
+        }
+        let run = recorder.finish(None).unwrap();
+        let statuses: Vec<Status> = run.recorded.iter().map(|r| r.status).collect();
+        assert_eq!(statuses, [Status::New, Status::New, Status::Unwritten]);
+        assert!(!run.ok());
+        assert!(!dir.join("conformance__t__c2.snap.new").exists());
+        assert!(run.render(20).contains("1 difference(s) not written"));
+    }
+
+    #[test]
+    fn the_account_names_at_most_twenty_orphans() {
+        let run = SnapshotRun {
+            orphans: (0..25)
+                .map(|i| PathBuf::from(format!("conformance__x__{i}.snap")))
+                .collect(),
+            ..SnapshotRun::default()
+        };
+        let text = run.render(20);
+        assert_eq!(text.matches("belongs to no case").count(), 20);
+        assert!(
+            text.contains("… and 5 more snapshot(s) that belong to no case"),
+            "{text}"
+        );
+    }
 }

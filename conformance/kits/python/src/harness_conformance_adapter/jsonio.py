@@ -8,7 +8,9 @@ writes raw lone surrogates that are not UTF-8. Every protocol line the kit reads
 through `loads`/`dumps` here:
 
 - `loads` refuses `NaN`, `Infinity`, `-Infinity` and duplicate keys (the runner never sends them;
-  PROTOCOL.md section 1.5: decoding is strict on both sides), and decodes integers of any length;
+  PROTOCOL.md section 1.5: decoding is strict on both sides), and decodes integers of up to
+  `MAX_INT_DIGITS` digits (past Python's own limit; a longer one is refused, because converting
+  it costs time quadratic in its length: a million digits took over a minute);
 - `dumps` refuses non-finite floats and non-string keys, writes integers of any length, and
   escapes everything outside ASCII, so a lone surrogate the harness produced reaches the runner as
   `\\ud800` (the runner counts it as the harness's fault; PROTOCOL.md section 1.7).
@@ -34,11 +36,21 @@ Json = Any
 # Python refuses int(str) and str(int) beyond this many digits; Decimal converts without the limit.
 _SAFE_DIGITS = 4000
 
+MAX_INT_DIGITS = 10_000
+"""The longest integer `loads` decodes, in digits. The runner sends none longer (it refuses
+numbers a double cannot hold), and the conversion of a longer one is quadratic in its length."""
+
 _encode_string = json.encoder.encode_basestring_ascii
 
 
 def _parse_int(text: str) -> int:
-    return int(text) if len(text) <= _SAFE_DIGITS else int(decimal.Decimal(text))
+    if len(text) <= _SAFE_DIGITS:
+        return int(text)
+    digits = len(text.lstrip("-"))
+    if digits > MAX_INT_DIGITS:
+        raise KitError(ErrorCode.INVALID_JSON,
+                       problem=f"an integer of {digits} digits, over the kit's limit of {MAX_INT_DIGITS}")
+    return int(decimal.Decimal(text))
 
 
 def _refuse_constant(name: str) -> Any:

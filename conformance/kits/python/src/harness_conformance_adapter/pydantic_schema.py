@@ -313,3 +313,29 @@ def keyword_model(tool: Tool, passes: str) -> type[BaseModel]:
     if uses_aliases(model):
         raise Skip(f"tool {tool.name!r}: a property name is not a Python identifier, and {passes}")
     return model
+
+def closed_signature(schema: Any, tool_name: str) -> tuple[inspect.Signature, dict[str, Any]]:
+    """The keyword-only signature (and its `__annotations__`) for a harness that validates calls
+    against the whole signature (`pydantic.validate_call`), where a plain signature is a closed
+    object: unknown keyword arguments are refused, and the schema written from it says
+    `additionalProperties: false`.
+
+    `additionalProperties: false` gives the plain signature; absent or true adds `**kwargs: Any`,
+    the only form of an open object a signature has; a schema-valued one is Untranslatable.
+    Optional parameters default to `UNSET` (`present_arguments` drops them).
+    """
+    extra = schema.get("additionalProperties", True) if isinstance(schema, dict) else True
+    if extra not in (True, False):
+        raise Untranslatable("a schema-valued additionalProperties has no form in a function signature")
+    if isinstance(schema, dict):
+        schema = {k: v for k, v in schema.items() if k != "additionalProperties"}
+    params = parameters(schema, tool_name)
+    signature = [inspect.Parameter(p, inspect.Parameter.KEYWORD_ONLY, annotation=a, default=d) for p, a, d in params]
+    annotations = {p: a for p, a, _ in params}
+    if extra is True:
+        name = "kwargs"
+        while name in annotations:
+            name = "_" + name
+        signature.append(inspect.Parameter(name, inspect.Parameter.VAR_KEYWORD, annotation=Any))
+        annotations[name] = Any
+    return inspect.Signature(signature), annotations
