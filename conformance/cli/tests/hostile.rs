@@ -5,7 +5,7 @@
 use std::io::Read as _;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 #[path = "../../driver/tests/misbehaving/mod.rs"]
 mod misbehaving;
