@@ -37,6 +37,7 @@ mod out;
 mod progress;
 mod report_cmd;
 mod review;
+mod spec_cmd;
 mod style;
 
 use out::{say, tell};
@@ -84,6 +85,9 @@ enum Cmd {
     Init(init::InitArgs),
     /// List the cases (id, requirements, description).
     List(FilterArgs),
+    /// List every SPEC.md requirement with its level, cases and the checks it owns, and the
+    /// places where SPEC.md, the cases and blame disagree (`--check`: only those; exit 1).
+    Spec(spec_cmd::SpecArgs),
     /// Print one case file.
     Show {
         /// The case id (`<area>/<fault-name>`).
@@ -314,6 +318,7 @@ fn real_main(cli: Cli) -> Result<ExitCode, String> {
             }
             Ok(ExitCode::SUCCESS)
         }
+        Cmd::Spec(args) => spec_cmd::run(&args, &load_suite()?),
         Cmd::Show { case } => {
             let file = format!("{case}.json");
             let (_, text) = loader::embedded_files()
