@@ -230,6 +230,13 @@ fn render_plain(r: &Report) -> String {
     let reasons = r.failure_reasons();
     if reasons.is_empty() {
         let _ = writeln!(out, "result: ok");
+    } else if r.run.handshake_error.is_some() {
+        // The whole message is printed above: the reasons (made for reports that show no
+        // such section) would say it a second time.
+        let _ = writeln!(
+            out,
+            "result: FAILED (the handshake failed, so no case ran: its message is above)"
+        );
     } else {
         let _ = writeln!(out, "result: FAILED ({})", reasons.join("; "));
     }

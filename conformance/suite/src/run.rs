@@ -200,7 +200,6 @@ pub const SUMMARY_CASES: usize = 40;
 /// How many chars of each message [`RunResult::summary`] shows.
 pub const SUMMARY_MESSAGE_CHARS: usize = 600;
 
-/// `s` cut to `max` chars, with a mark when something was cut.
 /// The most chars of a handshake error repeated in each case's message.
 pub const HANDSHAKE_CAUSE_CHARS: usize = 600;
 
@@ -225,6 +224,7 @@ pub fn handshake_cause(message: &str) -> String {
     format!("{head} … ({} chars left out) … {tail}", n - 2 * half)
 }
 
+/// `s` cut to `max` chars, with a mark when something was cut.
 fn cut(s: &str, max: usize) -> String {
     match s.char_indices().nth(max) {
         None => s.to_owned(),
