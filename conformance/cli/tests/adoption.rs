@@ -240,3 +240,35 @@ fn init_writes_an_adapter_a_baseline_and_a_job_and_the_gate_is_green() {
     assert_eq!(o.status.code(), Some(2), "{}", out(&o));
     assert!(out(&o).contains("--force"), "{}", out(&o));
 }
+
+/// The action installs the kit at the runner's version (`harness-conformance-adapter==X`,
+/// `@harness-conformance/adapter@X`), and the release publishes them together: every place a
+/// kit states its version says the suite's.
+#[test]
+fn the_kits_are_at_the_suites_version() {
+    let suite = env!("CARGO_PKG_VERSION");
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+    let read = |rel: &str| std::fs::read_to_string(root.join(rel)).unwrap();
+    let pyproject = read("conformance/kits/python/pyproject.toml");
+    assert!(
+        pyproject.contains(&format!("\nversion = \"{suite}\"\n")),
+        "conformance/kits/python/pyproject.toml is not at {suite}"
+    );
+    let init = read("conformance/kits/python/src/harness_conformance_adapter/__init__.py");
+    assert!(
+        init.contains(&format!("__version__ = \"{suite}\"")),
+        "the Python kit's __version__ is not {suite}"
+    );
+    let package: serde_json::Value =
+        serde_json::from_str(&read("conformance/kits/typescript/package.json")).unwrap();
+    assert_eq!(
+        package["version"], suite,
+        "the TypeScript kit's package.json"
+    );
+    let lock: serde_json::Value =
+        serde_json::from_str(&read("conformance/kits/typescript/package-lock.json")).unwrap();
+    assert_eq!(
+        lock["packages"][""]["version"], suite,
+        "its package-lock.json"
+    );
+}
