@@ -103,6 +103,7 @@ mod tests {
         }
         let generated = std::env::temp_dir().join(format!("hc-man-{}", std::process::id()));
         let _ = std::fs::remove_dir_all(&generated);
+        std::fs::create_dir_all(&generated).unwrap();
         clap_mangen::generate_to(Cli::command(), &generated).unwrap();
         let names = |dir: &Path| -> Vec<String> {
             let mut v: Vec<String> = std::fs::read_dir(dir)
