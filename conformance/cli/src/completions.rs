@@ -2,7 +2,7 @@
 //! the same clap definition as the parser (clap_complete, clap_mangen), so they can never
 //! disagree with the options the binary takes. Packages install them by running these
 //! commands (docs/terminal.md); the wheel ships them as package data
-//! (`python/harness_conformance.data/data/share/`, [`PACKAGE_DATA`]), which a test keeps equal
+//! (`python/harness_conformance.data/data/share/`), which a test keeps equal
 //! to what these commands print.
 
 use std::path::Path;
@@ -14,23 +14,6 @@ use crate::{out, Cli};
 
 /// The name completions and man pages are generated for.
 const BIN: &str = "harness-conformance";
-
-/// Where the wheel's package data puts each shell's completion script, under `share/`: the
-/// folders bash-completion, zsh and fish read from a prefix.
-pub const PACKAGE_DATA: [(clap_complete::Shell, &str); 3] = [
-    (
-        clap_complete::Shell::Bash,
-        "bash-completion/completions/harness-conformance",
-    ),
-    (
-        clap_complete::Shell::Zsh,
-        "zsh/site-functions/_harness-conformance",
-    ),
-    (
-        clap_complete::Shell::Fish,
-        "fish/vendor_completions.d/harness-conformance.fish",
-    ),
-];
 
 /// The completion script for `shell`.
 fn script(shell: clap_complete::Shell) -> String {
@@ -71,6 +54,23 @@ pub fn man(dir: Option<&Path>) -> Result<ExitCode, String> {
 mod tests {
     use super::*;
     use std::path::PathBuf;
+
+    /// Where the wheel's package data puts each shell's completion script, under `share/`: the
+    /// folders bash-completion, zsh and fish read from a prefix.
+    const PACKAGE_DATA: [(clap_complete::Shell, &str); 3] = [
+        (
+            clap_complete::Shell::Bash,
+            "bash-completion/completions/harness-conformance",
+        ),
+        (
+            clap_complete::Shell::Zsh,
+            "zsh/site-functions/_harness-conformance",
+        ),
+        (
+            clap_complete::Shell::Fish,
+            "fish/vendor_completions.d/harness-conformance.fish",
+        ),
+    ];
 
     /// The wheel's `share/` folder in the checkout.
     fn share() -> PathBuf {

@@ -35,6 +35,9 @@ fn help_lists_the_exit_statuses() {
         assert!(help.contains("2    the run could not judge"), "{help}");
         assert!(help.contains("1    the harness failed cases"), "{help}");
     }
+    // `--baseline`'s help shows the format `--write-baseline` writes (format 2), not format 1.
+    let help = text(&run(&["run", "--help"]).stdout);
+    assert!(help.contains(r#"{"format": 2,"#), "{help}");
 }
 
 /// A handshake that fails exits 2, and each case of the JUnit report (which CI shows one by
