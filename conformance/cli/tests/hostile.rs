@@ -181,7 +181,7 @@ fn adapter_and_baseline_text_reach_the_terminal_escaped() {
         "--write-baseline",
         baseline.to_str().unwrap(),
     ]);
-    assert_eq!(o.status.code(), Some(1));
+    assert_eq!(o.status.code(), Some(0), "the baseline was written");
     let (out, err) = (text(&o.stdout), text(&o.stderr));
     assert_no_raw_controls("stdout", &out);
     assert_no_raw_controls("stderr", &err);
@@ -1136,7 +1136,7 @@ fn a_hello_of_too_many_names_fails_the_handshake_with_a_bounded_report() {
         Duration::from_secs(120),
     );
     let out = text(&o.stdout);
-    assert_eq!(o.status.code(), Some(1));
+    assert_eq!(o.status.code(), Some(2), "a run that could not judge");
     assert!(out.len() < 1024 * 1024, "{} bytes", out.len());
     assert!(
         out.contains("capabilities.keywords holds 45000 names, over the runner's limit of 256"),

@@ -86,18 +86,45 @@ pub fn is_version(v: &str) -> bool {
 /// The options a run's reproducer may carry, each followed by its value.
 const REPRODUCER_OPTIONS: [&str; 4] = ["--harness", "--baseline", "--cases", "--case-file"];
 
-/// A saved reproducer prefix rebuilt from its parts: `harness-conformance run`, then any of
-/// `--harness`, `--baseline`, `--cases`, `--case-file` (each once, with a value), then `--run`
-/// — the shape every run writes — each word quoted again with [`shell_quote`]. `None` for
-/// anything else: text [`shell_quote`] never writes (a raw newline, `;`, `$(…)`), another
+/// The ways a run may have been started, as the words a reproducer begins with: the binary on
+/// PATH, through npm's `npx`, or through the wheel's `python -m`. A closed list, so a saved
+/// report can only ever name one of these programs (the runner picks one with
+/// [`launcher_prefix`]).
+pub const LAUNCHERS: [&[&str]; 4] = [
+    &["harness-conformance"],
+    &["npx", "harness-conformance"],
+    &["python", "-m", "harness_conformance"],
+    &["python3", "-m", "harness_conformance"],
+];
+
+/// The launcher `said` names (`npx harness-conformance`), when it is one of [`LAUNCHERS`];
+/// `None` for anything else, which the runner then ignores.
+pub fn launcher_prefix(said: &str) -> Option<String> {
+    let words = escape::shell_words(said.trim())?;
+    LAUNCHERS
+        .iter()
+        .find(|l| l.iter().copied().eq(words.iter().map(String::as_str)))
+        .map(|l| l.join(" "))
+}
+
+/// A saved reproducer prefix rebuilt from its parts: one of the [`LAUNCHERS`] and `run`, then
+/// any of `--harness`, `--baseline`, `--cases`, `--case-file` (each once, with a value), then
+/// `--run` — the shape every run writes — each word quoted again with [`shell_quote`]. `None`
+/// for anything else: text [`shell_quote`] never writes (a raw newline, `;`, `$(…)`), another
 /// program, another option, or a prefix over [`MAX_TARGET_CHARS`].
 pub fn rebuild_reproducer(saved: &str) -> Option<String> {
     if saved.chars().count() > MAX_TARGET_CHARS {
         return None;
     }
     let words = escape::shell_words(saved)?;
-    let (head, rest) = words.split_at_checked(2)?;
-    if head != ["harness-conformance", "run"] || rest.last()? != "--run" {
+    let launcher = LAUNCHERS.iter().find(|l| {
+        words.len() > l.len()
+            && l.iter()
+                .copied()
+                .eq(words[..l.len()].iter().map(String::as_str))
+    })?;
+    let (head, rest) = words[launcher.len()..].split_at_checked(1)?;
+    if head != ["run"] || rest.last()? != "--run" {
         return None;
     }
     let options = &rest[..rest.len() - 1];
@@ -105,7 +132,7 @@ pub fn rebuild_reproducer(saved: &str) -> Option<String> {
         return None;
     }
     let mut seen: Vec<&str> = Vec::new();
-    let mut out = String::from("harness-conformance run");
+    let mut out = format!("{} run", launcher.join(" "));
     for pair in options.chunks(2) {
         let (flag, value) = (pair[0].as_str(), pair[1].as_str());
         if !REPRODUCER_OPTIONS.contains(&flag) || seen.contains(&flag) {
@@ -279,7 +306,7 @@ impl fmt::Display for SavedError {
                 "the report holds more than {MAX_REPORT_CASES} cases; no run writes that many"
             ),
             SavedErrorKind::BadReproducer => f.write_str(
-                "the start line's `reproduce` is not a `harness-conformance run … --run` command line as a run writes it; \
+                "the start line's `reproduce` is not a `harness-conformance run … --run` command line as a run writes it (or its `npx`/`python -m` form); \
                  a reproducer is rebuilt from its words, never copied from a file",
             ),
             SavedErrorKind::BadSuiteVersion => write!(

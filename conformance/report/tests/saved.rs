@@ -195,6 +195,9 @@ fn hostile_saved_reports_are_refused_with_a_code() {
         "harness-conformance run --output /etc/passwd --run",
         "harness-conformance run --harness a --harness b --run",
         "harness-conformance run",
+        "npm exec harness-conformance run --run",
+        "npx --yes evil-package run --run",
+        "python -m evil run --run",
         &format!(
             "harness-conformance run --harness {} --run",
             "x".repeat(300 * 1024)
@@ -206,6 +209,24 @@ fn hostile_saved_reports_are_refused_with_a_code() {
             "{forged:?}"
         );
     }
+    // Issue 29: a run started through npx or `python -m` writes its reproducers that way, and
+    // the report reads them back as written (the launchers are a closed list).
+    for launcher in saved::LAUNCHERS {
+        let said = format!("{} run --baseline b.json --run", launcher.join(" "));
+        assert_eq!(
+            saved::parse(&with_reproduce(&said)).unwrap().reproduce,
+            said
+        );
+        assert_eq!(
+            saved::launcher_prefix(&launcher.join(" ")),
+            Some(launcher.join(" "))
+        );
+    }
+    assert_eq!(saved::launcher_prefix("npx evil"), None);
+    assert_eq!(
+        saved::launcher_prefix("harness-conformance; touch pwned"),
+        None
+    );
     let version = text.replacen(
         &format!("\"suite\":\"{}\"", harness_conformance_suite::SUITE_VERSION),
         &format!("\"suite\":\"{}\"", "9".repeat(250 * 1024)),
