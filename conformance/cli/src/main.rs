@@ -430,6 +430,7 @@ fn cmd_run(args: RunArgs) -> Result<ExitCode, String> {
             }
             shown.case(done, total, o);
         };
+    let date = matrix_cmd::run_date();
     let result = runner::run(&cases, &factory, &cfg, &progress);
     shown.finish();
 
@@ -484,7 +485,7 @@ fn cmd_run(args: RunArgs) -> Result<ExitCode, String> {
     };
     let text = match args.format {
         Format::Terminal => terminal_text(),
-        Format::Json => report::json::render(&report),
+        Format::Json => report::json::render_dated(&report, Some(&date)),
         Format::Junit => report::junit::render(&report),
         Format::Markdown => report::markdown::render(&report),
     };

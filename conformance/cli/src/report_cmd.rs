@@ -68,7 +68,7 @@ pub fn run(args: &ReportArgs) -> Result<ExitCode, String> {
     let r = saved.report(&suite.requirements);
     let text = match args.format {
         ReportFormat::Terminal => terminal::render(&r),
-        ReportFormat::Json => report::json::render(&r),
+        ReportFormat::Json => report::json::render_dated(&r, saved.date.as_deref()),
         ReportFormat::Junit => report::junit::render(&r),
         ReportFormat::Markdown => report::markdown::render(&r),
         ReportFormat::Html => site::standalone(&r, &saved.target, &saved.suite),
