@@ -134,7 +134,7 @@ pub fn rebuild_reproducer(saved: &str) -> Option<String> {
 
 /// The JSON report's format version, `major.minor`: the major changes when a field changes
 /// meaning or goes away (readers refuse another major), the minor when fields are added.
-pub const REPORT_FORMAT: &str = "1.2";
+pub const REPORT_FORMAT: &str = "2.1";
 
 /// A report read back: the run, and what the run's report said around it.
 #[derive(Debug, Clone)]
@@ -146,13 +146,13 @@ pub struct Saved {
     pub suite: String,
     /// The adapter protocol version it spoke.
     pub protocol: u32,
-    /// Its report format (`1.1`).
+    /// Its report format (`2.0`).
     pub report_format: String,
     /// What was run (`the built-in reference harness`, `adapter `…``).
     pub target: String,
     /// The reproducer prefix the run used.
     pub reproduce: String,
-    /// When the run started (`2025-06-01T12:00:00Z`; format 1.2), checked by [`is_date`].
+    /// When the run started (`2025-06-01T12:00:00Z`; format 2.1), checked by [`is_date`].
     pub date: Option<String>,
 }
 

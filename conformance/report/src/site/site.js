@@ -274,7 +274,7 @@
       if (n === 0) {
         if (v.type !== 'start') throw new Error('the first line is not a start line: not a report of run --format json');
         var format = String(v.report_format || '').split('.');
-        if (format[0] !== '1' || !(Number(format[1]) <= 2)) throw new Error('report format ' + cut(v.report_format, 20) + ' is not one this page reads (1.0 to 1.2)');
+        if (format[0] !== '2' || !(Number(format[1]) <= 1)) throw new Error('report format ' + cut(v.report_format, 20) + ' is not one this page reads (2.0 to 2.1)');
         start = v;
       } else if (v.type === 'case') {
         if (cases.length === MAX_CASES) throw new Error('more than ' + MAX_CASES + ' cases');
