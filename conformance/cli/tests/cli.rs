@@ -205,9 +205,21 @@ fn the_matrix_writes_markdown_and_a_site() {
     assert!(md.contains(&format!("`{FAILING}` | ✅ | ❌ |")), "{md}");
     let index = std::fs::read_to_string(site.join("index.html")).unwrap();
     assert!(index.starts_with("<!DOCTYPE html>"));
+    // Self-contained: every script, style and image comes from the site's own folder; a URL
+    // from a hello is only ever a link a reader may follow.
+    for attr in ["src=\"", "<link rel=\"stylesheet\" href=\""] {
+        for (at, _) in index.match_indices(attr) {
+            let value = &index[at + attr.len()..];
+            let value = &value[..value.find('"').unwrap()];
+            assert!(
+                !value.contains("://") && !value.starts_with("//"),
+                "an external resource: {value}"
+            );
+        }
+    }
     assert!(
-        !index.contains("http://") && !index.contains("https://") && !index.contains("src="),
-        "self-contained: no external resources"
+        index.contains("<script src=\"site.js\">"),
+        "the site's script"
     );
     assert!(
         index.contains("href=\"harness/toy.html\""),
@@ -216,8 +228,12 @@ fn the_matrix_writes_markdown_and_a_site() {
     let page = std::fs::read_to_string(site.join("harness/toy.html")).unwrap();
     assert!(page.contains("class=\"failure\""), "failures are listed");
     assert!(
-        page.contains("harness-conformance run --harness 'python3 "),
-        "failures carry a reproducer"
+        page.contains("harness-conformance run --harness &quot;$ADAPTER&quot; --run "),
+        "failures carry a reproducer, without the local adapter path"
+    );
+    assert!(
+        !page.contains(env!("CARGO_MANIFEST_DIR")),
+        "a published page names no local path"
     );
     let badge: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(site.join("badges/toy.json")).unwrap())
