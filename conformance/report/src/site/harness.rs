@@ -132,16 +132,27 @@ pub(super) fn page(v: &View, kind: Kind, site_url: Option<&str>) -> Markup {
         h2 #failures { "Unexpected results (" (unexpected.len()) ")" }
         @if unexpected.is_empty() { p { "None: every case ended as the baseline expects." } }
         @for o in &unexpected {
-            div.failure id=(anchor(&o.id)) {
-                h3 { (o.verdict.as_str()) " " code { (o.id) } }
-                p {
-                    "Requirements: "
-                    @let failing = o.failing_requirements();
-                    @if failing.is_empty() { (o.requirements.join(", ")) } @else { (failing.into_iter().collect::<Vec<_>>().join(", ")) }
-                    @if let Some(l) = report.level_of(o) { " (" (l.as_str()) ")" }
+            @let failing = o.failing_requirements();
+            @let named: Vec<&str> = if failing.is_empty() { o.requirements.iter().map(String::as_str).collect() } else { failing.into_iter().collect() };
+            div.failure id=(anchor(&o.id)) data-verdict=(o.verdict.as_str()) {
+                h3 { (o.verdict.as_str()) " " a.case href={ "#" (anchor(&o.id)) } { code { (o.id) } } }
+                p.means { (meaning(o.verdict)) }
+                ul.requirements {
+                    @for id in &named {
+                        li {
+                            a.req href={ "#req-" (id) } { (id) }
+                            @if let Some(r) = report.requirements.iter().find(|r| r.id == *id) {
+                                " (" (r.level.as_str()) "): " (r.title)
+                            }
+                        }
+                    }
                 }
-                ul { @for m in &o.messages { li { (bounded(m, PAGE_CHARS)) } } }
-                p { "Reproduce:" }
+                p { "What the suite saw:" }
+                ul.messages { @for m in &o.messages { li { (bounded(m, PAGE_CHARS)) } } }
+                p {
+                    "The case: " code.show { "harness-conformance show " (crate::shell_quote(&o.id)) }
+                    " prints what it sends and what it expects. Rerun it alone:"
+                }
                 pre.reproduce { (bounded(&reproducer(&o.id), PAGE_CHARS)) }
             }
         }
@@ -170,6 +181,18 @@ pub(super) fn page(v: &View, kind: Kind, site_url: Option<&str>) -> Markup {
     };
     let title = format!("{} — harness-conformance", bounded(&v.col.name, 80));
     super::page(&title, in_site.then_some("../"), body)
+}
+
+/// What an unexpected result means, in plain words, for a reader choosing a harness.
+fn meaning(v: Verdict) -> &'static str {
+    match v {
+        Verdict::Fail => "The harness's answer broke the requirements below: one of their checks failed on what it returned.",
+        Verdict::Error => "The adapter broke the protocol or could not run this case (it crashed, hung or answered out of turn): nothing about the harness was judged.",
+        Verdict::BugInCase => "The case itself is inconsistent: a bug in the suite, not in the harness.",
+        Verdict::Stale => "The harness's baseline lists this case as failing, but it passed: the harness got better and its baseline is out of date.",
+        Verdict::NewSkip => "The case was skipped, where the baseline's run did not skip it: the harness no longer declares a capability it needs.",
+        Verdict::Pass | Verdict::Skip | Verdict::Xfail => "",
+    }
 }
 
 /// A link from the hello: live when it is an http(s) URL, text otherwise.
