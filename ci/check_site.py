@@ -4,7 +4,7 @@ dumped (`chromium --headless --dump-dom`, so after the page's script ran), not p
 One check per feature a reader relies on (issue 29's list), so a feature that goes missing fails.
 
 usage: check_site.py index DUMPED.html [--baselined SLUG] [--area A] [--lang L] [--opened] HARNESS...
-       check_site.py harness DUMPED.html [--history | --earlier]
+       check_site.py harness DUMPED.html [--history | --earlier] [--failures]
        check_site.py badge BADGE.json
        check_site.py size SITE_DIR
 
@@ -18,7 +18,7 @@ with `?all=1`, so the case rows were loaded on demand and are shown. `harness`: 
 links, run date, suite, the verdict and gate, capabilities as a table, MUST and SHOULD badges
 with a preview and snippets, every unexpected result anchored, in plain words, linked to its
 requirements and with a reproducer that names no local path; `--history`: the history table;
-`--earlier`: an earlier run's page (no badges).
+`--earlier`: an earlier run's page (no badges); `--failures`: it lists unexpected results.
 `badge`: a shields.io endpoint document. `size`: index.html stays small as columns grow (the
 case level lives in data/*.js). Every page is also checked script-safe: no script but the site's
 own, no event-handler attribute, no link that is not http(s) or the site's own.
@@ -285,7 +285,8 @@ def check_harness(path, args):
     result = select(dom, "span", "gate")
     failures = select(dom, "div", "failure")
     if result and result[0]["attrs"].get("data-gate") == "red":
-        expect(failures, "a red gate with no failure listed")
+        why = verdict["text"].split("gate red", 1)[-1].strip(" :") if verdict else ""
+        expect(failures or why, "a red gate that neither lists a failure nor says why")
     for f in failures:
         fid = f["attrs"].get("id", "")
         expect(fid.startswith("case-"), "a failure without an anchor")
@@ -301,6 +302,7 @@ def check_harness(path, args):
         rep = select(dom, "pre", "reproduce", within=f)
         expect(rep and "harness-conformance run" in rep[0]["text"], f"failure {fid} has no reproducer")
         expect(rep and not re.search(r"(^|[\s'\"=])(/|~/)", rep[0]["text"]), f"failure {fid}: a local path in {rep and rep[0]['text']!r}")
+    expect(failures or not args.failures, "no unexpected result listed")
     if args.history:
         runs = select(dom, "tr", "run")
         expect(len(runs) >= 2, f"history with {len(runs)} runs")
@@ -344,6 +346,7 @@ def main(argv):
         p = argparse.ArgumentParser(prog="check_site.py harness")
         p.add_argument("--history", action="store_true")
         p.add_argument("--earlier", action="store_true")
+        p.add_argument("--failures", action="store_true")
         check_harness(path, p.parse_args(argv[3:]))
     elif kind == "badge":
         check_badge(path)

@@ -137,7 +137,7 @@ fn summary_row(v: &View) -> Markup {
             td { (v.version()) }
             td { (v.day()) }
             td { (bounded(&v.col.suite, 40)) }
-            td.verdict class=(s.word.class()) {
+            td class={ "verdict " (s.word.class()) } {
                 b.word { (s.word.as_str()) } br;
                 small.detail { (s.detail) } br;
                 small.gate { (s.gate.line()) }
