@@ -209,7 +209,12 @@ pub fn run(args: MatrixArgs) -> Result<ExitCode, String> {
     let options = site::Options {
         site_url: args.site_url.clone(),
     };
-    let pages = site::render(&columns, &suite.requirements, &versions.join(", "), &options);
+    let pages = site::render(
+        &columns,
+        &suite.requirements,
+        &versions.join(", "),
+        &options,
+    );
     // The site directory itself is the caller's choice (it may be a link); below it, nothing is.
     std::fs::create_dir_all(&args.site).map_err(|e| format!("{}: {e}", args.site.display()))?;
     for (path, text) in &pages {

@@ -85,15 +85,26 @@ impl<'a> Cases<'a> {
                 }
             }
         }
-        call("HC.column", &[json!(slug), json!({ "v": codes, "m": messages })])
+        call(
+            "HC.column",
+            &[json!(slug), json!({ "v": codes, "m": messages })],
+        )
     }
 }
 
-/// `f(args…);` with each argument a JSON literal (raw control characters escaped).
+/// `f(args…);` with each argument a JSON literal (raw control characters escaped, and `<`, `>`
+/// and `&` written as `\u` escapes, which occur only inside strings of serialized JSON: the
+/// file holds no markup even if it were ever inlined into a page, where `</script>` would end
+/// the script).
 fn call(f: &str, args: &[Value]) -> String {
     let args: Vec<String> = args
         .iter()
-        .map(|a| escape::json(&a.to_string()).into_owned())
+        .map(|a| {
+            escape::json(&a.to_string())
+                .replace('<', "\\u003c")
+                .replace('>', "\\u003e")
+                .replace('&', "\\u0026")
+        })
         .collect();
     format!("{f}({});\n", args.join(","))
 }

@@ -126,7 +126,8 @@ pub(super) fn page(views: &[View], rows: &[Row], suite: &str) -> Markup {
 
 fn summary_row(v: &View) -> Markup {
     let s = &v.standing;
-    let score = |level: Level| percent(&v.report, level).map_or("—".to_owned(), |p| format!("{p}%"));
+    let score =
+        |level: Level| percent(&v.report, level).map_or("—".to_owned(), |p| format!("{p}%"));
     html! {
         tr id={ "h-" (v.slug) } data-slug=(v.slug) data-lang=(v.lang) {
             th {

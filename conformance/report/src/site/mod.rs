@@ -241,7 +241,10 @@ fn is_local(value: &str) -> bool {
                 || w.starts_with("$HOME")
                 || w.starts_with("${HOME}")
                 || w.split(['/', '\\']).any(|part| part == "..")
-                || (b.len() > 2 && b[0].is_ascii_alphabetic() && b[1] == b':' && b"/\\".contains(&b[2]))
+                || (b.len() > 2
+                    && b[0].is_ascii_alphabetic()
+                    && b[1] == b':'
+                    && b"/\\".contains(&b[2]))
         })
 }
 
@@ -548,7 +551,9 @@ mod tests {
             "harness-conformance run --harness \"$ADAPTER\" --run"
         );
         assert_eq!(
-            published_reproducer("harness-conformance run --harness 'node ../x/adapter.js' --cases 'C:\\t' --run"),
+            published_reproducer(
+                "harness-conformance run --harness 'node ../x/adapter.js' --cases 'C:\\t' --run"
+            ),
             "harness-conformance run --harness \"$ADAPTER\" --cases \"$CASES\" --run"
         );
         // A repository-relative command is what a contributor reruns: kept.

@@ -88,10 +88,7 @@ impl Gate {
                 if *untestable > 0 {
                     parts.push(format!("{untestable} untestable MUST(s)"));
                 }
-                format!(
-                    "gate green only with its baseline ({})",
-                    parts.join(", ")
-                )
+                format!("gate green only with its baseline ({})", parts.join(", "))
             }
             Gate::Red => "gate red".to_owned(),
         }
@@ -131,7 +128,10 @@ pub fn standing(report: &Report) -> Standing {
         .filter(|o| matches!(o.verdict, Verdict::Error | Verdict::BugInCase))
         .count();
     let (word, detail) = if run.handshake_error.is_some() {
-        (Word::NoHandshake, "the handshake failed, so no case ran".to_owned())
+        (
+            Word::NoHandshake,
+            "the handshake failed, so no case ran".to_owned(),
+        )
     } else if failing > 0 {
         (
             Word::FailsMust,
