@@ -3,7 +3,8 @@
 dumped (`chromium --headless --dump-dom`, so after the page's script ran), not pixel colours.
 One check per feature a reader relies on (issue 29's list), so a feature that goes missing fails.
 
-usage: check_site.py index DUMPED.html [--baselined SLUG] [--area A] [--lang L] [--opened] HARNESS...
+usage: check_site.py index DUMPED.html [--baselined SLUG] [--area A] [--lang L] [--opened]
+                            [--viewer SLUG] HARNESS...
        check_site.py harness DUMPED.html [--history | --earlier] [--failures]
        check_site.py badge BADGE.json
        check_site.py size SITE_DIR
@@ -14,7 +15,9 @@ date and suite, anchored area and requirement rows with one status cell per harn
 word that is green only beside a 100% MUST, and baselined failures shown as failures. With
 `--baselined SLUG` that harness must have a baselined failing cell; `--area`/`--lang`: the page
 was opened with that filter in its URL and shows only its rows/columns; `--opened`: it was opened
-with `?all=1`, so the case rows were loaded on demand and are shown. `harness`: implementation,
+with `?all=1`, so the case rows were loaded on demand and are shown; `--viewer SLUG`: a saved
+report of SLUG's run was chosen in the report viewer (ci/site_viewer.py), which must show it as
+a row and a column saying what the published ones say. `harness`: implementation,
 links, run date, suite, the verdict and gate, capabilities as a table, MUST and SHOULD badges
 with a preview and snippets, every unexpected result anchored, in plain words, linked to its
 requirements and with a reproducer that names no local path; `--history`: the history table;
@@ -183,7 +186,7 @@ def check_index(path, args):
     expect(permalink, "no permalink")
     # The grid: a column per harness, anchored, with its version, run date and suite.
     grid = one(dom, "table #grid", tag="table", id="grid")
-    heads = select(dom, "th", "harness", within=grid) if grid else []
+    heads = [th for th in (select(dom, "th", "harness", within=grid) if grid else []) if "local" not in classes(th)]
     slugs = [e["attrs"].get("data-slug") for e in heads]
     expect(sorted(slugs) == sorted(harnesses), f"harness columns {slugs}, expected {harnesses}")
     for th in heads:
@@ -205,6 +208,12 @@ def check_index(path, args):
         rid = tr["attrs"].get("id")
         expect(rid and select(dom, "a", within=tr, href=f"#{rid}"), f"requirement row {rid} has no anchor link")
         tds = dom.children(tr, "td")[1:]  # the level first
+        if args.viewer:
+            mine = tds.pop()  # the dropped report's column comes last
+            theirs = tds[slugs.index(args.viewer)] if args.viewer in slugs and len(tds) == len(slugs) else None
+            expect(theirs is not None and classes(mine) == classes(theirs)
+                   and bool(select(dom, "i", "bl", within=mine)) == bool(select(dom, "i", "bl", within=theirs)),
+                   f"row {rid}: the viewer shows {classes(mine)}, the published column {theirs and classes(theirs)}")
         expect(len(tds) == len(harnesses), f"row {rid}: {len(tds)} status cells for {len(harnesses)} harnesses")
         cells += tds
     statuses = [(classes(c) or ["?"])[0] for c in cells]
@@ -222,6 +231,30 @@ def check_index(path, args):
             own = [dom.children(tr, "td")[1 + col] for tr in reqs if len(dom.children(tr, "td")) > 1 + col]
             expect(any("f" in classes(c) and select(dom, "i", "bl", within=c) for c in own),
                    f"{args.baselined}: no baselined failure shown as a failure")
+    # The report viewer, after site_viewer.py chose a saved report of the harness `--viewer`
+    # names: a row and a column of its own, with the same word, scores and gate the published
+    # row shows for that run (site.js and verdict.rs give one answer).
+    if args.viewer:
+        local = select(dom, "tr", "local", within=summary) if summary else []
+        expect(len(local) == 1, f"the viewer added {len(local)} summary rows")
+        published = select(dom, "tr", id=f"h-{args.viewer}")
+        if local and published:
+            def said(row):
+                cells = dom.children(row, "td")
+                verdict = [c for c in cells if "verdict" in classes(c)]
+                parts = [" ".join(e["text"].split()) for e in select(dom, None, within=verdict[0]) if e["tag"] in ("b", "small")] if verdict else []
+                return {
+                    "class": verdict and classes(verdict[0]),
+                    "verdict": parts,
+                    "must": [c["text"].strip() for c in cells if "must" in classes(c)],
+                    "should": [c["text"].strip() for c in cells if "should" in classes(c)],
+                    "day": [c["text"].strip() for c in cells if DAY.match(c["text"].strip())],
+                }
+            expect(said(local[0]) == said(published[0]),
+                   f"the viewer says {said(local[0])}, the published row {said(published[0])}")
+        expect(select(dom, "th", "local", within=grid) if grid else False, "the viewer added no column")
+        status = select(dom, "p", id="drop-status")
+        expect(status and status[0]["text"].startswith("Shown:"), f"the viewer says {status and status[0]['text']!r}")
     # Filters from the URL.
     if args.area:
         for tb in areas:
@@ -340,6 +373,7 @@ def main(argv):
         p.add_argument("--area")
         p.add_argument("--lang")
         p.add_argument("--opened", action="store_true")
+        p.add_argument("--viewer")
         p.add_argument("harnesses", nargs="+")
         check_index(path, p.parse_args(argv[3:]))
     elif kind == "harness":

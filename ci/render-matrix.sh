@@ -70,6 +70,12 @@ check index "$out/small-opened.dom.html" --opened $small
 dump "$out/small/index.html?area=OUT&lang=rust" "$out/small-filtered.dom.html"
 # shellcheck disable=SC2086
 check index "$out/small-filtered.dom.html" --area OUT --lang rust $small
+# The report viewer: a reader chooses the broken variant's saved report; it must be shown as a
+# row and a column that say what the published ones say for that run.
+python3 ci/site_viewer.py "$out/small/index.html" "$out/reports/error-as-success/2-newer.json" \
+  "$out/small-viewer.dom.html"
+# shellcheck disable=SC2086
+check index "$out/small-viewer.dom.html" --viewer error-as-success $small
 dump "$out/small/harness/error-as-success.html" "$out/small-harness.dom.html"
 check harness "$out/small-harness.dom.html" --history
 dump "$out/small/harness/error-as-success.1.html" "$out/small-harness-older.dom.html"

@@ -290,6 +290,8 @@
     return { start: start, cases: cases, summary: summary };
   }
   function text(v, max) { return typeof v === 'string' ? cut(v, max) : ''; }
+  // A run's date as the published rows show it: the day (`2025-06-01`).
+  function day(v) { return typeof v === 'string' ? v.slice(0, 10) : ''; }
   // What verdict.rs's `standing` says, for a dropped report.
   function standing(rep) {
     var musts = rep.summary.requirements.filter(function (r) { return r.level === 'MUST'; });
@@ -356,7 +358,7 @@
     row.appendChild(th);
     row.appendChild(el('td', 'lang', c.lang || 'unknown'));
     row.appendChild(el('td', '', text(impl.version, 40) || '—'));
-    row.appendChild(el('td', '', text(rep.start.date, 10) || '—'));
+    row.appendChild(el('td', '', day(rep.start.date) || '—'));
     row.appendChild(el('td', '', text(rep.start.suite, 40)));
     var verdict = el('td', 'verdict ' + s.cls);
     verdict.appendChild(el('b', 'word', s.word));
@@ -378,7 +380,7 @@
     head.appendChild(el('br'));
     head.appendChild(el('small', 'version', text(impl.version, 40) || '—'));
     head.appendChild(el('br'));
-    head.appendChild(el('small', 'when', (text(rep.start.date, 10) || '—') + ' · ' + text(rep.start.suite, 20)));
+    head.appendChild(el('small', 'when', (day(rep.start.date) || '—') + ' · ' + text(rep.start.suite, 20)));
     grid.tHead.rows[0].appendChild(head);
     var statuses = {};
     rep.summary.requirements.forEach(function (r) { if (r && typeof r.id === 'string') statuses[r.id] = r; });
