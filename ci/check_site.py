@@ -5,7 +5,7 @@ One check per feature a reader relies on (issue 29's list), so a feature that go
 
 usage: check_site.py index DUMPED.html [--baselined SLUG] [--area A] [--lang L] [--opened]
                             [--viewer SLUG] HARNESS...
-       check_site.py harness DUMPED.html [--history | --earlier] [--failures]
+       check_site.py harness DUMPED.html [--history | --earlier | --standalone] [--failures]
        check_site.py badge BADGE.json
        check_site.py size SITE_DIR
 
@@ -21,7 +21,8 @@ a row and a column saying what the published ones say. `harness`: implementation
 links, run date, suite, the verdict and gate, capabilities as a table, MUST and SHOULD badges
 with a preview and snippets, every unexpected result anchored, in plain words, linked to its
 requirements and with a reproducer that names no local path; `--history`: the history table;
-`--earlier`: an earlier run's page (no badges); `--failures`: it lists unexpected results.
+`--earlier`: an earlier run's page (no badges); `--standalone`: `report --format html` (no
+badges, nothing loaded, the run's own reproducers); `--failures`: it lists unexpected results.
 `badge`: a shields.io endpoint document. `size`: index.html stays small as columns grow (the
 case level lives in data/*.js). Every page is also checked script-safe: no script but the site's
 own, no event-handler attribute, no link that is not http(s) or the site's own.
@@ -291,6 +292,9 @@ def check_index(path, args):
 def check_harness(path, args):
     dom = load(path)
     check_safe(dom, "../")
+    if args.standalone:
+        expect(not select(dom, "script") and not select(dom, "link"), "a standalone page that loads something")
+        args.earlier = True  # no badges either
     for cell in ("impl-name", "impl-version", "impl-language", "run-date", "suite"):
         expect(select(dom, "td", id=cell), f"no #{cell}")
     date = select(dom, "td", id="run-date")
@@ -334,7 +338,8 @@ def check_harness(path, args):
         expect(select(dom, "code", "show", within=f), f"failure {fid}: no way to see the case")
         rep = select(dom, "pre", "reproduce", within=f)
         expect(rep and "harness-conformance run" in rep[0]["text"], f"failure {fid} has no reproducer")
-        expect(rep and not re.search(r"(^|[\s'\"=])(/|~/)", rep[0]["text"]), f"failure {fid}: a local path in {rep and rep[0]['text']!r}")
+        expect(args.standalone or (rep and not re.search(r"(^|[\s'\"=])(/|~/)", rep[0]["text"])),
+               f"failure {fid}: a local path in {rep and rep[0]['text']!r}")
     expect(failures or not args.failures, "no unexpected result listed")
     if args.history:
         runs = select(dom, "tr", "run")
@@ -381,6 +386,7 @@ def main(argv):
         p.add_argument("--history", action="store_true")
         p.add_argument("--earlier", action="store_true")
         p.add_argument("--failures", action="store_true")
+        p.add_argument("--standalone", action="store_true")
         check_harness(path, p.parse_args(argv[3:]))
     elif kind == "badge":
         check_badge(path)

@@ -85,6 +85,12 @@ for h in hostile reference; do
   dump "$out/small/harness/$h.html" "$out/small-$h.dom.html"
   check harness "$out/small-$h.dom.html"
 done
+# One harness's page on its own (`report --format html`, a saved report read back): not
+# published, so its reproducers keep the run's own command; no badges, no site around it.
+"$bin/harness-conformance" report "$out/reports/error-as-success/1-older.json" --format html \
+  -o "$out/standalone.html"
+dump "$out/standalone.html" "$out/standalone.dom.html"
+check harness "$out/standalone.dom.html" --standalone --failures
 for b in "$out"/small/badges/*.json; do check badge "$b"; done
 check size "$out/small"
 shoot "$out/small/index.html" "$out/small-index.png"

@@ -41,7 +41,7 @@ const FORMATS: [(&str, Render); 5] = [
     ("json", json::render),
     ("junit", junit::render),
     ("markdown", markdown::render),
-    ("html", |r| site::standalone(r, r.target, "test")),
+    ("html", |r| site::standalone(r, r.target, "test", None)),
 ];
 
 fn runs() -> Vec<(&'static str, RunResult)> {

@@ -134,13 +134,14 @@ pub fn render(
 
 /// One harness's page on its own (what `report --format html` prints): the same content as its
 /// page in the site, in one file (its style inline, no script, no badges or links to the site).
-pub fn standalone(report: &Report, name: &str, suite: &str) -> String {
+/// `date` is when the run started, when the report says.
+pub fn standalone(report: &Report, name: &str, suite: &str, date: Option<&str>) -> String {
     let col = Column {
         name: name.to_owned(),
         target: report.target.to_owned(),
         reproduce: report.reproduce.to_owned(),
         suite: suite.to_owned(),
-        date: None,
+        date: date.map(str::to_owned),
         result: report.run.clone(),
         history: Vec::new(),
     };
