@@ -475,6 +475,7 @@ fn cmd_run(args: RunArgs) -> Result<ExitCode, String> {
             }
             shown.case(done, total, o);
         };
+    let date = matrix_cmd::run_date();
     let result = runner::run(&cases, &factory, &cfg, &progress);
     shown.finish();
 
@@ -529,7 +530,7 @@ fn cmd_run(args: RunArgs) -> Result<ExitCode, String> {
     };
     let text = match args.format {
         Format::Terminal => terminal_text(),
-        Format::Json => report::json::render(&report),
+        Format::Json => report::json::render_dated(&report, Some(&date)),
         Format::Junit => report::junit::render(&report),
         Format::Markdown => report::markdown::render(&report),
     };
