@@ -115,7 +115,7 @@ always\t'Always colour'
 never\t'Never colour'"
 complete -c harness-conformance -n "__fish_harness_conformance_using_subcommand selftest" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c harness-conformance -n "__fish_harness_conformance_using_subcommand matrix" -l harness -d '`name=command` (repeatable); `name=reference` or `name=` runs the built-in reference' -r
-complete -c harness-conformance -n "__fish_harness_conformance_using_subcommand matrix" -l from -d 'Add every saved JSON report (`*.json`, from `run --format json`) in DIR as a column, named after its file' -r -F
+complete -c harness-conformance -n "__fish_harness_conformance_using_subcommand matrix" -l from -d 'Add every saved JSON report (`*.json`, from `run --format json`) in DIR as a column, named after its file; a folder DIR/NAME of reports is one column, NAME, whose newest run is shown and the others are its history' -r -F
 complete -c harness-conformance -n "__fish_harness_conformance_using_subcommand matrix" -l run -d 'Only cases whose id matches (glob: `*`, `?`; a bare area selects it). Repeatable, comma-separated' -r
 complete -c harness-conformance -n "__fish_harness_conformance_using_subcommand matrix" -l skip -d 'Leave out cases whose id matches. Repeatable, comma-separated' -r
 complete -c harness-conformance -n "__fish_harness_conformance_using_subcommand matrix" -s j -l jobs -d 'Parallel workers (one adapter process each), 1 to 64; default: the CPUs available, at most 4' -r
@@ -125,7 +125,8 @@ complete -c harness-conformance -n "__fish_harness_conformance_using_subcommand 
 complete -c harness-conformance -n "__fish_harness_conformance_using_subcommand matrix" -l max-time -d 'The whole run\'s time limit: seconds or a duration (`90s`, `20m`, `1h`), 1 ms to a week; a case still running then is cut short, and the cases not started are ERROR with that reason' -r
 complete -c harness-conformance -n "__fish_harness_conformance_using_subcommand matrix" -l baseline -d 'Per-harness baselines: `name=FILE` (repeatable)' -r
 complete -c harness-conformance -n "__fish_harness_conformance_using_subcommand matrix" -l markdown -d 'Where to write the Markdown grid' -r -F
-complete -c harness-conformance -n "__fish_harness_conformance_using_subcommand matrix" -l site -d 'The directory to write the site to (index.html, harness/*.html, badges/*.json)' -r -F
+complete -c harness-conformance -n "__fish_harness_conformance_using_subcommand matrix" -l site -d 'The directory to write the site to (index.html, harness/*.html, data/*.js, badges/)' -r -F
+complete -c harness-conformance -n "__fish_harness_conformance_using_subcommand matrix" -l site-url -d 'The site\'s public address (http or https), for the badge snippets on harness pages' -r
 complete -c harness-conformance -n "__fish_harness_conformance_using_subcommand matrix" -l color -d 'Colour: `auto` colours a terminal (and honours NO_COLOR, CLICOLOR_FORCE)' -r -f -a "auto\t'Colour a terminal, unless `NO_COLOR` says not to (`CLICOLOR_FORCE` colours a pipe too)'
 always\t'Always colour'
 never\t'Never colour'"
