@@ -29,7 +29,7 @@ use crate::diagnostics::{Diagnostic, DiagnosticSink, NullSink};
 use crate::envelope::{Artifact, ErrorInfo, ToolResult};
 use crate::messages;
 use crate::output::{self, OutputLimits, OutputProblem};
-use crate::schema::{InputSchema, SchemaError, UnknownFields, Violation};
+use crate::schema::{InputSchema, SchemaCache, SchemaError, UnknownFields, Violation};
 use crate::threads::HandlerThreads;
 use crate::tool::{
     CallContext, Execution, Handler, SemanticCheck, Tool, ToolErrorKind, ToolOutput,
@@ -322,12 +322,31 @@ impl RegisteredTool {
 #[derive(Debug, Default)]
 pub struct Registry {
     tools: BTreeMap<String, Arc<RegisteredTool>>,
+    /// Where schemas are compiled when the embedder shares compiled schemas across registries.
+    schemas: Option<SchemaCache>,
 }
 
 impl Registry {
     /// An empty registry.
     pub fn new() -> Self {
         Registry::default()
+    }
+
+    /// An empty registry that compiles its tools' schemas through `cache`: a schema compiled
+    /// before (by any registry sharing the cache) is reused, not compiled again. Registration
+    /// refuses and accepts exactly what [`Registry::new`]'s does, and the tools answer the same.
+    pub fn with_schema_cache(cache: SchemaCache) -> Self {
+        Registry {
+            tools: BTreeMap::new(),
+            schemas: Some(cache),
+        }
+    }
+
+    fn compile(&self, schema: &Value, policy: UnknownFields) -> Result<InputSchema, SchemaError> {
+        match &self.schemas {
+            Some(cache) => cache.compile(schema, policy),
+            None => InputSchema::compile(schema, policy),
+        }
     }
 
     /// Compiles the tool's schema and adds it. A schema that does not compile, a duplicate
@@ -345,22 +364,22 @@ impl Registry {
                 kind: RegistrationErrorKind::DuplicateName,
             });
         }
-        let schema =
-            InputSchema::compile(&tool.input_schema, tool.unknown_fields).map_err(|e| {
-                RegistrationError {
-                    tool: tool.name.clone(),
-                    kind: RegistrationErrorKind::InvalidSchema(e),
-                }
+        let schema = self
+            .compile(&tool.input_schema, tool.unknown_fields)
+            .map_err(|e| RegistrationError {
+                tool: tool.name.clone(),
+                kind: RegistrationErrorKind::InvalidSchema(e),
             })?;
-        let output_schema = match &tool.output_schema {
-            None => None,
-            Some(schema) => Some(InputSchema::compile(schema, UnknownFields::Allow).map_err(
-                |e| RegistrationError {
-                    tool: tool.name.clone(),
-                    kind: RegistrationErrorKind::InvalidSchema(e),
-                },
-            )?),
-        };
+        let output_schema =
+            match &tool.output_schema {
+                None => None,
+                Some(schema) => Some(self.compile(schema, UnknownFields::Allow).map_err(|e| {
+                    RegistrationError {
+                        tool: tool.name.clone(),
+                        kind: RegistrationErrorKind::InvalidSchema(e),
+                    }
+                })?),
+            };
         let registered = RegisteredTool {
             output_schema,
             name: tool.name.clone(),

@@ -117,7 +117,7 @@ pub use harness::{
     RegistrationErrorKind, Registry, Stage,
 };
 pub use output::{OutputLimits, OutputProblem};
-pub use schema::{InputSchema, SchemaError, UnknownFields, Violation};
+pub use schema::{InputSchema, SchemaCache, SchemaError, UnknownFields, Violation};
 pub use threads::HandlerThreads;
 pub use tool::{
     CallContext, Execution, Handler, NotJson, SemanticCheck, Tool, ToolError, ToolErrorKind,

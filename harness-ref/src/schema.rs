@@ -22,7 +22,9 @@
 //! the parent's pointer + `/name`, received `nothing`. Violations are sorted by pointer then
 //! wording, so the order does not depend on the validator's internals.
 
+use std::collections::HashMap;
 use std::fmt::{self, Write};
+use std::sync::{Arc, Mutex, PoisonError};
 
 use jsonschema::error::{TypeKind, ValidationErrorKind};
 use jsonschema::ValidationError;
@@ -142,8 +144,15 @@ impl fmt::Display for SchemaError {
     }
 }
 
-/// A compiled input schema.
+/// A compiled input schema. Cheap to clone: clones share one compiled validator (a
+/// [`SchemaCache`] hands out clones of the schemas it compiled).
+#[derive(Clone)]
 pub struct InputSchema {
+    compiled: Arc<Compiled>,
+}
+
+/// What compiling a schema produced, shared by every clone of an [`InputSchema`].
+struct Compiled {
     validator: jsonschema::Validator,
     /// The schema as registered.
     original: Value,
@@ -155,8 +164,8 @@ pub struct InputSchema {
 impl fmt::Debug for InputSchema {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("InputSchema")
-            .field("effective", &self.effective)
-            .field("policy", &self.policy)
+            .field("effective", &self.compiled.effective)
+            .field("policy", &self.compiled.policy)
             .finish()
     }
 }
@@ -183,36 +192,38 @@ impl InputSchema {
             .build(&effective)
             .map_err(|e| schema_error(&e))?;
         Ok(InputSchema {
-            validator,
-            original: schema.clone(),
-            effective,
-            policy,
+            compiled: Arc::new(Compiled {
+                validator,
+                original: schema.clone(),
+                effective,
+                policy,
+            }),
         })
     }
 
     /// The schema as registered.
     pub fn schema(&self) -> &Value {
-        &self.original
+        &self.compiled.original
     }
 
     /// The schema enforced, after the unknown-fields policy was applied.
     pub fn effective_schema(&self) -> &Value {
-        &self.effective
+        &self.compiled.effective
     }
 
     /// The unknown-fields policy this schema was compiled with.
     pub fn policy(&self) -> UnknownFields {
-        self.policy
+        self.compiled.policy
     }
 
     /// True when `args` satisfies the schema (the fast path; no allocation on success).
     pub fn is_valid(&self, args: &Value) -> bool {
-        self.validator.is_valid(args)
+        self.compiled.validator.is_valid(args)
     }
 
     /// Every violation, sorted by pointer; empty when `args` is valid.
     pub fn violations(&self, args: &Value) -> Vec<Violation> {
-        if self.validator.is_valid(args) {
+        if self.compiled.validator.is_valid(args) {
             return Vec::new();
         }
         self.violations_of_invalid(args)
@@ -221,8 +232,8 @@ impl InputSchema {
     /// [`InputSchema::violations`] for arguments [`InputSchema::is_valid`] just refused.
     pub(crate) fn violations_of_invalid(&self, args: &Value) -> Vec<Violation> {
         let mut out = Vec::new();
-        for error in self.validator.iter_errors(args) {
-            compose(&error, &self.effective, &mut out);
+        for error in self.compiled.validator.iter_errors(args) {
+            compose(&error, &self.compiled.effective, &mut out);
         }
         // A declared-but-unevaluated field is noise when its object's failure is reported
         // otherwise (a failed branch names the real problem), and the only explanation when
@@ -257,6 +268,80 @@ impl InputSchema {
         out.sort();
         out.dedup();
         out
+    }
+}
+
+/// Compiled schemas shared across registries: the same schema under the same unknown-fields
+/// policy is compiled once and handed out as clones of one [`InputSchema`].
+///
+/// Compiling a schema costs far more than checking a call against it, and an embedder that
+/// builds a registry per turn (or a test runner that builds one per case, as the conformance
+/// suite's reference adapter does) registers the same few schemas again and again. A
+/// [`Registry`](crate::Registry) made with
+/// [`Registry::with_schema_cache`](crate::Registry::with_schema_cache) compiles through one.
+///
+/// Entries are keyed by the schema's compact JSON text (serde_json's serialisation, which
+/// writes object keys in the map's order) and the policy, so two schemas share an entry only
+/// when they are the same JSON; a schema that does not compile is not kept (its error is
+/// returned every time). Cheap to clone: clones share the entries. At most
+/// [`SchemaCache::MAX_ENTRIES`] are kept; past that the cache starts again empty, so memory stays
+/// bounded when schemas keep changing.
+#[derive(Clone, Default)]
+pub struct SchemaCache {
+    entries: Arc<Mutex<HashMap<(String, UnknownFields), InputSchema>>>,
+}
+
+impl SchemaCache {
+    /// How many compiled schemas one cache keeps before it starts again empty.
+    pub const MAX_ENTRIES: usize = 4096;
+
+    /// An empty cache.
+    pub fn new() -> Self {
+        SchemaCache::default()
+    }
+
+    /// [`InputSchema::compile`], or a clone of the schema compiled earlier from the same JSON
+    /// under the same policy.
+    pub fn compile(
+        &self,
+        schema: &Value,
+        policy: UnknownFields,
+    ) -> Result<InputSchema, SchemaError> {
+        let key = (schema.to_string(), policy);
+        if let Some(hit) = self.lock().get(&key) {
+            return Ok(hit.clone());
+        }
+        // Compiled outside the lock: another thread may compile the same schema meanwhile, and
+        // the entry it stores is as good as this one.
+        let compiled = InputSchema::compile(schema, policy)?;
+        let mut entries = self.lock();
+        if entries.len() >= Self::MAX_ENTRIES {
+            entries.clear();
+        }
+        entries.insert(key, compiled.clone());
+        Ok(compiled)
+    }
+
+    /// How many compiled schemas the cache holds.
+    pub fn len(&self) -> usize {
+        self.lock().len()
+    }
+
+    /// True when the cache holds nothing.
+    pub fn is_empty(&self) -> bool {
+        self.lock().is_empty()
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<(String, UnknownFields), InputSchema>> {
+        self.entries.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+}
+
+impl fmt::Debug for SchemaCache {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("SchemaCache")
+            .field("entries", &self.len())
+            .finish()
     }
 }
 

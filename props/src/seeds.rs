@@ -11,7 +11,9 @@ use harness_ref::cap::{Strategy, Unit};
 use serde_json::json;
 
 use crate::cap::CapOutput;
+use crate::repair::{Encoding, RepairCall};
 use crate::schema::{Additional, Bounds, ObjectSchema, Policy, Schema, Ty};
+use crate::security::{GatedSession, ModeChoice, Step};
 use crate::structured::{Outcome, StructuredCall, TEXTS};
 
 /// A seed: its target, a descriptive file name, and its bytes.
@@ -556,5 +558,252 @@ pub fn all() -> Vec<Seed> {
         .collect();
     seeds.extend(streaming);
     seeds.extend(structured_seeds());
+    seeds.extend(security_seeds());
+    seeds.extend(repair_seeds());
     seeds
+}
+
+fn step(caller: u8, tool: u8, mode: ModeChoice) -> Step {
+    Step {
+        caller,
+        tool,
+        path: "docs/a.txt".into(),
+        text: "hello".into(),
+        to: "bob".into(),
+        amount: 5,
+        pin: Some("1234".into()),
+        mode,
+        key: None,
+        advance: 0,
+        bump_policy: false,
+    }
+}
+
+fn session(name: &'static str, budget: Option<u8>, steps: Vec<Step>) -> Seed {
+    let input = GatedSession {
+        cap_limit: 400,
+        cap_chars: false,
+        budget,
+        ttl_s: 30,
+        steps,
+    };
+    Seed {
+        target: "security_gates",
+        name,
+        bytes: input.to_bytes(),
+    }
+}
+
+/// `security_gates`: one seed per gate and path through it (tools: 0 `write_file`,
+/// 1 `transfer`, 2 `read_note`, 3 `unpoliced`, 4 unknown; callers as in
+/// [`crate::security::caller`]).
+fn security_seeds() -> Vec<Seed> {
+    let (alice, unapproved, bob, mallory, anonymous) = (0, 1, 2, 3, 4);
+    let (write, transfer, read, unpoliced, unknown) = (0, 1, 2, 3, 4);
+    use ModeChoice::{CommitMadeUp, CommitPrepared, Direct, Prepare};
+    let escape = |path: &str| Step {
+        path: path.into(),
+        ..step(alice, write, Direct)
+    };
+    let keyed = |key: u8, text: &str| Step {
+        key: Some(key),
+        text: text.into(),
+        ..step(alice, write, Direct)
+    };
+    vec![
+        session(
+            "every-caller-writes",
+            None,
+            (0..5).map(|c| step(c, write, Direct)).collect(),
+        ),
+        session(
+            "paths-that-escape",
+            None,
+            vec![
+                escape("../etc/passwd"),
+                escape("/etc/passwd"),
+                escape("docs/../../x"),
+                escape("out/shadow"),
+                escape("up/x"),
+                escape("a\\b"),
+                escape("docs/./ok.txt"),
+            ],
+        ),
+        session(
+            "bob-outside-his-targets",
+            None,
+            vec![
+                Step {
+                    path: "src/main.rs".into(),
+                    ..step(bob, write, Direct)
+                },
+                step(bob, write, Direct),
+                step(bob, transfer, Prepare),
+            ],
+        ),
+        session(
+            "prepare-then-commit",
+            Some(10),
+            vec![
+                step(alice, transfer, Prepare),
+                step(alice, transfer, CommitPrepared(0)),
+                step(alice, transfer, CommitPrepared(0)),
+                step(alice, transfer, Direct),
+            ],
+        ),
+        session(
+            "commit-by-another-caller-or-arguments",
+            None,
+            vec![
+                step(alice, transfer, Prepare),
+                step(mallory, transfer, CommitPrepared(0)),
+                step(unapproved, transfer, CommitPrepared(0)),
+                Step {
+                    amount: 6,
+                    ..step(alice, transfer, CommitPrepared(0))
+                },
+                step(anonymous, transfer, CommitPrepared(0)),
+                step(alice, transfer, CommitMadeUp("tok-1".into())),
+            ],
+        ),
+        session(
+            "stale-and-expired-tokens",
+            None,
+            vec![
+                step(alice, transfer, Prepare),
+                step(alice, transfer, Prepare),
+                Step {
+                    bump_policy: true,
+                    ..step(alice, transfer, CommitPrepared(0))
+                },
+                step(alice, transfer, Prepare),
+                Step {
+                    advance: 200,
+                    ..step(alice, transfer, CommitPrepared(0))
+                },
+            ],
+        ),
+        session(
+            "idempotency-replay-and-conflict",
+            None,
+            vec![
+                keyed(0, "a"),
+                keyed(0, "a"),
+                keyed(0, "b"),
+                keyed(1, "b"),
+                Step {
+                    key: Some(0),
+                    ..step(alice, read, Direct)
+                },
+            ],
+        ),
+        session(
+            "budget-runs-out",
+            Some(4),
+            vec![
+                step(alice, write, Direct),
+                step(alice, transfer, Prepare),
+                step(alice, transfer, CommitPrepared(0)),
+                step(alice, write, Direct),
+                step(alice, write, Direct),
+            ],
+        ),
+        session(
+            "pin-in-invalid-and-previewed-calls",
+            None,
+            vec![
+                Step {
+                    amount: 0,
+                    ..step(alice, transfer, Prepare)
+                },
+                step(alice, transfer, Prepare),
+                Step {
+                    pin: Some("x\"quoted\"".into()),
+                    ..step(alice, transfer, Direct)
+                },
+            ],
+        ),
+        session(
+            "unpoliced-and-unknown-tools",
+            None,
+            vec![step(alice, unpoliced, Direct), step(alice, unknown, Direct)],
+        ),
+    ]
+}
+
+fn repair_seed(name: &'static str, schema: u8, encode: Vec<(u8, Encoding)>, args: &str) -> Seed {
+    let input = RepairCall {
+        schema,
+        reject_unknown: true,
+        encode,
+        args_text: args.as_bytes().to_vec(),
+    };
+    Seed {
+        target: "repair_call",
+        name,
+        bytes: input.to_bytes(),
+    }
+}
+
+/// `repair_call`: a value to repair per schema, and the texts never to repair (value indexes
+/// count the arguments' values in document order, the arguments themselves first).
+fn repair_seeds() -> Vec<Seed> {
+    use Encoding::{Compact, Cut, Padded, Pretty, Trailing};
+    vec![
+        repair_seed(
+            "tags-as-text",
+            0,
+            vec![(1, Compact)],
+            r#"{"tags": ["a", "b"]}"#,
+        ),
+        repair_seed(
+            "tags-and-meta-as-text",
+            0,
+            vec![(1, Pretty), (3, Padded)],
+            r#"{"tags": ["a"], "meta": {"n": 1}}"#,
+        ),
+        repair_seed(
+            "repaired-value-still-invalid",
+            0,
+            vec![(1, Compact)],
+            r#"{"tags": [1, 2]}"#,
+        ),
+        repair_seed(
+            "two-values-in-one-text",
+            0,
+            vec![(1, Trailing)],
+            r#"{"tags": ["a"]}"#,
+        ),
+        repair_seed("cut-text", 0, vec![(1, Cut)], r#"{"tags": ["a"]}"#),
+        repair_seed(
+            "string-branch-stays-text",
+            1,
+            vec![(1, Compact)],
+            r#"{"v": [1], "s": "x"}"#,
+        ),
+        repair_seed(
+            "inner-rows-as-text",
+            2,
+            vec![(2, Compact)],
+            r#"{"rows": [[1, 2], [3]]}"#,
+        ),
+        repair_seed(
+            "closed-object-as-text",
+            3,
+            vec![(1, Compact)],
+            r#"{"q": {"filter": {}, "limit": 3}}"#,
+        ),
+        repair_seed(
+            "scalars-never-decoded",
+            4,
+            vec![(1, Compact), (2, Compact)],
+            r#"{"n": 5, "b": true, "z": null}"#,
+        ),
+        repair_seed(
+            "the-arguments-themselves",
+            0,
+            vec![(0, Compact)],
+            r#"{"tags": []}"#,
+        ),
+    ]
 }

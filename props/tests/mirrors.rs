@@ -7,8 +7,14 @@
 //! `PROPTEST_CASES=20000 cargo test --release -p harness-ref-props --test mirrors`.
 
 use harness_ref_props::{
-    cap::CapOutput, case_file::CaseFile, decode, protocol::ProtocolLine,
-    structured::StructuredCall, tool_use::RawToolUse,
+    cap::CapOutput,
+    case_file::CaseFile,
+    decode,
+    protocol::ProtocolLine,
+    repair::{Encoding, RepairCall},
+    security::{GatedSession, ModeChoice, Step},
+    structured::StructuredCall,
+    tool_use::RawToolUse,
 };
 
 mod support;
@@ -177,6 +183,120 @@ fn scramble(data: &mut [u8], size: usize, max_size: usize) -> usize {
     }
 }
 
+/// Paths near the workspace's edges: inside, `..`, absolute, backslashes, its links.
+fn path_strategy() -> impl Strategy<Value = String> {
+    prop_oneof![
+        Just("docs/a.txt".to_string()),
+        Just("out/x".to_string()),
+        Just("up/x".to_string()),
+        "(docs|src|out|up|\\.\\.|\\.|)(/(a|\\.\\.|\\.|b\\\\c|))*",
+        "/?[a-z./]{0,10}",
+    ]
+}
+
+/// One gated call: any caller, tool, mode and key, arguments near the edges.
+fn step_strategy() -> impl Strategy<Value = Step> {
+    let mode = prop_oneof![
+        Just(ModeChoice::Direct),
+        Just(ModeChoice::Prepare),
+        (0u8..3).prop_map(ModeChoice::CommitPrepared),
+        "[a-z0-9-]{0,8}".prop_map(ModeChoice::CommitMadeUp),
+    ];
+    (
+        (
+            0u8..5,
+            0u8..5,
+            path_strategy(),
+            "[a-z]{0,6}",
+            "(bob|docs/a|PIN:1)",
+        ),
+        (-2i32..8, prop::option::of("[0-9]{0,4}"), mode),
+        (
+            prop::option::of(0u8..2),
+            0u8..=255,
+            prop::bool::weighted(0.1),
+        ),
+    )
+        .prop_map(
+            |((caller, tool, path, text, to), (amount, pin, mode), (key, advance, bump_policy))| {
+                Step {
+                    caller,
+                    tool,
+                    path,
+                    text,
+                    to,
+                    amount,
+                    pin,
+                    mode,
+                    key,
+                    advance: advance / 4,
+                    bump_policy,
+                }
+            },
+        )
+}
+
+/// A gated session, as fuzz bytes.
+fn gated_session_strategy() -> impl Strategy<Value = Vec<u8>> {
+    (
+        0u16..600,
+        any::<bool>(),
+        prop::option::of(0u8..12),
+        1u8..=64,
+        prop::collection::vec(step_strategy(), 1..=8),
+    )
+        .prop_map(|(cap_limit, cap_chars, budget, ttl_s, steps)| {
+            GatedSession {
+                cap_limit,
+                cap_chars,
+                budget,
+                ttl_s,
+                steps,
+            }
+            .to_bytes()
+        })
+}
+
+/// Arguments for the repair schemas: right-shaped, wrong-shaped and not objects at all.
+fn repair_args_strategy() -> impl Strategy<Value = String> {
+    prop_oneof![
+        Just(r#"{"tags": ["a", "b"], "meta": {"n": 1}}"#.to_string()),
+        Just(r#"{"tags": [1], "meta": {"m": 1}}"#.to_string()),
+        Just(r#"{"v": [1], "s": "[2]"}"#.to_string()),
+        Just(r#"{"rows": [[1, 2], [3], ["4"]]}"#.to_string()),
+        Just(r#"{"q": {"filter": {"a": [1]}, "limit": 11}, "x": 1}"#.to_string()),
+        Just(r#"{"n": 5, "b": false, "z": null, "list": [1]}"#.to_string()),
+        Just(r#"[{"tags": []}]"#.to_string()),
+        "\\{\"(tags|meta|v|s|rows|q|n|list)\": (\\[\\]|\\{\\}|1|\"x\"|\\[\"a\"\\])\\}",
+    ]
+}
+
+/// A repair call, as fuzz bytes.
+fn repair_call_strategy() -> impl Strategy<Value = Vec<u8>> {
+    let encoding = prop_oneof![
+        Just(Encoding::Compact),
+        Just(Encoding::Pretty),
+        Just(Encoding::Padded),
+        Just(Encoding::Trailing),
+        Just(Encoding::Cut),
+    ];
+    (
+        0u8..5,
+        any::<bool>(),
+        prop::collection::vec((0u8..8, encoding), 0..4),
+        repair_args_strategy(),
+    )
+        .prop_map(|(schema, reject_unknown, encode, args)| {
+            RepairCall {
+                schema,
+                reject_unknown,
+                encode,
+                args_text: args.into_bytes(),
+            }
+            .to_bytes()
+        })
+}
+
 proptest! {
     /// The structured_call mutator keeps the policy, the handler and the schema on three
     /// seeds in four (only the arguments change), and stays within `max_size`.
@@ -251,6 +371,38 @@ proptest! {
     fn prop_cap_output_bytes_round_trip(bytes in prop::collection::vec(any::<u8>(), 0..64)) {
         let input: CapOutput = decode(&bytes).unwrap();
         let again: CapOutput = decode(&input.to_bytes()).unwrap();
+        prop_assert_eq!(again, input);
+    }
+
+    #[test]
+    fn prop_security_gates(bytes in gated_session_strategy()) {
+        let input: GatedSession = decode(&bytes).unwrap();
+        harness_ref_props::security::check(&input);
+    }
+
+    #[test]
+    fn prop_security_gates_raw_bytes(bytes in prop::collection::vec(any::<u8>(), 0..200)) {
+        let input: GatedSession = decode(&bytes).unwrap();
+        harness_ref_props::security::check(&input);
+    }
+
+    #[test]
+    fn prop_repair_call(bytes in repair_call_strategy()) {
+        let input: RepairCall = decode(&bytes).unwrap();
+        harness_ref_props::repair::check(&input);
+    }
+
+    #[test]
+    fn prop_gated_session_bytes_round_trip(bytes in prop::collection::vec(any::<u8>(), 0..200)) {
+        let input: GatedSession = decode(&bytes).unwrap();
+        let again: GatedSession = decode(&input.to_bytes()).unwrap();
+        prop_assert_eq!(again, input);
+    }
+
+    #[test]
+    fn prop_repair_call_bytes_round_trip(bytes in prop::collection::vec(any::<u8>(), 0..64)) {
+        let input: RepairCall = decode(&bytes).unwrap();
+        let again: RepairCall = decode(&input.to_bytes()).unwrap();
         prop_assert_eq!(again, input);
     }
 }

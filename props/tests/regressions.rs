@@ -96,3 +96,34 @@ fn lines_output_never_exceeds_its_size() {
         text.len()
     );
 }
+
+/// Bug 4 (found by `security_gates`' property while it was written, on its seeds): without a
+/// budget limit, `SecureHarness` still charged each run's cost in its audit event
+/// (`charge`), but `spent(tenant)` stayed 0 — the spending it reports was only tracked when a
+/// limit was set, so an embedder metering without a limit read nothing. Fixed in harness-ref's
+/// budget gate (spending is recorded with or without a limit).
+#[test]
+fn spending_is_metered_without_a_budget_limit() {
+    use harness_ref::security::{CallOptions, Caller, SecureHarness, ToolPolicy};
+    let mut registry = Registry::new();
+    let tool = Tool::new(
+        "t",
+        "A tool.",
+        json!({"type": "object"}),
+        |_args: Value, _ctx: &harness_ref::CallContext<'_>| Ok(ToolOutput::text("ran")),
+    )
+    .execution(Execution::Inline);
+    registry.register(tool).unwrap();
+    let secure = SecureHarness::new(Harness::new(registry, HarnessConfig::default()))
+        .policy("t", ToolPolicy::open().cost(2));
+    let caller = Caller::new("alice", "acme");
+    for id in ["c1", "c2"] {
+        let out = secure.handle(
+            &caller,
+            json!({"id": id, "name": "t", "input": {}}),
+            CallOptions::direct(),
+        );
+        assert!(!out.result.is_error(), "{:?}", out.result);
+    }
+    assert_eq!(secure.spent("acme"), 4);
+}

@@ -9,7 +9,9 @@
 use std::fs;
 use std::path::{Path, PathBuf};
 
-use harness_ref_props::{cap, case_file, decode, protocol, seeds, structured, tool_use};
+use harness_ref_props::{
+    cap, case_file, decode, protocol, repair, security, seeds, structured, tool_use,
+};
 
 mod support;
 
@@ -26,6 +28,8 @@ fn property(target: &str) -> Option<fn(&[u8])> {
         "tool_use_bytes" => |b| tool_use::check(&decode(b).unwrap()),
         "protocol_messages" => |b| protocol::check(&decode(b).unwrap()),
         "case_file" => |b| case_file::check(&decode(b).unwrap(), &support::case_file_api()),
+        "security_gates" => |b| security::check(&decode(b).unwrap()),
+        "repair_call" => |b| repair::check(&decode(b).unwrap()),
         _ => return None,
     })
 }
@@ -110,6 +114,14 @@ fn structured_seeds_decode_to_their_descriptions() {
             }
             "structured_call" => {
                 let decoded: structured::StructuredCall = decode(&seed.bytes).unwrap();
+                assert_eq!(decoded.to_bytes(), seed.bytes, "{}", seed.name);
+            }
+            "security_gates" => {
+                let decoded: security::GatedSession = decode(&seed.bytes).unwrap();
+                assert_eq!(decoded.to_bytes(), seed.bytes, "{}", seed.name);
+            }
+            "repair_call" => {
+                let decoded: repair::RepairCall = decode(&seed.bytes).unwrap();
                 assert_eq!(decoded.to_bytes(), seed.bytes, "{}", seed.name);
             }
             other => panic!("unexpected generated seed target {other}"),

@@ -637,6 +637,13 @@ impl InProcess {
         InProcess::of(harness_ref_adapter::ReferenceAdapter::legitimate(variant))
     }
 
+    /// The same harness compiling its cases' schemas through `cache`, shared with other
+    /// in-process harnesses (`selftest` gives the reference and every variant one cache).
+    pub fn with_schema_cache(mut self, cache: harness_ref_adapter::SchemaCache) -> InProcess {
+        self.adapter = self.adapter.with_schema_cache(cache);
+        self
+    }
+
     fn of(adapter: harness_ref_adapter::ReferenceAdapter) -> InProcess {
         InProcess {
             adapter,

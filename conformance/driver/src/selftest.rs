@@ -27,7 +27,7 @@ use harness_conformance_suite::harness::Harness;
 use harness_conformance_suite::run::RunResult;
 use harness_conformance_suite::spec::Level;
 use harness_conformance_suite::verdict::{CaseOutcome, Verdict};
-use harness_ref_adapter::{Fault, Variant};
+use harness_ref_adapter::{Fault, SchemaCache, Variant};
 
 use crate::client::InProcess;
 use crate::runner::{self, RunConfig};
@@ -637,26 +637,27 @@ impl Job {
         }
     }
 
-    fn harness(self) -> InProcess {
-        match self {
+    fn harness(self, schemas: &SchemaCache) -> InProcess {
+        let harness = match self {
             Job::Broken(fault) => InProcess::new(Some(fault)),
             Job::Legitimate(variant) => InProcess::legitimate(variant),
-        }
+        };
+        harness.with_schema_cache(schemas.clone())
     }
 }
 
 /// Runs `cases` against one legitimate variant.
 pub fn run_legitimate(cases: &[&Case], variant: Variant, cfg: &RunConfig) -> RunResult {
-    run_job(cases, Job::Legitimate(variant), cfg)
+    run_job(cases, Job::Legitimate(variant), cfg, &SchemaCache::new())
 }
 
-fn run_job(cases: &[&Case], job: Job, cfg: &RunConfig) -> RunResult {
+fn run_job(cases: &[&Case], job: Job, cfg: &RunConfig, schemas: &SchemaCache) -> RunResult {
     // A variant that ignores its deadline sleeps 2.5 s in each of eight cases: 10 s on two
     // workers, 2.5 s with a worker per sleeping case.
     runner::run_with_sleepers(
         cases,
         &sleepers(cases),
-        &move || -> Box<dyn Harness + Send> { Box::new(job.harness()) },
+        &move || -> Box<dyn Harness + Send> { Box::new(job.harness(schemas)) },
         cfg,
         &|_, _, _| {},
     )
@@ -670,10 +671,15 @@ pub fn selftest(
     sides: Sides,
     log: &(dyn Fn(&str) + Sync),
 ) -> SelftestReport {
+    // Every variant registers the same tools case after case: their schemas are compiled once
+    // for the whole selftest.
+    let schemas = SchemaCache::new();
     let reference = runner::run_with_sleepers(
         cases,
         &sleepers(cases),
-        &|| -> Box<dyn Harness + Send> { Box::new(InProcess::new(None)) },
+        &|| -> Box<dyn Harness + Send> {
+            Box::new(InProcess::new(None).with_schema_cache(schemas.clone()))
+        },
         cfg,
         &|_, _, _| {},
     );
@@ -688,7 +694,7 @@ pub fn selftest(
     let mut bases: Vec<(Variant, RunResult)> = Vec::new();
     for fault in Fault::ALL.iter().filter(|_| sides.broken()) {
         if let Some(base) = fault.base().filter(|b| bases.iter().all(|(v, _)| v != b)) {
-            let result = run_job(cases, Job::Legitimate(base), cfg);
+            let result = run_job(cases, Job::Legitimate(base), cfg, &schemas);
             log(&format!(
                 "selftest: base {} done in {:.2}s",
                 base.name(),
@@ -715,7 +721,7 @@ pub fn selftest(
             s.spawn(|| loop {
                 let next = queue.lock().ok().and_then(|mut q| q.pop());
                 let Some((i, job)) = next else { break };
-                let result = run_job(cases, job, cfg);
+                let result = run_job(cases, job, cfg, &schemas);
                 let secs = result.elapsed.as_secs_f64();
                 log(&match job {
                     Job::Broken(fault) => format!(
@@ -750,7 +756,7 @@ pub fn selftest(
             Job::Legitimate(variant) => !false_alarms(variant, result).is_empty(),
         };
         if off {
-            *result = run_job(cases, *job, cfg);
+            *result = run_job(cases, *job, cfg, &schemas);
             log(&format!(
                 "selftest: {} run again alone, its account was off beside the others ({:.2}s)",
                 job.name(),
@@ -899,7 +905,12 @@ mod tests {
         let cases = vec![suite
             .case("validation/string-for-integer-is-not-coerced")
             .unwrap()];
-        let result = run_job(&cases, Job::Broken(Fault::CoercesTypes), &config(&suite));
+        let result = run_job(
+            &cases,
+            Job::Broken(Fault::CoercesTypes),
+            &config(&suite),
+            &SchemaCache::new(),
+        );
         let alarms = false_alarms(Variant::PrettyJson, &result);
         assert!(
             alarms.iter().any(|a| matches!(a,

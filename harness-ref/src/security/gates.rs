@@ -599,6 +599,10 @@ impl SecureHarness {
                 event.charge = policy.cost;
             }
         } else if options.mode != Mode::Prepare {
+            // No limit, but still metered: `spent` agrees with the audit events' charges.
+            let mut spent = self.spent.lock().unwrap_or_else(PoisonError::into_inner);
+            let used = spent.entry(caller.tenant().to_string()).or_insert(0);
+            *used = used.saturating_add(policy.cost);
             event.charge = policy.cost;
         }
 

@@ -126,17 +126,20 @@ use std::time::Duration;
 use harness_conformance_protocol as protocol;
 use harness_conformance_protocol::vocabulary;
 use harness_conformance_protocol::{
-    CallForm, CapCapability, Capabilities, DeadlineCapability, Hello, Implementation, Invocation,
-    NonJson, ObservedResult, RaiseKind, Reply, WireCase, PROTOCOL_VERSION,
+    Behavior, CallForm, CapCapability, Capabilities, DeadlineCapability, Hello, Implementation,
+    Invocation, NonJson, ObservedResult, RaiseKind, Reply, WireCase, PROTOCOL_VERSION,
 };
 use harness_ref::cap::{self, CapConfig};
 use harness_ref::{
-    CallContext, CancelToken, ErrorCode, HandlerThreads, Harness, HarnessConfig, MemorySink,
-    NotJson, Registry, Tool, ToolError, ToolOutput, ToolResult, ToolValue, UnknownFields,
+    CallContext, CancelToken, ErrorCode, Execution, HandlerThreads, Harness, HarnessConfig,
+    MemorySink, NotJson, Registry, Tool, ToolError, ToolOutput, ToolResult, ToolValue,
+    UnknownFields,
 };
 use serde_json::{Map, Value};
 
 pub use fault::{Fault, UnknownFault};
+/// The compiled-schema cache adapters can share ([`ReferenceAdapter::with_schema_cache`]).
+pub use harness_ref::SchemaCache;
 pub use variant::{UnknownVariant, Variant};
 
 use harness_conformance_protocol::script::{self, Outcome, Script};
@@ -187,6 +190,10 @@ pub struct ReferenceAdapter {
     /// The handler threads every case's harness shares (a harness is built per case; its
     /// threads outlive it, so a case does not pay for starting them).
     threads: HandlerThreads,
+    /// The compiled schemas every case's registry shares (a registry is built per case; the
+    /// same schemas come back case after case, and variant after variant when the cache is
+    /// shared with [`ReferenceAdapter::with_schema_cache`]).
+    schemas: SchemaCache,
 }
 
 impl ReferenceAdapter {
@@ -196,6 +203,7 @@ impl ReferenceAdapter {
             fault,
             variant: None,
             threads: HandlerThreads::new(),
+            schemas: SchemaCache::new(),
         }
     }
 
@@ -205,7 +213,16 @@ impl ReferenceAdapter {
             fault: None,
             variant: Some(variant),
             threads: HandlerThreads::new(),
+            schemas: SchemaCache::new(),
         }
+    }
+
+    /// The same adapter compiling its cases' schemas through `cache`, shared with whoever else
+    /// holds it (`selftest` shares one across the reference and all its variants). Answers are
+    /// the same with any cache.
+    pub fn with_schema_cache(mut self, cache: SchemaCache) -> Self {
+        self.schemas = cache;
+        self
     }
 
     /// The variant's fault, if any.
@@ -432,7 +449,7 @@ impl ReferenceAdapter {
         permissive: bool,
     ) -> Result<Registry, String> {
         let (fault, variant) = (self.fault, self.variant);
-        let mut registry = Registry::new();
+        let mut registry = Registry::with_schema_cache(self.schemas.clone());
         for tool in &case.tools {
             let script = Arc::new(
                 Script::compile(&tool.behavior, unit)
@@ -466,7 +483,8 @@ impl ReferenceAdapter {
                 tool.input_schema.clone()
             };
             let mut registered =
-                Tool::new(tool.name.clone(), tool.description.clone(), schema, handler);
+                Tool::new(tool.name.clone(), tool.description.clone(), schema, handler)
+                    .execution(execution(case, &tool.behavior, fault));
             // `ignores-output-schema`: the declared output schema never reaches the harness.
             if let Some(schema) = &tool.output_schema {
                 if fault != Some(Fault::IgnoresOutputSchema) {
@@ -808,6 +826,31 @@ impl Default for Started {
 impl Started {
     fn elapsed(&self) -> Duration {
         self.0.elapsed()
+    }
+}
+
+/// Where a case's tool runs in harness-ref. A handler that cannot block (its script never
+/// sleeps) runs inline, on the thread that answers the turn: it returns at once, so its answer
+/// — judged by when it returned, against the same deadline — is what an isolated run gives,
+/// without two thread hand-offs per call. Everything that can take time runs isolated, as
+/// harness-ref's default: a sleeping script (deadlines, parallel calls), a cancelled turn (the
+/// cancellation is judged against when each handler finished), and
+/// `runs-handler-before-validating` (its handlers wait for a thread started at dispatch).
+fn execution(case: &WireCase, behavior: &Behavior, fault: Option<Fault>) -> Execution {
+    fn sleeps(b: &Behavior) -> bool {
+        match b {
+            Behavior::Sleep { .. } => true,
+            Behavior::MutateArgs { then, .. } => sleeps(then),
+            Behavior::Return { .. } | Behavior::Raise { .. } => false,
+        }
+    }
+    let may_block = sleeps(behavior)
+        || case.cancel_after_ms.is_some()
+        || fault == Some(Fault::RunsHandlerBeforeValidating);
+    if may_block {
+        Execution::Isolated
+    } else {
+        Execution::Inline
     }
 }
 
