@@ -22,7 +22,7 @@ REF_CASES=${REF_CASES:-2000}
 declare -A UNSEEN=()
 # Security-gate variants: generated cases carry no security fields (context, policy, keys).
 for f in ignores-capabilities reruns-duplicate-keys commits-unverified-tokens \
-  confines-paths-lexically echoes-sensitive-arguments; do
+  confines-paths-lexically echoes-sensitive-arguments drops-refused-calls; do
   UNSEEN[$f]="a security-gate fault; generated cases have no security fields (caught by selftest)"
 done
 for f in stringifies-non-json encodes-like-json-stringify crashes-on-cycle; do
@@ -44,7 +44,7 @@ done
 UNSEEN[serial-drops-extra-calls]="a parallel-calls-off fault; generated turns keep parallel calls on (caught by selftest)"
 UNSEEN[sdk-default-deadline]="an inner-default deadline fault; generated handlers never outlast a short inner default within a longer configured deadline (caught by selftest)"
 for f in replaces-blocks-with-placeholders flattens-blocks-to-text ignores-mcp-is-error \
-  moves-blocks-after-text caps-block-payloads; do
+  moves-blocks-after-text caps-block-payloads drops-block-results; do
   UNSEEN[$f]="a content-block fault; generated tools return text or JSON only (caught by selftest)"
 done
 

@@ -2,8 +2,10 @@
 """Writes the protocol vocabulary of both adapter kits from the protocol's JSON Schemas.
 
 Why this exists: the words an adapter may say in its hello (outcome classes, cap units and
-strategies, call forms, features, capability fields) and the scripted behaviours it must perform
-(behaviour, output, generator and raise kinds) are defined once, by conformance/schema/protocol/.
+strategies, call forms, features, capability fields) are defined once, in the runner's
+conformance/protocol/src/vocabulary.rs, and conformance/schema/protocol/ enumerates them
+(generated and checked by ci/vocabulary.sh, which also runs this script); the scripted behaviours
+an adapter must perform (behaviour, output, generator and raise kinds) are the schemas' own.
 Each kit keeps them in ONE generated data module, so a kit never drifts from the runner:
 
     python3 conformance/kits/generate_vocabulary.py           # rewrite both modules

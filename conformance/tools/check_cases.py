@@ -58,8 +58,10 @@ NEEDS = {
     "call_form.arguments_text", "call_form.raw", "parallel", "history", "call_ids",
     "cap.unit.lines", "cap.strategy.reject", "cap.strategy.spill", "cap.cuts",
 }
-FEATURES = {"authorization", "budget", "idempotency", "prepare-commit", "path-confinement", "bounds",
-            "offered-tools", "stop-reason", "repair", "cancel", "serial-calls", "mcp-client"}
+# The feature names, from the hello schema (generated from the runner's vocabulary: ci/vocabulary.sh).
+HELLO_SCHEMA = ROOT / "schema" / "protocol" / "hello.schema.json"
+FEATURES = set(json.loads(HELLO_SCHEMA.read_text(encoding="utf-8"))
+               ["$defs"]["capabilities"]["properties"]["features"]["items"]["enum"])
 
 # The check kinds (docs/DESIGN.md "Blame"): made on each result, or once per case.
 RESULT_KINDS = {

@@ -80,6 +80,11 @@ def problems(case, spec=SPEC):
     return cc.check_case(case["id"], case) + cc.blame_problems(case["id"], case, reqs)
 
 
+def assert_says(test, found, text):
+    """Some problem in `found` says `text`."""
+    test.assertTrue(any(text in p for p in found), found)
+
+
 class Spec(unittest.TestCase):
     def test_applies_line_is_parsed(self):
         reqs, probs = cc.load_spec(SPEC)
@@ -89,7 +94,7 @@ class Spec(unittest.TestCase):
 
     def test_unknown_capability_in_applies_is_a_problem(self):
         _, probs = cc.load_spec(SPEC.replace("Applies: cap.strategy.head_tail", "Applies: cap.strategy.middle"))
-        self.assertTrue(any("unknown capability 'cap.strategy.middle'" in p for p in probs), probs)
+        assert_says(self, probs, "unknown capability 'cap.strategy.middle'")
 
     def test_feature_needs_are_known_only_for_defined_features(self):
         self.assertTrue(cc.known_need("feature.authorization"))
@@ -97,7 +102,7 @@ class Spec(unittest.TestCase):
 
     def test_cases_line_must_follow_rationale_and_applies(self):
         _, probs = cc.load_spec(SPEC.replace("Applies: cap.strategy.head_tail\n", "Applies: cap.strategy.head_tail\nNote.\n"))
-        self.assertTrue(any("HT-2: expected 'Cases: ...'" in p for p in probs), probs)
+        assert_says(self, probs, "HT-2: expected 'Cases: ...'")
 
     def test_write_keeps_the_applies_line(self):
         reqs, _ = cc.load_spec(SPEC)
@@ -112,34 +117,34 @@ class Blame(unittest.TestCase):
     def test_unknown_key_is_a_problem(self):
         case = invalid_call_case()
         case["expect"]["blame"]["message"] = "TEACH-1"
-        self.assertTrue(any("'message' is not a check kind" in p for p in problems(case)))
+        assert_says(self, problems(case), "'message' is not a check kind")
 
     def test_case_level_key_in_a_result_blame_is_a_problem(self):
         case = invalid_call_case()
         case["expect"]["results"][0]["blame"] = {"invocations": "VAL-1"}
-        self.assertTrue(any("result 1's blame: 'invocations' is not a check kind" in p for p in problems(case)))
+        assert_says(self, problems(case), "result 1's blame: 'invocations' is not a check kind")
 
     def test_key_for_an_unchecked_kind_is_dead(self):
         case = invalid_call_case()
         case["expect"]["blame"]["retryable"] = "VAL-2"
-        self.assertTrue(any("'retryable' blames no check" in p for p in problems(case)))
+        assert_says(self, problems(case), "'retryable' blames no check")
 
     def test_key_shadowed_everywhere_is_dead(self):
         case = invalid_call_case()
         case["expect"]["results"][0]["blame"] = {"content.contains": "TEACH-1"}
         probs = problems(case)
-        self.assertTrue(any("expect.blame: 'content' blames no check" in p for p in probs), probs)
+        assert_says(self, probs, "expect.blame: 'content' blames no check")
 
     def test_check_without_owner_is_a_problem(self):
         case = invalid_call_case()
         del case["expect"]["blame"]["is_error"]
-        self.assertTrue(any("result 1: is_error has no owner" in p for p in problems(case)))
+        assert_says(self, problems(case), "result 1: is_error has no owner")
 
     def test_owner_must_be_listed(self):
         case = invalid_call_case()
         case["expect"]["results"][0]["class"] = "invalid_arguments"
         probs = problems(case)
-        self.assertTrue(any("class is owned by OUT-7, which `requirements` does not list" in p for p in probs), probs)
+        assert_says(self, probs, "class is owned by OUT-7, which `requirements` does not list")
 
     def test_universal_check_on_its_default_owner_need_not_be_listed(self):
         case = invalid_call_case()  # tool_use_id (CORR-1), text.valid (ENC-1), cap.within (CAP-1) run
@@ -149,19 +154,18 @@ class Blame(unittest.TestCase):
     def test_universal_check_blamed_elsewhere_must_be_listed(self):
         case = invalid_call_case()
         case["expect"]["blame"]["text.valid"] = "CAP-5"
-        self.assertTrue(any("text.valid is owned by CAP-5, which `requirements` does not list" in p
-                            for p in problems(case)))
+        assert_says(self, problems(case), "text.valid is owned by CAP-5, which `requirements` does not list")
 
     def test_listed_requirement_without_a_check_is_a_problem(self):
         case = invalid_call_case()
         case["requirements"].append("OUT-7")
-        self.assertTrue(any("lists OUT-7, but no check of the case is owned by it" in p for p in problems(case)))
+        assert_says(self, problems(case), "lists OUT-7, but no check of the case is owned by it")
 
     def test_owner_undefined_in_spec_is_a_problem(self):
         case = invalid_call_case()
         case["requirements"].append("VAL-99")
         case["expect"]["blame"]["invocations"] = "VAL-99"
-        self.assertTrue(any("owned by VAL-99, which SPEC.md does not define" in p for p in problems(case)))
+        assert_says(self, problems(case), "owned by VAL-99, which SPEC.md does not define")
 
     def test_result_blame_wins_and_specific_beats_group(self):
         case = invalid_call_case()
@@ -198,7 +202,7 @@ class Blame(unittest.TestCase):
     def test_cap_area_case_must_list_a_cap_requirement(self):
         case = invalid_call_case()
         case["id"] = "cap/a"
-        self.assertTrue(any("must list a CAP-* or HT-* requirement" in p for p in problems(case)))
+        assert_says(self, problems(case), "must list a CAP-* or HT-* requirement")
 
     def test_owner_with_applies_needs_them(self):
         case = invalid_call_case()
@@ -206,8 +210,7 @@ class Blame(unittest.TestCase):
         case["expect"]["results"][0]["cap"] = {"keeps_last_line": True}
         case["requirements"].append("HT-2")
         probs = problems(case)
-        self.assertTrue(any("owns checks of HT-2, which applies only with ['cap.strategy.head_tail']" in p
-                            for p in probs), probs)
+        assert_says(self, probs, "owns checks of HT-2, which applies only with ['cap.strategy.head_tail']")
         case["config"] = {"cap": {"strategy": "head_tail"}}  # derived need
         self.assertEqual(problems(case), [])
 
@@ -217,7 +220,7 @@ class CaseRules(unittest.TestCase):
         case = invalid_call_case()
         case["calls"][0]["input"] = ["Oslo"]
         case["expect"]["results"][0]["class"] = "malformed_call"
-        self.assertTrue(any("arguments that are not an object" in p for p in cc.check_case("x/y", case)))
+        assert_says(self, cc.check_case("x/y", case), "arguments that are not an object")
         case["expect"]["results"][0]["class"] = ["invalid_arguments", "malformed_call"]
         self.assertEqual(cc.check_case("x/y", case), [])
 
@@ -240,14 +243,14 @@ class CaseRules(unittest.TestCase):
         case = invalid_call_case()
         case["calls"][0]["name"] = " "
         case["expect"]["results"][0]["class"] = "malformed_call"
-        self.assertTrue(any("a blank tool name" in p for p in cc.check_case("x/y", case)))
+        assert_says(self, cc.check_case("x/y", case), "a blank tool name")
         del case["calls"][0]["name"]
         self.assertEqual(cc.check_case("x/y", case), [])
 
     def test_relative_sleep_needs_deadline(self):
         case = invalid_call_case()
         case["tools"][0]["behavior"] = {"sleep_ms": {"deadline": 4.0, "plus": 1500}, "then": {"return": {"json": 1}}}
-        self.assertTrue(any("needs `deadline`" in p for p in cc.check_case("x/y", case)))
+        assert_says(self, cc.check_case("x/y", case), "needs `deadline`")
         case["needs"] = ["deadline"]
         self.assertEqual(cc.check_case("x/y", case), [])
 
@@ -259,12 +262,12 @@ class CaseRules(unittest.TestCase):
         for bad in ["/a/b/2", "/x/y", "/a/b/1/z"]:
             broken = copy.deepcopy(case)
             broken["tools"][0]["behavior"]["return"]["non_finite_in"]["at"] = {bad: "nan"}
-            self.assertTrue(any("has no parent" in p for p in cc.check_case("x/y", broken)), bad)
+            assert_says(self, cc.check_case("x/y", broken), "has no parent")
 
     def test_invocations_must_name_defined_tools(self):
         case = invalid_call_case()
         case["expect"]["invocations"] = {"nope": 0}
-        self.assertTrue(any("unknown tool 'nope'" in p for p in cc.check_case("x/y", case)))
+        assert_says(self, cc.check_case("x/y", case), "unknown tool 'nope'")
 
 
 class Corpus(unittest.TestCase):

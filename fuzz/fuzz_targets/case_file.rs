@@ -1,26 +1,13 @@
 //! Any bytes as a conformance case file → the runner's loader: never panics, refuses bad files
 //! with a message, accepted cases round-trip and become run commands adapters decode.
-//! The property is `harness_ref_props::case_file::check`; the api mirrors
-//! `props/tests/support/mod.rs`.
+//! The property is `harness_ref_props::case_file::check`; the loader reaches it through the
+//! api `props/tests/support/mod.rs` builds, the one the stable replay uses too.
 #![no_main]
 
-use std::collections::BTreeSet;
-
-use harness_conformance_suite::case::Case;
-use harness_conformance_suite::loader::{decode_case, load, suite_case_problems};
-use harness_ref_props::case_file::{check, CaseFile, CaseFileApi};
+use harness_ref_props::case_file::{check, CaseFile};
 use libfuzzer_sys::fuzz_target;
 
-const API: CaseFileApi<Case> = CaseFileApi {
-    decode: decode_case,
-    encode: |case| serde_json::to_string(case).expect("a case serialises"),
-    consistency: |case| suite_case_problems(case, &BTreeSet::new()),
-    wire: Case::wire,
-    load: |path, text| {
-        load(&[(path.to_string(), text)], "")
-            .map(|suite| suite.cases.len())
-            .map_err(|errors| errors.iter().map(ToString::to_string).collect())
-    },
-};
+#[path = "../../props/tests/support/mod.rs"]
+mod support;
 
-fuzz_target!(|input: CaseFile| check(&input, &API));
+fuzz_target!(|input: CaseFile| check(&input, &support::case_file_api()));

@@ -17,22 +17,13 @@ use harness_ref::{
 };
 use serde_json::{json, Value};
 
+mod support;
+use support::schema;
+
 /// Calls per clock-read pair: enough to make the timer's share small (~3 ns a call), few
 /// enough that freeing the kept results untimed leaves the allocator as an agent loop
 /// would (thousands of results freed at once make glibc consolidate, and read higher).
 const RUN: u64 = 8;
-
-fn schema() -> Value {
-    json!({
-        "type": "object",
-        "properties": {
-            "path": {"type": "string"},
-            "limit": {"type": "integer", "minimum": 1},
-            "recursive": {"type": "boolean"}
-        },
-        "required": ["path", "limit", "recursive"]
-    })
-}
 
 /// `list`: a borrowing handler (reads its arguments in place); `list_owned`: the same handler
 /// owning its arguments (the classic signature, which costs a copy on the borrowed path).

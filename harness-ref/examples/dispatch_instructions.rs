@@ -16,21 +16,15 @@ use harness_ref::{
 };
 use serde_json::{json, Value};
 
+#[path = "../benches/support/mod.rs"]
+mod support;
+
 fn harness() -> Harness {
-    let schema = json!({
-        "type": "object",
-        "properties": {
-            "path": {"type": "string"},
-            "limit": {"type": "integer", "minimum": 1},
-            "recursive": {"type": "boolean"}
-        },
-        "required": ["path", "limit", "recursive"]
-    });
     let mut registry = Registry::new();
     let tool = Tool::borrowing(
         "list",
         "List files.",
-        schema,
+        support::schema(),
         |_: &Value, _: &CallContext<'_>| Ok(ToolOutput::text("ok")),
     );
     registry

@@ -37,6 +37,19 @@ fn harness_with(tools: Vec<Tool>) -> (Harness, Arc<MemorySink>) {
     )
 }
 
+/// A harness with one tool and this cap.
+fn capped(tool: Tool, cap: CapConfig) -> Harness {
+    let mut registry = Registry::new();
+    registry.register(tool).unwrap();
+    Harness::new(
+        registry,
+        HarnessConfig {
+            cap,
+            ..HarnessConfig::default()
+        },
+    )
+}
+
 fn echo() -> Tool {
     Tool::new(
         "echo",
@@ -45,6 +58,22 @@ fn echo() -> Tool {
         |args: Value, _: &Ctx<'_>| Ok(ToolOutput::json(args)),
     )
     .execution(Execution::Inline)
+}
+
+/// A tool that answers `text` and counts its runs.
+fn counting(name: &str, schema: Value, text: &'static str) -> (Tool, Arc<AtomicUsize>) {
+    let runs = Arc::new(AtomicUsize::new(0));
+    let counter = Arc::clone(&runs);
+    let tool = Tool::new(
+        name,
+        "Counts its runs.",
+        schema,
+        move |_: Value, _: &Ctx<'_>| {
+            counter.fetch_add(1, Ordering::SeqCst);
+            Ok(ToolOutput::text(text))
+        },
+    );
+    (tool, runs)
 }
 
 #[test]
@@ -81,17 +110,7 @@ fn unknown_tool_lists_the_available_tools() {
 
 #[test]
 fn a_tool_not_offered_this_turn_is_refused_like_an_unknown_tool_and_the_batch_goes_on() {
-    let runs = Arc::new(AtomicUsize::new(0));
-    let counted = Arc::clone(&runs);
-    let hidden = Tool::new(
-        "delete",
-        "Deletes.",
-        obj_schema(),
-        move |_: Value, _: &Ctx<'_>| {
-            counted.fetch_add(1, Ordering::SeqCst);
-            Ok(ToolOutput::text("deleted"))
-        },
-    );
+    let (hidden, runs) = counting("delete", obj_schema(), "deleted");
     let (h, _) = harness_with(vec![echo(), hidden]);
     let results = h.handle_batch_offering(
         vec![
@@ -456,17 +475,7 @@ fn deadlines_apply_to_isolated_and_inline_handlers() {
 
 #[test]
 fn a_batch_answers_every_call_in_order_whatever_happens_to_the_others() {
-    let runs = Arc::new(AtomicUsize::new(0));
-    let counter = Arc::clone(&runs);
-    let count = Tool::new(
-        "count",
-        "Counts.",
-        json!({"type": "object"}),
-        move |_: Value, _: &Ctx<'_>| {
-            counter.fetch_add(1, Ordering::SeqCst);
-            Ok(ToolOutput::text("counted"))
-        },
-    );
+    let (count, runs) = counting("count", json!({"type": "object"}), "counted");
     // A long deadline: the panic hook (backtraces) can be slow, and this call is about the panic.
     let crash = Tool::new(
         "crash",
@@ -602,16 +611,8 @@ fn streamed_output_is_capped_like_the_whole() {
         json!({"type": "object"}),
         move |_: Value, _: &Ctx<'_>| Ok(ToolOutput::chunks(given.clone())),
     );
-    let mut registry = Registry::new();
-    registry.register(t).unwrap();
     let cap_config = CapConfig::new(700, Unit::Bytes);
-    let h = Harness::new(
-        registry,
-        HarnessConfig {
-            cap: cap_config,
-            ..HarnessConfig::default()
-        },
-    );
+    let h = capped(t, cap_config);
     let r = h.handle(json!({"id": "t", "name": "stream", "input": {}}));
     let expected = cap::cap(&whole, &cap_config);
     assert_eq!(r.content(), expected.content);
@@ -645,18 +646,8 @@ fn the_handler_gets_its_own_copy_of_the_validated_arguments() {
 
 #[test]
 fn semantic_checks_run_after_the_schema_and_block_the_handler() {
-    let runs = Arc::new(AtomicUsize::new(0));
-    let counter = Arc::clone(&runs);
-    let t = Tool::new(
-        "read",
-        "Reads.",
-        obj_schema(),
-        move |_: Value, _: &Ctx<'_>| {
-            counter.fetch_add(1, Ordering::SeqCst);
-            Ok(ToolOutput::text("read"))
-        },
-    )
-    .semantic_check(|args| {
+    let (t, runs) = counting("read", obj_schema(), "read");
+    let t = t.semantic_check(|args| {
         let path = args["path"].as_str().unwrap_or_default();
         if path.starts_with('/') || path.split('/').any(|p| p == "..") {
             vec![Violation::new(
@@ -770,16 +761,8 @@ fn error_contents_are_capped_too() {
     let t = Tool::new("wide", "Wide.", schema, |_: Value, _: &Ctx<'_>| {
         Ok(ToolOutput::text(""))
     });
-    let mut registry = Registry::new();
-    registry.register(t).unwrap();
     let cap_config = CapConfig::new(500, Unit::Chars);
-    let h = Harness::new(
-        registry,
-        HarnessConfig {
-            cap: cap_config,
-            ..HarnessConfig::default()
-        },
-    );
+    let h = capped(t, cap_config);
     let input: serde_json::Map<String, Value> =
         (0..200).map(|i| (format!("f{i}"), json!(i))).collect();
     let r = h.handle(json!({"id": "t", "name": "wide", "input": input}));
@@ -795,13 +778,8 @@ fn error_contents_are_capped_too() {
 
 #[test]
 fn a_panicking_semantic_check_is_an_internal_error_and_the_handler_does_not_run() {
-    let runs = Arc::new(AtomicUsize::new(0));
-    let counter = Arc::clone(&runs);
-    let t = Tool::new("t", "T.", obj_schema(), move |_: Value, _: &Ctx<'_>| {
-        counter.fetch_add(1, Ordering::SeqCst);
-        Ok(ToolOutput::text("ran"))
-    })
-    .semantic_check(|_| panic!("check exploded with SECRET-7f3a9c"));
+    let (t, runs) = counting("t", obj_schema(), "ran");
+    let t = t.semantic_check(|_| panic!("check exploded with SECRET-7f3a9c"));
     let (h, sink) = harness_with(vec![t]);
     let r = h.handle(json!({"id": "t1", "name": "t", "input": {"path": "a"}}));
     assert_eq!(r.code(), Some(ErrorCode::InternalError));

@@ -173,6 +173,43 @@ pub struct Bounds {
     pub multiple_of: Option<u8>,
 }
 
+/// An object schema's keywords.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ObjectSchema {
+    /// Whether `"type": "object"` is written (without it and without properties, the
+    /// schema is not about objects and the policy leaves it open).
+    pub typed: bool,
+    /// `properties`, in order.
+    pub properties: Vec<(String, Schema)>,
+    /// `required`
+    pub required: Vec<String>,
+    /// `additionalProperties`
+    pub additional: Additional,
+    /// `minProperties`
+    pub min_properties: Option<u8>,
+    /// `maxProperties`
+    pub max_properties: Option<u8>,
+}
+
+impl ObjectSchema {
+    /// An object schema with these keywords and no bounds on its number of properties.
+    pub fn new(
+        typed: bool,
+        properties: Vec<(String, Schema)>,
+        required: Vec<String>,
+        additional: Additional,
+    ) -> ObjectSchema {
+        ObjectSchema {
+            typed,
+            properties,
+            required,
+            additional,
+            min_properties: None,
+            max_properties: None,
+        }
+    }
+}
+
 /// The generated schemas.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Schema {
@@ -181,21 +218,7 @@ pub enum Schema {
     /// `{"type": t}` or `{"type": [t, ...]}`
     Types(Vec<Ty>),
     /// An object schema.
-    Object {
-        /// Whether `"type": "object"` is written (without it and without properties, the
-        /// schema is not about objects and the policy leaves it open).
-        typed: bool,
-        /// `properties`, in order.
-        properties: Vec<(String, Schema)>,
-        /// `required`
-        required: Vec<String>,
-        /// `additionalProperties`
-        additional: Additional,
-        /// `minProperties`
-        min_properties: Option<u8>,
-        /// `maxProperties`
-        max_properties: Option<u8>,
-    },
+    Object(ObjectSchema),
     /// `{"type": "array", ...}`
     Array {
         /// `items`
@@ -232,6 +255,20 @@ pub enum Schema {
     OneOf(Vec<Schema>),
     /// `{"not": s}`
     Not(Box<Schema>),
+}
+
+impl Schema {
+    /// `{"type": [...]}` of these types, each once: a `type` array must not repeat a type (the
+    /// meta-schema says so), so a repeat is dropped, the first place of each type kept.
+    pub fn types(mut tys: Vec<Ty>) -> Schema {
+        let mut seen = Vec::new();
+        tys.retain(|t| {
+            let fresh = !seen.contains(t);
+            seen.push(*t);
+            fresh
+        });
+        Schema::Types(tys)
+    }
 }
 
 /// How deep generated schemas and values nest.
@@ -321,14 +358,7 @@ impl Schema {
                 let first = TYS[r.choose(TYS.len())];
                 let mut tys = read_list(r, 2, |r| TYS[r.choose(TYS.len())]);
                 tys.insert(0, first);
-                // `type` arrays must not repeat a type (the meta-schema says so).
-                let mut seen = Vec::new();
-                tys.retain(|t| {
-                    let fresh = !seen.contains(t);
-                    seen.push(*t);
-                    fresh
-                });
-                Schema::Types(tys)
+                Schema::types(tys)
             }
             TAG_STR => Schema::Str {
                 min_length: read_small(r),
@@ -367,14 +397,14 @@ impl Schema {
                     2 => Additional::Forbid,
                     _ => Additional::Schema(Box::new(Schema::read(r, depth + 1))),
                 };
-                Schema::Object {
+                Schema::Object(ObjectSchema {
                     typed,
                     properties,
                     required,
                     additional,
                     min_properties: read_small(r),
                     max_properties: read_small(r),
-                }
+                })
             }
             TAG_ARRAY => {
                 let items = r.flag().then(|| Box::new(Schema::read(r, depth + 1)));
@@ -453,24 +483,19 @@ impl Schema {
                 w.choose(TAG_CONST);
                 write_value(w, v);
             }
-            Schema::Object {
-                typed,
-                properties,
-                required,
-                additional,
-                min_properties,
-                max_properties,
-            } => {
-                w.choose(TAG_OBJECT).flag(*typed).choose(properties.len());
-                for (k, s) in properties {
+            Schema::Object(o) => {
+                w.choose(TAG_OBJECT)
+                    .flag(o.typed)
+                    .choose(o.properties.len());
+                for (k, s) in &o.properties {
                     w.choose(key_index(k));
                     s.write(w);
                 }
-                w.choose(required.len());
-                for k in required {
+                w.choose(o.required.len());
+                for k in &o.required {
                     w.choose(key_index(k));
                 }
-                match additional {
+                match &o.additional {
                     Additional::Absent => {
                         w.choose(0);
                     }
@@ -485,8 +510,8 @@ impl Schema {
                         s.write(w);
                     }
                 }
-                write_small(w, *min_properties);
-                write_small(w, *max_properties);
+                write_small(w, o.min_properties);
+                write_small(w, o.max_properties);
             }
             Schema::Array {
                 items,
@@ -528,29 +553,23 @@ impl Schema {
             Schema::Any => json!({}),
             Schema::Types(tys) if tys.len() == 1 => json!({"type": tys[0].name()}),
             Schema::Types(tys) => json!({"type": tys.iter().map(|t| t.name()).collect::<Vec<_>>()}),
-            Schema::Object {
-                typed,
-                properties,
-                required,
-                additional,
-                min_properties,
-                max_properties,
-            } => {
+            Schema::Object(o) => {
                 let mut m = Map::new();
-                if *typed {
+                if o.typed {
                     m.insert("type".into(), json!("object"));
                 }
-                if !properties.is_empty() {
-                    let props: Map<String, Value> = properties
+                if !o.properties.is_empty() {
+                    let props: Map<String, Value> = o
+                        .properties
                         .iter()
                         .map(|(k, s)| (k.clone(), s.to_json()))
                         .collect();
                     m.insert("properties".into(), Value::Object(props));
                 }
-                if !required.is_empty() {
-                    m.insert("required".into(), json!(required));
+                if !o.required.is_empty() {
+                    m.insert("required".into(), json!(o.required));
                 }
-                match additional {
+                match &o.additional {
                     Additional::Absent => {}
                     Additional::Allow => {
                         m.insert("additionalProperties".into(), json!(true));
@@ -562,8 +581,8 @@ impl Schema {
                         m.insert("additionalProperties".into(), s.to_json());
                     }
                 }
-                insert_small(&mut m, "minProperties", *min_properties);
-                insert_small(&mut m, "maxProperties", *max_properties);
+                insert_small(&mut m, "minProperties", o.min_properties);
+                insert_small(&mut m, "maxProperties", o.max_properties);
                 Value::Object(m)
             }
             Schema::Array {
@@ -618,15 +637,10 @@ impl Schema {
     /// Every field name some `required` in the schema lists.
     pub fn required_names(&self, out: &mut BTreeSet<String>) {
         match self {
-            Schema::Object {
-                properties,
-                required,
-                additional,
-                ..
-            } => {
-                out.extend(required.iter().cloned());
-                properties.iter().for_each(|(_, s)| s.required_names(out));
-                if let Additional::Schema(s) = additional {
+            Schema::Object(o) => {
+                out.extend(o.required.iter().cloned());
+                o.properties.iter().for_each(|(_, s)| s.required_names(out));
+                if let Additional::Schema(s) = &o.additional {
                     s.required_names(out);
                 }
             }
@@ -773,11 +787,11 @@ fn shaped(r: &mut Reader<'_>, schema: &Schema, depth: usize) -> Value {
                 Ty::Object => read_value(r, depth),
             }
         }
-        Schema::Object {
+        Schema::Object(ObjectSchema {
             properties,
             additional,
             ..
-        } => {
+        }) => {
             let mut m = Map::new();
             for (k, s) in properties {
                 if r.choose(4) != 0 {
@@ -887,9 +901,7 @@ struct Checked {
 fn objectish_here(schema: &Schema) -> bool {
     match schema {
         Schema::Types(tys) => tys.contains(&Ty::Object),
-        Schema::Object {
-            typed, properties, ..
-        } => *typed || !properties.is_empty(),
+        Schema::Object(o) => o.typed || !o.properties.is_empty(),
         Schema::AnyOf(bs) | Schema::AllOf(bs) | Schema::OneOf(bs) => bs.iter().any(objectish_here),
         _ => false,
     }
@@ -910,31 +922,24 @@ fn check(schema: &Schema, value: &Value, policy: Policy, at_location: bool) -> C
             // Closed with `additionalProperties: false`: an object must be empty.
             ok && !(closed && value.as_object().is_some_and(|m| !m.is_empty()))
         }
-        Schema::Object {
-            typed,
-            properties,
-            required,
-            additional,
-            min_properties,
-            max_properties,
-        } => {
+        Schema::Object(o) => {
             match value {
                 Value::Object(m) => {
-                    let mut ok = required.iter().all(|k| m.contains_key(k));
-                    ok &= min_properties.is_none_or(|n| m.len() >= usize::from(n));
-                    ok &= max_properties.is_none_or(|n| m.len() <= usize::from(n));
+                    let mut ok = o.required.iter().all(|k| m.contains_key(k));
+                    ok &= o.min_properties.is_none_or(|n| m.len() >= usize::from(n));
+                    ok &= o.max_properties.is_none_or(|n| m.len() <= usize::from(n));
                     for (k, v) in m {
-                        if let Some((_, s)) = properties.iter().find(|(p, _)| p == k) {
+                        if let Some((_, s)) = o.properties.iter().find(|(p, _)| p == k) {
                             ok &= check(s, v, policy, true).valid;
                             evaluated.insert(k.clone());
                         } else {
-                            match additional {
+                            match &o.additional {
                                 Additional::Absent => ok &= !closed,
                                 Additional::Allow => {}
                                 Additional::Forbid => ok = false,
                                 Additional::Schema(s) => ok &= check(s, v, policy, true).valid,
                             }
-                            if !matches!(additional, Additional::Absent) || closed {
+                            if !matches!(o.additional, Additional::Absent) || closed {
                                 evaluated.insert(k.clone());
                             }
                         }
@@ -943,7 +948,7 @@ fn check(schema: &Schema, value: &Value, policy: Policy, at_location: bool) -> C
                 }
                 // `"type": "object"` refuses everything else; without it, the keywords
                 // only apply to objects.
-                _ => !typed,
+                _ => !o.typed,
             }
         }
         Schema::Array {

@@ -11,7 +11,7 @@ use harness_ref::cap::{Strategy, Unit};
 use serde_json::json;
 
 use crate::cap::CapOutput;
-use crate::schema::{Additional, Bounds, Policy, Schema, Ty};
+use crate::schema::{Additional, Bounds, ObjectSchema, Policy, Schema, Ty};
 use crate::structured::{Outcome, StructuredCall, TEXTS};
 
 /// A seed: its target, a descriptive file name, and its bytes.
@@ -195,17 +195,15 @@ fn cap_seeds() -> Vec<Seed> {
 }
 
 fn object(properties: Vec<(&str, Schema)>, required: &[&str], additional: Additional) -> Schema {
-    Schema::Object {
-        typed: true,
-        properties: properties
+    Schema::Object(ObjectSchema::new(
+        true,
+        properties
             .into_iter()
             .map(|(k, s)| (k.to_string(), s))
             .collect(),
-        required: required.iter().map(|k| k.to_string()).collect(),
+        required.iter().map(|k| k.to_string()).collect(),
         additional,
-        min_properties: None,
-        max_properties: None,
-    }
+    ))
 }
 
 fn int(minimum: Option<f64>, maximum: Option<f64>) -> Schema {
@@ -520,27 +518,29 @@ fn structured_seeds() -> Vec<Seed> {
 /// Minimised inputs of bugs the fuzzers found, for `fuzz/regressions/<target>/` (the
 /// write-ups are in `docs/fuzzing.md` and `props/tests/regressions.rs`).
 pub fn regressions() -> Vec<Seed> {
-    let bug_1 = StructuredCall {
+    vec![Seed {
+        target: "structured_call",
+        name: "bug-1-closed-any-of-refused-with-no-violation",
+        bytes: bug_1().to_bytes(),
+    }]
+}
+
+/// Bug 1 (`props/tests/regressions.rs`): a closed `anyOf` object refused with no violation.
+pub fn bug_1() -> StructuredCall {
+    StructuredCall {
         policy: Policy::Reject,
         outcome: Outcome::EchoArgs,
         schema: Schema::AnyOf(vec![
             Schema::Any,
-            Schema::Object {
-                typed: false,
-                properties: vec![("a".into(), Schema::Any)],
-                required: vec!["b".into()],
-                additional: Additional::Absent,
-                min_properties: None,
-                max_properties: None,
-            },
+            Schema::Object(ObjectSchema::new(
+                false,
+                vec![("a".into(), Schema::Any)],
+                vec!["b".into()],
+                Additional::Absent,
+            )),
         ]),
         args: json!({"a": false}),
-    };
-    vec![Seed {
-        target: "structured_call",
-        name: "bug-1-closed-any-of-refused-with-no-violation",
-        bytes: bug_1.to_bytes(),
-    }]
+    }
 }
 
 /// Every generated seed.

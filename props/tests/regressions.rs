@@ -44,25 +44,8 @@ fn invalid_arguments_always_names_a_violation() {
 /// The same input through the fuzz property, as `structured_call` found it.
 #[test]
 fn invalid_arguments_always_names_a_violation_property() {
-    use harness_ref_props::schema::{Additional, Policy, Schema};
-    use harness_ref_props::structured::{check, Outcome, StructuredCall};
-    let input = StructuredCall {
-        policy: Policy::Reject,
-        outcome: Outcome::EchoArgs,
-        schema: Schema::AnyOf(vec![
-            Schema::Any,
-            Schema::Object {
-                typed: false,
-                properties: vec![("a".into(), Schema::Any)],
-                required: vec!["b".into()],
-                additional: Additional::Absent,
-                min_properties: None,
-                max_properties: None,
-            },
-        ]),
-        args: json!({"a": false}),
-    };
-    check(&input);
+    use harness_ref_props::structured::check;
+    check(&harness_ref_props::seeds::bug_1());
 }
 
 /// Bug 2 (found reading the generator while writing `protocol_messages`' bounds, confirmed

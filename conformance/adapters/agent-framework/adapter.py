@@ -21,7 +21,7 @@ Tools: `FunctionTool(func=..., input_model=<pydantic model>)`. The framework als
 schema dict as `input_model`, but its docs say a dict is "checked only for top-level required
 fields, additionalProperties: false, and property enum and primitive type values ... Use a
 Pydantic model when runtime validation matters", so the production form is the pydantic model,
-written from the case's schema by the kit's `pydantic_schema.root_model`; what it cannot express
+written from the case's schema by the kit's `pydantic_schema.keyword_model`; what it cannot express
 SKIPs. The handler receives the validated arguments as keyword arguments (`model_dump`), as a
 user's function would; it is not told its call id.
 
@@ -61,9 +61,7 @@ from agent_framework.exceptions import ToolExecutionException  # noqa: E402
 from harness_conformance_adapter import (  # noqa: E402
     Adapter, Call, Capabilities, Errors, Implementation, Skip, Tool, Turn, to_json,
 )
-from harness_conformance_adapter.pydantic_schema import (  # noqa: E402
-    KEYWORDS, Untranslatable, present_arguments, root_model, skip_for, uses_aliases,
-)
+from harness_conformance_adapter.pydantic_schema import KEYWORDS, keyword_handler, keyword_model  # noqa: E402
 
 warnings.filterwarnings("ignore")
 logging.disable(logging.CRITICAL)
@@ -72,19 +70,9 @@ DETAILED_ERRORS = "--include-detailed-errors" in sys.argv[1:]
 
 
 def tool_for(tool: Tool, turn: Turn) -> FunctionTool:
-    try:
-        model = root_model(tool.input_schema, tool.name)
-    except Untranslatable as exc:
-        raise skip_for(tool.name, exc) from None
-    if uses_aliases(model):
-        raise Skip(f"tool {tool.name!r}: a property name is not a Python identifier, and "
-                   "the framework passes validated arguments to the function by field name")
-    handle = turn.async_handler(tool)
-
-    async def handler(**kwargs: Any) -> Any:
-        return await handle(present_arguments(kwargs))
-
-    return FunctionTool(name=tool.name, description=tool.description, func=handler, input_model=model)
+    model = keyword_model(tool, "the framework passes validated arguments to the function by field name")
+    return FunctionTool(name=tool.name, description=tool.description, func=keyword_handler(tool, turn),
+                        input_model=model)
 
 
 def call_content(call: Call) -> Content:

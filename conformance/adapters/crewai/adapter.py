@@ -16,7 +16,7 @@ none of that reaches the model, so every result is reported with `is_error: fals
 
 Tools: a `BaseTool` subclass with a pydantic `args_schema` and a `_run` — the form CrewAI's docs
 give for custom tools; the model is written from the case's schema by the kit's
-`pydantic_schema.root_model` (CrewAI validates with `args_schema.model_validate` in
+`pydantic_schema.keyword_model` (CrewAI validates with `args_schema.model_validate` in
 `BaseTool._validate_kwargs` and calls `_run` with `model_dump()`). What it cannot express SKIPs,
 and so does a property that is not a Python identifier (CrewAI passes validated arguments by field
 name). CrewAI's defaults are kept: tool result caching (`cache=True`, keyed by tool and input),
@@ -76,9 +76,7 @@ from crewai.tools.tool_failure import ToolFailure  # noqa: E402
 from harness_conformance_adapter import (  # noqa: E402
     Adapter, Call, Cap, Capabilities, Errors, Implementation, ReturnInstead, Skip, Tool, Turn, to_json,
 )
-from harness_conformance_adapter.pydantic_schema import (  # noqa: E402
-    KEYWORDS, Untranslatable, present_arguments, root_model, skip_for, uses_aliases,
-)
+from harness_conformance_adapter.pydantic_schema import KEYWORDS, keyword_model, present_arguments  # noqa: E402
 from pydantic import PrivateAttr  # noqa: E402
 
 warnings.filterwarnings("ignore")
@@ -95,13 +93,7 @@ class CaseTool(BaseTool):
 
 
 def tool_for(tool: Tool, turn: Turn) -> CaseTool:
-    try:
-        model = root_model(tool.input_schema, tool.name)
-    except Untranslatable as exc:
-        raise skip_for(tool.name, exc) from None
-    if uses_aliases(model):
-        raise Skip(f"tool {tool.name!r}: a property name is not a Python identifier, and "
-                   "CrewAI passes validated arguments by field name")
+    model = keyword_model(tool, "CrewAI passes validated arguments by field name")
     made = CaseTool(name=tool.name, description=tool.description, args_schema=model)
     made._handle = turn.handler(tool)
     return made

@@ -34,7 +34,7 @@ ids that are missing, not strings, empty or repeated test id correlation, which 
 take part in, so they SKIP here (a capability for this is proposed in docs/harnesses.md).
 
 Schema translation: FastMCP builds a tool's input schema and validator from the function's
-signature (pydantic). The adapter writes that signature with the kit's `pydantic_schema.parameters`
+signature (pydantic). The adapter writes that signature with the kit's `pydantic_schema.keyword_function`
 (what a user writes by hand). A signature is a closed object in FastMCP (pydantic refuses an
 unexpected keyword argument), so a top-level `additionalProperties: false` is expressed by the
 signature itself (`signature_schema`); what a signature cannot say (`uniqueItems`, `oneOf`, a
@@ -55,7 +55,6 @@ conformance/kits/python.
 
 from __future__ import annotations
 
-import inspect
 import logging
 import os
 import sys
@@ -73,11 +72,9 @@ from fastmcp.exceptions import ToolError  # noqa: E402
 from fastmcp.server.middleware.response_limiting import ResponseLimitingMiddleware  # noqa: E402
 from fastmcp.tools import Tool as FastMCPTool  # noqa: E402
 from harness_conformance_adapter import (  # noqa: E402
-    MISSING, Adapter, Call, Cap, Capabilities, Deadline, Errors, Implementation, Skip, Tool, Turn,
+    MISSING, Adapter, Call, Cap, Capabilities, Deadline, Errors, Implementation, Skip, Turn,
 )
-from harness_conformance_adapter.pydantic_schema import (  # noqa: E402
-    KEYWORDS, Untranslatable, parameters, present_arguments, safe_name, skip_for,
-)
+from harness_conformance_adapter.pydantic_schema import KEYWORDS, keyword_function  # noqa: E402
 from mcp import MCPError  # noqa: E402
 
 warnings.filterwarnings("ignore")
@@ -102,28 +99,6 @@ def signature_schema(schema: Any) -> Any:
     if isinstance(schema, dict) and schema.get("additionalProperties") is False:
         return {k: v for k, v in schema.items() if k != "additionalProperties"}
     return schema
-
-
-def tool_function(tool: Tool, turn: Turn) -> Any:
-    """The function a user would write for this tool: keyword parameters from the schema.
-
-    The same body as mcp-python's `tool_function`: it belongs in the kit's `pydantic_schema`
-    (reported to the kit's owners; adapters do not change the kit)."""
-    try:
-        params = parameters(signature_schema(tool.input_schema), tool.name)
-    except Untranslatable as exc:
-        raise skip_for(tool.name, exc) from None
-    handle = turn.async_handler(tool)
-
-    async def handler(**kwargs: Any) -> Any:
-        return await handle(present_arguments(kwargs))
-
-    handler.__signature__ = inspect.Signature(  # type: ignore[attr-defined]
-        [inspect.Parameter(p, inspect.Parameter.KEYWORD_ONLY, annotation=a, default=d) for p, a, d in params]
-    )
-    handler.__annotations__ = {p: a for p, a, _ in params}
-    handler.__name__ = safe_name(tool.name)
-    return handler
 
 
 def ids_testable(calls: list[Call]) -> bool:
@@ -157,7 +132,8 @@ def build(turn: Turn) -> FastMCP:
     timeout = None if config.deadline_ms is None else config.deadline_ms / 1000
     for tool in turn.case.tools:
         server.add_tool(FastMCPTool.from_function(
-            tool_function(tool, turn), name=tool.name, description=tool.description, timeout=timeout,
+            keyword_function(tool, turn, signature_schema(tool.input_schema)), name=tool.name,
+            description=tool.description, timeout=timeout,
         ))
     if not DEFAULT:
         server.add_middleware(ResponseLimitingMiddleware(max_size=config.cap_limit or MAX_SIZE))

@@ -16,7 +16,7 @@ handle_tool_error=True)` — a pydantic args_schema is what langchain validates 
 is not validated at all), and `handle_tool_error=True` is the setting LangChain's docs pair with
 raising `ToolException` ("raise ToolException and set handle_tool_error"): the exception's message
 becomes the tool's error output instead of propagating. The model is
-written from the case's schema by the kit's `pydantic_schema.root_model`; what it cannot express
+written from the case's schema by the kit's `pydantic_schema.keyword_model`; what it cannot express
 SKIPs. The
 handler is not told its call id: langchain's way to tell it (an `InjectedToolCallId` field)
 changes behaviour — such a tool refuses to run for a call without an id — so invocations carry
@@ -52,8 +52,7 @@ from typing import Any
 from harness_conformance_adapter import (
     MISSING, Adapter, Call, Capabilities, Deadline, Errors, Implementation, Skip, Tool, Turn, to_json,
 )
-from harness_conformance_adapter.pydantic_schema import KEYWORDS, Untranslatable, present_arguments, root_model, \
-    skip_for, uses_aliases
+from harness_conformance_adapter.pydantic_schema import KEYWORDS, keyword_handler, keyword_model
 from langchain_core.messages import AIMessage, ToolMessage
 from langchain_core.tools import StructuredTool, ToolException
 from langgraph.graph import END, START, MessagesState, StateGraph
@@ -66,20 +65,9 @@ HANDLE_ERRORS = "--handle-tool-errors" in sys.argv[1:]
 
 
 def tool_for(tool: Tool, turn: Turn) -> StructuredTool:
-    try:
-        model = root_model(tool.input_schema, tool.name)
-    except Untranslatable as exc:
-        raise skip_for(tool.name, exc) from None
-    if uses_aliases(model):
-        raise Skip(f"tool {tool.name!r}: a property name is not a Python identifier, and "
-                   "langchain passes validated arguments by field name")
-    handle = turn.async_handler(tool)
-
-    async def handler(**kwargs: Any) -> Any:
-        return await handle(present_arguments(kwargs))
-
     return StructuredTool.from_function(
-        coroutine=handler, name=tool.name, description=tool.description, args_schema=model,
+        coroutine=keyword_handler(tool, turn), name=tool.name, description=tool.description,
+        args_schema=keyword_model(tool, "langchain passes validated arguments by field name"),
         handle_tool_error=True,
     )
 

@@ -17,7 +17,7 @@ set inside the agent, but `handle_tool_call_results` does not put it on the mess
 
 Tools: `FunctionTool.from_defaults(async_fn=..., name=..., description=..., fn_schema=<model>)` — a
 pydantic `fn_schema` is LlamaIndex's way to state a tool's parameters; the model is written from the
-case's schema by the kit's `pydantic_schema.root_model` (what it cannot express SKIPs). LlamaIndex
+case's schema by the kit's `pydantic_schema.model_for` (what it cannot express SKIPs). LlamaIndex
 uses `fn_schema` only to describe the tool to the model (and to fill in field defaults): the
 function is called with the model's arguments as they came, unvalidated (`tools/function_tool.py`
 `acall`). The handler is not told its call's id.
@@ -47,9 +47,7 @@ from typing import Any
 from harness_conformance_adapter import (
     Adapter, Call, Capabilities, Errors, Implementation, Skip, Tool, Turn, to_json,
 )
-from harness_conformance_adapter.pydantic_schema import (
-    KEYWORDS, Untranslatable, present_arguments, root_model, skip_for,
-)
+from harness_conformance_adapter.pydantic_schema import KEYWORDS, keyword_handler, model_for
 from llama_index.core.agent.workflow import FunctionAgent
 from llama_index.core.base.llms.types import ChatMessage, MessageRole, TextBlock, ToolCallBlock
 from llama_index.core.llms.mock import MockFunctionCallingLLM
@@ -60,16 +58,8 @@ logging.disable(logging.CRITICAL)
 
 
 def tool_for(tool: Tool, turn: Turn) -> FunctionTool:
-    try:
-        model = root_model(tool.input_schema, tool.name)
-    except Untranslatable as exc:
-        raise skip_for(tool.name, exc) from None
-    handle = turn.async_handler(tool)
-
-    async def fn(**kwargs: Any) -> Any:
-        return await handle(present_arguments(kwargs))
-
-    return FunctionTool.from_defaults(async_fn=fn, name=tool.name, description=tool.description, fn_schema=model)
+    return FunctionTool.from_defaults(async_fn=keyword_handler(tool, turn), name=tool.name,
+                                      description=tool.description, fn_schema=model_for(tool))
 
 
 def tool_call_block(call: Call) -> ToolCallBlock:

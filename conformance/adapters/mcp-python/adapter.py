@@ -15,7 +15,7 @@ no arguments (the SDK's own conflation; the host passes what the model sent).
 
 Schema translation: the SDK builds a tool's input schema and validator from the function's
 signature (pydantic). For each case the adapter writes that signature with the kit's
-`pydantic_schema.parameters`; what a signature cannot say (additionalProperties: false on the
+`pydantic_schema.keyword_function`; what a signature cannot say (additionalProperties: false on the
 arguments object, `uniqueItems`, `oneOf`, ...) makes the case SKIP with the reason.
 
 Handler errors, in the SDK's idiom: domain → `ToolError` (the SDK's "show this to the client"
@@ -27,17 +27,14 @@ conformance/kits/python.
 
 from __future__ import annotations
 
-import inspect
 import logging
 import warnings
 from importlib.metadata import version
 from typing import Any
 
-from harness_conformance_adapter import MISSING, Adapter, Capabilities, Deadline, Errors, Implementation, Json, Skip, \
-    Tool, Turn
+from harness_conformance_adapter import MISSING, Adapter, Capabilities, Deadline, Errors, Implementation, Json, Turn
 from harness_conformance_adapter.mcp_host import serve_turn
-from harness_conformance_adapter.pydantic_schema import KEYWORDS, Untranslatable, parameters, present_arguments, \
-    safe_name, skip_for
+from harness_conformance_adapter.pydantic_schema import KEYWORDS, keyword_function
 from mcp import Client
 from mcp.server.mcpserver import MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
@@ -48,29 +45,10 @@ warnings.filterwarnings("ignore")
 logging.disable(logging.CRITICAL)
 
 
-def tool_function(tool: Tool, turn: Turn) -> Any:
-    """The function a user would write for this tool: keyword parameters from the schema."""
-    try:
-        params = parameters(tool.input_schema, tool.name)
-    except Untranslatable as exc:
-        raise skip_for(tool.name, exc) from None
-    handle = turn.async_handler(tool)
-
-    async def handler(**kwargs: Any) -> Any:
-        return await handle(present_arguments(kwargs))
-
-    handler.__signature__ = inspect.Signature(  # type: ignore[attr-defined]
-        [inspect.Parameter(p, inspect.Parameter.KEYWORD_ONLY, annotation=a, default=d) for p, a, d in params]
-    )
-    handler.__annotations__ = {p: a for p, a, _ in params}
-    handler.__name__ = safe_name(tool.name)
-    return handler
-
-
 def build(turn: Turn) -> MCPServer:
     server = MCPServer("conformance")
     for tool in turn.case.tools:
-        server.add_tool(tool_function(tool, turn), name=tool.name, description=tool.description)
+        server.add_tool(keyword_function(tool, turn), name=tool.name, description=tool.description)
     return server
 
 

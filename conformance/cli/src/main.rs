@@ -34,6 +34,7 @@ mod out;
 mod progress;
 mod report_cmd;
 mod review;
+mod spec_cmd;
 mod style;
 
 use out::{say, tell};
@@ -61,6 +62,9 @@ enum Cmd {
     Run(RunArgs),
     /// List the cases (id, requirements, description).
     List(FilterArgs),
+    /// List every SPEC.md requirement with its level, cases and the checks it owns, and the
+    /// places where SPEC.md, the cases and blame disagree (`--check`: only those; exit 1).
+    Spec(spec_cmd::SpecArgs),
     /// Print one case file.
     Show {
         /// The case id (`<area>/<fault-name>`).
@@ -274,6 +278,7 @@ fn real_main(cli: Cli) -> Result<ExitCode, String> {
             }
             Ok(ExitCode::SUCCESS)
         }
+        Cmd::Spec(args) => spec_cmd::run(&args, &load_suite()?),
         Cmd::Show { case } => {
             let file = format!("{case}.json");
             let (_, text) = loader::embedded_files()

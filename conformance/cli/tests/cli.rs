@@ -1,32 +1,12 @@
 //! The command line: every subcommand and report format, exit codes, reproducers, baselines.
 
-use std::path::PathBuf;
-use std::process::{Command, Output};
+use std::process::Output;
 
-fn bin() -> Command {
-    Command::new(env!("CARGO_BIN_EXE_harness-conformance"))
-}
-
-fn tmp(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("hc-cli-{}-{name}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
-}
-
-fn run(args: &[&str]) -> Output {
-    bin().args(args).output().unwrap()
-}
+mod common;
+use common::{run, run_toy, tmp, toy};
 
 fn stdout(o: &Output) -> String {
     String::from_utf8_lossy(&o.stdout).into_owned()
-}
-
-fn toy() -> String {
-    format!(
-        "python3 {}/../driver/tests/misbehaving/adapter.py ok",
-        env!("CARGO_MANIFEST_DIR")
-    )
 }
 
 /// A case the toy adapter fails: it answers every call with a success.
@@ -63,9 +43,28 @@ fn list_show_and_copy_agree() {
 }
 
 #[test]
+fn spec_lists_requirements_and_checks_them_against_the_corpus() {
+    let o = run(&["spec", "CAP-10"]);
+    assert!(o.status.success(), "{}", stdout(&o));
+    let out = stdout(&o);
+    assert!(out.starts_with("CAP-10 (MUST) "), "{out}");
+    assert_eq!(
+        out.lines().filter(|l| !l.starts_with("  ")).count(),
+        1,
+        "{out}"
+    );
+    assert!(out.contains("cap.keeps_head ×"), "{out}");
+    let check = run(&["spec", "--check"]);
+    assert!(check.status.success(), "{check:?}");
+    assert!(check.stdout.is_empty());
+    assert!(String::from_utf8_lossy(&check.stderr).contains("SPEC.md, the cases and blame agree"));
+    assert_eq!(run(&["spec", "NO-1"]).status.code(), Some(2));
+}
+
+#[test]
 fn a_failing_harness_exits_non_zero_with_a_reproducer() {
     let cmd = toy();
-    let o = run(&["run", "--harness", &cmd, "--run", FAILING, "-q"]);
+    let o = run_toy(FAILING, &[]);
     assert_eq!(o.status.code(), Some(1));
     let out = stdout(&o);
     assert!(out.contains(&format!("FAIL {FAILING}")), "{out}");
@@ -90,17 +89,7 @@ fn the_reference_passes_a_selection_and_exits_zero() {
 
 #[test]
 fn json_lines_junit_and_markdown() {
-    let cmd = toy();
-    let o = run(&[
-        "run",
-        "--harness",
-        &cmd,
-        "--run",
-        "calls",
-        "--format",
-        "json",
-        "-q",
-    ]);
+    let o = run_toy("calls", &["--format", "json"]);
     let lines: Vec<serde_json::Value> = stdout(&o)
         .lines()
         .map(|l| serde_json::from_str(l).unwrap())
@@ -118,16 +107,7 @@ fn json_lines_junit_and_markdown() {
     assert_eq!(failing["level"], "MUST");
     assert!(failing["reproduce"].as_str().unwrap().ends_with(FAILING));
 
-    let o = run(&[
-        "run",
-        "--harness",
-        &cmd,
-        "--run",
-        "calls",
-        "--format",
-        "junit",
-        "-q",
-    ]);
+    let o = run_toy("calls", &["--format", "junit"]);
     let xml = stdout(&o);
     assert!(xml.starts_with("<?xml"));
     assert!(xml.contains("<testsuite name=\"calls\""));
@@ -135,16 +115,7 @@ fn json_lines_junit_and_markdown() {
     assert!(xml.contains("<failure type=\"FAIL\""));
     assert!(xml.contains("<skipped message=\"SKIP: "));
 
-    let o = run(&[
-        "run",
-        "--harness",
-        &cmd,
-        "--run",
-        "calls",
-        "--format",
-        "markdown",
-        "-q",
-    ]);
+    let o = run_toy("calls", &["--format", "markdown"]);
     let md = stdout(&o);
     assert!(md.contains("**FAILED**"));
     assert!(md.contains("| ✗ | CALL-1 | MUST |"), "{md}");
@@ -154,18 +125,8 @@ fn json_lines_junit_and_markdown() {
 #[test]
 fn baselines_are_written_and_read_and_stale_entries_fail() {
     let dir = tmp("baseline");
-    let cmd = toy();
     let path = dir.join("baseline.json");
-    let o = run(&[
-        "run",
-        "--harness",
-        &cmd,
-        "--run",
-        "calls",
-        "-q",
-        "--write-baseline",
-        path.to_str().unwrap(),
-    ]);
+    let o = run_toy("calls", &["--write-baseline", path.to_str().unwrap()]);
     assert_eq!(o.status.code(), Some(1));
     let written: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
@@ -174,16 +135,7 @@ fn baselines_are_written_and_read_and_stale_entries_fail() {
     assert!(written["cases"][FAILING]["fails"].is_array(), "{written}");
     assert!(written["skips"].is_object(), "{written}");
     // With the baseline, the same run is green: the failures are expected.
-    let o = run(&[
-        "run",
-        "--harness",
-        &cmd,
-        "--run",
-        "calls",
-        "-q",
-        "--baseline",
-        path.to_str().unwrap(),
-    ]);
+    let o = run_toy("calls", &["--baseline", path.to_str().unwrap()]);
     assert!(o.status.success(), "{}", stdout(&o));
     assert!(stdout(&o).contains("XFAIL"));
     // The reference passes what the toy fails: the entry is stale and the run fails.
@@ -305,7 +257,7 @@ fn an_untestable_must_fails_the_run_until_the_baseline_lists_it() {
     let path = dir.join("baseline.json");
     let case = "outcomes/handler-past-deadline-times-out";
     // The toy declares no deadline: the case skips, and OUT-4 cannot be tested at all.
-    let o = run(&["run", "--harness", &toy(), "--run", case, "-q"]);
+    let o = run_toy(case, &[]);
     assert_eq!(o.status.code(), Some(1), "{}", stdout(&o));
     let out = stdout(&o);
     assert!(out.contains("! OUT-4"), "{out}");
@@ -313,16 +265,7 @@ fn an_untestable_must_fails_the_run_until_the_baseline_lists_it() {
         out.contains("MUST requirement(s) not testable on this harness: OUT-4"),
         "{out}"
     );
-    let o = run(&[
-        "run",
-        "--harness",
-        &toy(),
-        "--run",
-        case,
-        "-q",
-        "--write-baseline",
-        path.to_str().unwrap(),
-    ]);
+    let o = run_toy(case, &["--write-baseline", path.to_str().unwrap()]);
     assert_eq!(o.status.code(), Some(1));
     let written: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
@@ -331,16 +274,7 @@ fn an_untestable_must_fails_the_run_until_the_baseline_lists_it() {
         "{written}"
     );
     assert!(written["skips"][case].is_string(), "{written}");
-    let o = run(&[
-        "run",
-        "--harness",
-        &toy(),
-        "--run",
-        case,
-        "-q",
-        "--baseline",
-        path.to_str().unwrap(),
-    ]);
+    let o = run_toy(case, &["--baseline", path.to_str().unwrap()]);
     assert!(o.status.success(), "{}", stdout(&o));
     assert!(stdout(&o).contains("OUT-4"));
 }

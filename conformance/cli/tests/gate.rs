@@ -4,35 +4,10 @@
 //! - fuzz findings kept as a folder run with `run --cases`, and `fuzz --baseline` reports only
 //!   what the baseline does not already list.
 
-use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::path::Path;
 
-fn bin() -> Command {
-    Command::new(env!("CARGO_BIN_EXE_harness-conformance"))
-}
-
-fn tmp(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("hc-gate-{}-{name}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
-}
-
-fn run(args: &[&str]) -> Output {
-    bin().args(args).output().unwrap()
-}
-
-fn text(b: &[u8]) -> String {
-    String::from_utf8_lossy(b).into_owned()
-}
-
-/// Answers every call with a success: it fails every case that expects an error.
-fn toy() -> String {
-    format!(
-        "python3 {}/../driver/tests/misbehaving/adapter.py ok",
-        env!("CARGO_MANIFEST_DIR")
-    )
-}
+mod common;
+use common::{run, run_toy, text, tmp, toy};
 
 fn p(path: &Path) -> &str {
     path.to_str().unwrap()
@@ -44,18 +19,7 @@ fn report_prints_what_the_run_printed_and_matrix_combines_saved_reports() {
     let reports = dir.join("reports");
     std::fs::create_dir_all(&reports).unwrap();
     let toy_json = reports.join("toy.json");
-    let o = run(&[
-        "run",
-        "--harness",
-        &toy(),
-        "--run",
-        "calls",
-        "-q",
-        "--format",
-        "json",
-        "-o",
-        p(&toy_json),
-    ]);
+    let o = run_toy("calls", &["--format", "json", "-o", p(&toy_json)]);
     assert_eq!(o.status.code(), Some(1), "{}", text(&o.stderr));
     // With -o, the run prints its terminal report to stderr: `report` prints the same.
     let rendered = run(&["report", p(&toy_json)]);
@@ -150,28 +114,14 @@ fn fuzz_findings_become_a_regression_folder_and_a_baseline_silences_known_ones()
     let dir = tmp("fuzz");
     let findings = dir.join("findings");
     let baseline = dir.join("baseline.json");
+    let toy = toy();
     let fuzz = |with_baseline: bool| {
-        let mut args = vec![
-            "fuzz",
-            "--harness",
-            &toy_cmd(),
-            "--seed",
-            "3",
-            "--cases",
-            "25",
-            "--max-findings",
-            "50",
-            "-q",
-            "--out",
-            p(&findings),
-        ]
-        .into_iter()
-        .map(str::to_owned)
-        .collect::<Vec<_>>();
+        let mut args = vec!["fuzz", "--harness", &toy, "--seed", "3", "--cases", "25"];
+        args.extend(["--max-findings", "50", "-q", "--out", p(&findings)]);
         if with_baseline {
-            args.extend(["--baseline".to_owned(), p(&baseline).to_owned()]);
+            args.extend(["--baseline", p(&baseline)]);
         }
-        bin().args(&args).output().unwrap()
+        run(&args)
     };
     let first = fuzz(false);
     assert_eq!(first.status.code(), Some(1), "{}", text(&first.stderr));
@@ -183,7 +133,7 @@ fn fuzz_findings_become_a_regression_folder_and_a_baseline_silences_known_ones()
     assert!(out.contains(&format!("--cases {}", p(&findings))), "{out}");
 
     // The folder runs as it is: the toy fails it, each failure reproducible on its own …
-    let failing = run(&["run", "--harness", &toy(), "--cases", p(&findings)]);
+    let failing = run(&["run", "--harness", &toy, "--cases", p(&findings)]);
     assert_eq!(failing.status.code(), Some(1));
     assert!(
         text(&failing.stdout)
@@ -199,16 +149,8 @@ fn fuzz_findings_become_a_regression_folder_and_a_baseline_silences_known_ones()
     // what is new. Each round's findings join the folder, until nothing is new.
     let mut rounds = 0;
     loop {
-        let b = run(&[
-            "run",
-            "--harness",
-            &toy(),
-            "--cases",
-            p(&findings),
-            "-q",
-            "--write-baseline",
-            p(&baseline),
-        ]);
+        let args = ["run", "--harness", &toy, "--cases", p(&findings), "-q"];
+        let b = run(&[&args[..], &["--write-baseline", p(&baseline)]].concat());
         assert_eq!(b.status.code(), Some(1), "{}", text(&b.stderr));
         let again = fuzz(true);
         let out = text(&again.stdout);
@@ -232,8 +174,4 @@ fn fuzz_findings_become_a_regression_folder_and_a_baseline_silences_known_ones()
         );
     }
     let _ = std::fs::remove_dir_all(&dir);
-}
-
-fn toy_cmd() -> String {
-    toy()
 }

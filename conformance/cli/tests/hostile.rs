@@ -7,6 +7,10 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 use std::time::{Duration, Instant};
 
+#[path = "../../driver/tests/misbehaving/mod.rs"]
+mod misbehaving;
+use misbehaving::{command as adapter, dead, pids, wait_until};
+
 fn bin() -> Command {
     Command::new(env!("CARGO_BIN_EXE_harness-conformance"))
 }
@@ -20,13 +24,6 @@ fn tmp(name: &str) -> PathBuf {
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).unwrap();
     dir
-}
-
-fn adapter(mode: &str) -> String {
-    format!(
-        "exec python3 {}/../driver/tests/misbehaving/adapter.py {mode}",
-        env!("CARGO_MANIFEST_DIR")
-    )
 }
 
 fn text(b: &[u8]) -> String {
@@ -45,35 +42,6 @@ fn case_file(dir: &Path, name: &str, id: &str, expect_error: bool) -> PathBuf {
     let path = dir.join(format!("{name}.json"));
     std::fs::write(&path, case.to_string()).unwrap();
     path
-}
-
-fn pids(file: &Path) -> Vec<u32> {
-    std::fs::read_to_string(file)
-        .unwrap_or_default()
-        .lines()
-        .filter_map(|l| l.trim().parse().ok())
-        .collect()
-}
-
-/// Whether `pid` is gone (or a zombie nobody here waits for).
-fn dead(pid: u32) -> bool {
-    match std::fs::read_to_string(format!("/proc/{pid}/stat")) {
-        Err(_) => true,
-        Ok(stat) => stat
-            .rsplit_once(')')
-            .is_some_and(|(_, rest)| rest.trim_start().starts_with('Z')),
-    }
-}
-
-fn wait_until(limit: Duration, mut f: impl FnMut() -> bool) -> bool {
-    let until = Instant::now() + limit;
-    while Instant::now() < until {
-        if f() {
-            return true;
-        }
-        std::thread::sleep(Duration::from_millis(20));
-    }
-    false
 }
 
 /// No byte or character a terminal would act on: ESC, BEL, CR, C1 controls, bidi overrides.

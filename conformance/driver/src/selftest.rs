@@ -16,9 +16,11 @@
 //! It lives in the driver because it is a scheduling job: the variants run in-process on worker
 //! threads, several at a time. Its account is plain text ([`SelftestReport::render`]).
 
+use std::collections::{BTreeMap, BTreeSet};
 use std::fmt::Write as _;
 
 use harness_conformance_protocol::Behavior;
+use harness_conformance_suite::blame::CheckKind;
 use harness_conformance_suite::case::Case;
 use harness_conformance_suite::coverage::Status;
 use harness_conformance_suite::harness::Harness;
@@ -105,12 +107,16 @@ pub struct Blame {
     pub extra: Vec<String>,
     /// How many failing MUSTs were declared (the precision's numerator).
     pub musts_declared: usize,
+    /// Requirements that promise an answer (they own `answered` checks) and read PASS on fewer
+    /// cases than the judge run tested them on: evidence silently lost (id, cases here, cases
+    /// there).
+    pub thin: Vec<(String, usize, usize)>,
 }
 
 impl Blame {
-    /// Whether the table is exactly what the variant declares.
+    /// Whether the table is exactly what the variant declares, on all the evidence.
     pub fn exact(&self) -> bool {
-        self.missed.is_empty() && self.extra.is_empty()
+        self.missed.is_empty() && self.extra.is_empty() && self.thin.is_empty()
     }
 }
 
@@ -176,6 +182,36 @@ fn blame_of(fault: Fault, judge: &RunResult, result: &RunResult) -> Blame {
             blame.musts_declared += 1;
         } else if status(judge, &r.id) != Some(Status::Fail) {
             blame.extra.push(r.id.clone());
+        }
+    }
+    // A requirement never reads PASS on fewer of the cases where it promises an answer (it owns
+    // their `answered` checks) than the correct harness is tested on: a lost answer is its
+    // failure, not a smaller sample.
+    fn answered_in(run: &RunResult) -> BTreeMap<&str, BTreeSet<&str>> {
+        let mut cases: BTreeMap<&str, BTreeSet<&str>> = BTreeMap::new();
+        for o in &run.outcomes {
+            for c in o.checks.iter().filter(|c| c.kind == CheckKind::Answered) {
+                cases
+                    .entry(c.requirement.as_str())
+                    .or_default()
+                    .insert(o.id.as_str());
+            }
+        }
+        cases
+    }
+    let same_hello = judge.hello.as_ref().map(|h| &h.capabilities)
+        == result.hello.as_ref().map(|h| &h.capabilities);
+    let (here, there) = (answered_in(result), answered_in(judge));
+    for r in result
+        .coverage
+        .requirements
+        .iter()
+        .filter(|r| same_hello && r.status == Status::Pass)
+    {
+        let count =
+            |m: &BTreeMap<&str, BTreeSet<&str>>| m.get(r.id.as_str()).map_or(0, BTreeSet::len);
+        if count(&here) < count(&there) {
+            blame.thin.push((r.id.clone(), count(&here), count(&there)));
         }
     }
     blame
@@ -359,6 +395,13 @@ fn render_blame(out: &mut String, fault: Fault, blame: &Blame) {
             "BLAME  {:<32} fails MUST {} it does not violate (a check blames the wrong requirement)",
             fault.name(),
             blame.extra.join(", ")
+        );
+    }
+    for (id, here, there) in &blame.thin {
+        let _ = writeln!(
+            out,
+            "BLAME  {:<32} {id} reads PASS with its answers checked in {here} case(s), the reference's in {there}: an answer it promised went missing without failing it",
+            fault.name()
         );
     }
 }

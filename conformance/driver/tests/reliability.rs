@@ -11,7 +11,10 @@
 //! that misbehaves only on cases whose id ends with `/trigger`.
 
 use std::sync::Arc;
-use std::time::{Duration, Instant};
+use std::time::Duration;
+
+mod misbehaving;
+use misbehaving::{command, dead, pids, wait_until};
 
 use harness_conformance_driver::client::{ProcessHarness, ProcessOptions};
 use harness_conformance_driver::driver::DriverLimits;
@@ -56,41 +59,9 @@ fn pidfile(name: &str) -> std::path::PathBuf {
     p
 }
 
-fn pids(file: &std::path::Path) -> Vec<u32> {
-    std::fs::read_to_string(file)
-        .unwrap_or_default()
-        .lines()
-        .filter_map(|l| l.trim().parse().ok())
-        .collect()
-}
-
-/// Whether `pid` is gone (or a zombie waiting for a parent that is not this test).
-fn dead(pid: u32) -> bool {
-    match std::fs::read_to_string(format!("/proc/{pid}/stat")) {
-        Err(_) => true,
-        Ok(stat) => stat
-            .rsplit_once(')')
-            .is_some_and(|(_, rest)| rest.trim_start().starts_with('Z')),
-    }
-}
-
 /// Waits up to five seconds for every pid to die.
 fn all_die(pids: &[u32]) -> bool {
-    let until = Instant::now() + Duration::from_secs(5);
-    while Instant::now() < until {
-        if pids.iter().all(|&p| dead(p)) {
-            return true;
-        }
-        std::thread::sleep(Duration::from_millis(20));
-    }
-    false
-}
-
-fn command(mode: &str) -> String {
-    format!(
-        "exec python3 {}/tests/misbehaving/adapter.py {mode}",
-        env!("CARGO_MANIFEST_DIR")
-    )
+    wait_until(Duration::from_secs(5), || pids.iter().all(|&p| dead(p)))
 }
 
 fn options() -> ProcessOptions {

@@ -846,7 +846,7 @@ mod tests {
     use super::*;
     use crate::model::ToolModel;
     use harness_conformance_protocol::Output;
-    use harness_ref_props::schema::{Additional, Bounds, Schema};
+    use harness_ref_props::schema::{Additional, Bounds, ObjectSchema, Schema};
     use serde_json::json;
 
     fn model(additional: Additional, calls: Vec<CallModel>) -> Model {
@@ -857,14 +857,12 @@ mod tests {
             stop_reason: None,
             tools: vec![ToolModel {
                 name: "t".into(),
-                schema: Schema::Object {
-                    typed: true,
-                    properties: vec![("n".into(), Schema::Int(Bounds::default()))],
-                    required: vec!["n".into()],
+                schema: Schema::Object(ObjectSchema::new(
+                    true,
+                    vec![("n".into(), Schema::Int(Bounds::default()))],
+                    vec!["n".into()],
                     additional,
-                    min_properties: None,
-                    max_properties: None,
-                },
+                )),
                 marker: None,
                 behavior: Behavior::Return {
                     output: Output::Text("ok".into()),

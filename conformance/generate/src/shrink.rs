@@ -8,7 +8,7 @@
 //! and a candidate whose arguments became valid is judged as valid.
 
 use harness_conformance_protocol::{Behavior, Gen, Lines, Output, Size};
-use harness_ref_props::schema::{Additional, Bounds, Schema};
+use harness_ref_props::schema::{Additional, Bounds, ObjectSchema, Schema};
 use serde_json::{Map, Value};
 
 use super::model::{CallModel, Input, Model};
@@ -16,66 +16,58 @@ use super::model::{CallModel, Input, Model};
 /// Candidate models, each strictly simpler than `m` in one respect.
 pub fn candidates(m: &Model) -> Vec<Model> {
     let mut out = Vec::new();
+    // The model with one change.
+    let with = |change: &dyn Fn(&mut Model)| {
+        let mut c = m.clone();
+        change(&mut c);
+        c
+    };
     // Fewer calls.
     if m.calls.len() > 1 {
         for i in 0..m.calls.len() {
-            let mut c = m.clone();
-            c.calls.remove(i);
-            out.push(c);
+            out.push(with(&|c| {
+                c.calls.remove(i);
+            }));
         }
     }
     // Fewer tools (calls to a removed tool then name an unknown tool; it leaves the offered
     // list too).
     if m.tools.len() > 1 {
         for i in 0..m.tools.len() {
-            let mut c = m.clone();
-            let removed = c.tools.remove(i);
-            if let Some(offered) = &mut c.offered {
-                offered.retain(|n| *n != removed.name);
-            }
-            out.push(c);
+            out.push(with(&|c| {
+                let removed = c.tools.remove(i);
+                if let Some(offered) = &mut c.offered {
+                    offered.retain(|n| *n != removed.name);
+                }
+            }));
         }
     }
-    // A plainer turn: every tool offered, no stop reason.
+    // A plainer turn (every tool offered, no stop reason) and the harness's own configuration.
     if m.offered.is_some() {
-        let mut c = m.clone();
-        c.offered = None;
-        out.push(c);
+        out.push(with(&|c| c.offered = None));
     }
     if m.stop_reason.is_some() {
-        let mut c = m.clone();
-        c.stop_reason = None;
-        out.push(c);
+        out.push(with(&|c| c.stop_reason = None));
     }
     if m.cap.is_some() {
-        let mut c = m.clone();
-        c.cap = None;
-        out.push(c);
+        out.push(with(&|c| c.cap = None));
     }
     if m.deadline_ms.is_some() {
-        let mut c = m.clone();
-        c.deadline_ms = None;
-        out.push(c);
+        out.push(with(&|c| c.deadline_ms = None));
     }
     // Simpler behaviours and shorter outputs.
     for (i, t) in m.tools.iter().enumerate() {
         for b in behaviors(&t.behavior) {
-            let mut c = m.clone();
-            c.tools[i].behavior = b;
-            out.push(c);
+            out.push(with(&|c| c.tools[i].behavior = b.clone()));
         }
         if t.marker.is_some() {
-            let mut c = m.clone();
-            c.tools[i].marker = None;
-            out.push(c);
+            out.push(with(&|c| c.tools[i].marker = None));
         }
     }
     // Smaller schemas.
     for (i, t) in m.tools.iter().enumerate() {
         for s in schemas(&t.schema) {
-            let mut c = m.clone();
-            c.tools[i].schema = s;
-            out.push(c);
+            out.push(with(&|c| c.tools[i].schema = s.clone()));
         }
     }
     // Smaller arguments and plainer calls.
@@ -294,86 +286,40 @@ fn behaviors(b: &Behavior) -> Vec<Behavior> {
 pub fn schemas(s: &Schema) -> Vec<Schema> {
     let mut out = Vec::new();
     match s {
-        Schema::Object {
-            typed,
-            properties,
-            required,
-            additional,
-            min_properties,
-            max_properties,
-        } => {
-            let base = |p: Vec<(String, Schema)>, r: Vec<String>, a: Additional, minp, maxp| {
-                Schema::Object {
-                    typed: *typed,
-                    properties: p,
-                    required: r,
-                    additional: a,
-                    min_properties: minp,
-                    max_properties: maxp,
-                }
+        Schema::Object(o) => {
+            // The object schema with one change.
+            let with = |change: &dyn Fn(&mut ObjectSchema)| {
+                let mut smaller = o.clone();
+                change(&mut smaller);
+                Schema::Object(smaller)
             };
-            for i in 0..properties.len() {
-                let mut p = properties.clone();
-                let (name, _) = p.remove(i);
-                let r: Vec<String> = required.iter().filter(|x| **x != name).cloned().collect();
-                out.push(base(
-                    p,
-                    r,
-                    additional.clone(),
-                    *min_properties,
-                    *max_properties,
-                ));
+            for i in 0..o.properties.len() {
+                out.push(with(&|s| {
+                    let (name, _) = s.properties.remove(i);
+                    s.required.retain(|x| *x != name);
+                }));
             }
-            for i in 0..required.len() {
-                let mut r = required.clone();
-                r.remove(i);
-                out.push(base(
-                    properties.clone(),
-                    r,
-                    additional.clone(),
-                    *min_properties,
-                    *max_properties,
-                ));
+            for i in 0..o.required.len() {
+                out.push(with(&|s| {
+                    s.required.remove(i);
+                }));
             }
-            if let Additional::Schema(_) = additional {
-                out.push(base(
-                    properties.clone(),
-                    required.clone(),
-                    Additional::Allow,
-                    *min_properties,
-                    *max_properties,
-                ));
-                out.push(base(
-                    properties.clone(),
-                    required.clone(),
-                    Additional::Forbid,
-                    *min_properties,
-                    *max_properties,
-                ));
+            if let Additional::Schema(_) = o.additional {
+                out.push(with(&|s| s.additional = Additional::Allow));
+                out.push(with(&|s| s.additional = Additional::Forbid));
             }
-            if min_properties.is_some() || max_properties.is_some() {
-                out.push(base(
-                    properties.clone(),
-                    required.clone(),
-                    additional.clone(),
-                    None,
-                    None,
-                ));
+            if o.min_properties.is_some() || o.max_properties.is_some() {
+                out.push(with(&|s| {
+                    s.min_properties = None;
+                    s.max_properties = None;
+                }));
             }
-            for (i, (name, sub)) in properties.iter().enumerate() {
+            for (i, (_, sub)) in o.properties.iter().enumerate() {
                 for smaller in schemas(sub)
                     .into_iter()
                     .chain((*sub != Schema::Any).then_some(Schema::Any))
                 {
-                    let mut p = properties.clone();
-                    p[i] = (name.clone(), smaller);
-                    out.push(base(
-                        p,
-                        required.clone(),
-                        additional.clone(),
-                        *min_properties,
-                        *max_properties,
-                    ));
+                    out.push(with(&|s| s.properties[i].1 = smaller.clone()));
                 }
             }
         }

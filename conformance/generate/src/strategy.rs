@@ -18,7 +18,7 @@ use harness_conformance_protocol::{
     Size, StopReason, Strategy, Unit,
 };
 use harness_ref_props::bytes::Reader;
-use harness_ref_props::schema::{self, Additional, Bounds, Schema};
+use harness_ref_props::schema::{self, Additional, Bounds, ObjectSchema, Schema};
 use serde_json::{json, Map, Value};
 
 use super::model::{CallModel, Input, Model, ToolModel};
@@ -115,29 +115,12 @@ pub fn restrict(schema: &Schema, scope: &Scope) -> Schema {
     let opt = |k: &str, v: Option<u8>| if has(k) { v } else { None };
     match schema {
         Schema::Any => Schema::Any,
-        Schema::Types(t) if has("type") => {
-            // `type` lists must be unique; the byte grammar only drops adjacent repeats.
-            let mut unique = t.clone();
-            let mut seen = Vec::new();
-            unique.retain(|x| {
-                let fresh = !seen.contains(x);
-                seen.push(*x);
-                fresh
-            });
-            Schema::Types(unique)
-        }
+        Schema::Types(t) if has("type") => Schema::types(t.clone()),
         Schema::Types(_) => Schema::Any,
-        Schema::Object {
-            typed,
-            properties,
-            required,
-            additional,
-            min_properties,
-            max_properties,
-        } => Schema::Object {
-            typed: *typed && has("type"),
+        Schema::Object(o) => Schema::Object(ObjectSchema {
+            typed: o.typed && has("type"),
             properties: if has("properties") {
-                properties
+                o.properties
                     .iter()
                     .map(|(k, s)| (k.clone(), restrict(s, scope)))
                     .collect()
@@ -145,18 +128,18 @@ pub fn restrict(schema: &Schema, scope: &Scope) -> Schema {
                 Vec::new()
             },
             required: if has("required") {
-                required.clone()
+                o.required.clone()
             } else {
                 Vec::new()
             },
-            additional: match additional {
+            additional: match &o.additional {
                 _ if !has("additionalProperties") => Additional::Absent,
                 Additional::Schema(s) => Additional::Schema(Box::new(restrict(s, scope))),
                 other => other.clone(),
             },
-            min_properties: opt("minProperties", *min_properties),
-            max_properties: opt("maxProperties", *max_properties),
-        },
+            min_properties: opt("minProperties", o.min_properties),
+            max_properties: opt("maxProperties", o.max_properties),
+        }),
         Schema::Array {
             items,
             min_items,
@@ -215,13 +198,9 @@ fn restrict_bounds(b: &Bounds, scope: &Scope) -> Bounds {
 pub fn has_composition(s: &Schema) -> bool {
     match s {
         Schema::AnyOf(_) | Schema::AllOf(_) | Schema::OneOf(_) | Schema::Not(_) => true,
-        Schema::Object {
-            properties,
-            additional,
-            ..
-        } => {
-            properties.iter().any(|(_, s)| has_composition(s))
-                || matches!(additional, Additional::Schema(s) if has_composition(s))
+        Schema::Object(o) => {
+            o.properties.iter().any(|(_, s)| has_composition(s))
+                || matches!(&o.additional, Additional::Schema(s) if has_composition(s))
         }
         Schema::Array { items: Some(s), .. } => has_composition(s),
         _ => false,
@@ -259,14 +238,11 @@ fn top_schema(rng: &mut Rng, scope: &Scope) -> Schema {
         _ => Additional::Schema(Box::new(sub_schema(rng))),
     };
     let min_max = |rng: &mut Rng| rng.chance(8).then(|| rng.below(3) as u8);
-    let schema = Schema::Object {
-        typed: true,
-        properties,
-        required,
-        additional,
+    let schema = Schema::Object(ObjectSchema {
         min_properties: min_max(rng),
         max_properties: min_max(rng).map(|n| n + 2),
-    };
+        ..ObjectSchema::new(true, properties, required, additional)
+    });
     restrict(&schema, scope)
 }
 
@@ -277,22 +253,18 @@ fn mutation_schema(scope: &Scope) -> Option<Schema> {
     if !needed.iter().all(|k| scope.has(k)) {
         return None;
     }
-    let inner = Schema::Object {
-        typed: true,
-        properties: vec![("inner".into(), Schema::Types(vec![schema_ty_integer()]))],
-        required: vec!["inner".into()],
-        additional: Additional::Forbid,
-        min_properties: None,
-        max_properties: None,
-    };
-    Some(Schema::Object {
-        typed: true,
-        properties: vec![("nested".into(), inner), ("alpha".into(), Schema::Any)],
-        required: vec!["nested".into()],
-        additional: Additional::Forbid,
-        min_properties: None,
-        max_properties: None,
-    })
+    let inner = Schema::Object(ObjectSchema::new(
+        true,
+        vec![("inner".into(), Schema::Types(vec![schema_ty_integer()]))],
+        vec!["inner".into()],
+        Additional::Forbid,
+    ));
+    Some(Schema::Object(ObjectSchema::new(
+        true,
+        vec![("nested".into(), inner), ("alpha".into(), Schema::Any)],
+        vec!["nested".into()],
+        Additional::Forbid,
+    )))
 }
 
 fn schema_ty_integer() -> schema::Ty {
@@ -547,7 +519,7 @@ fn tame_numbers(rng: &mut Rng, v: &mut Value) {
 fn perturb(rng: &mut Rng, tool: &ToolModel, args: &mut Value) {
     let Value::Object(m) = args else { return };
     let props: Vec<(String, Schema)> = match &tool.schema {
-        Schema::Object { properties, .. } => properties.clone(),
+        Schema::Object(o) => o.properties.clone(),
         _ => Vec::new(),
     };
     let numeric_string =
@@ -573,8 +545,8 @@ fn perturb(rng: &mut Rng, tool: &ToolModel, args: &mut Value) {
             m.insert(UNKNOWN_FIELD.into(), json!(1));
         }
         2 => {
-            if let Schema::Object { required, .. } = &tool.schema {
-                if let Some(k) = required.first() {
+            if let Schema::Object(o) = &tool.schema {
+                if let Some(k) = o.required.first() {
                     m.remove(k);
                 }
             }

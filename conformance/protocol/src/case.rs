@@ -9,43 +9,160 @@ use serde::de::Error as _;
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use serde_json::{Map, Value};
 
-use crate::security::{CallSecurity, ContextDef, PolicyDef, SecuritySetup, CALL_SECURITY_KEYS};
+use crate::security::{CallSecurity, PolicyDef, CALL_SECURITY_KEYS};
 
-/// One case's harness-facing part: what the adapter builds and feeds to its harness.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct WireCase {
-    /// `<area>/<fault-name>`, echoed back in the reply.
-    pub id: String,
-    /// Harness configuration the case asks for; each field optional.
-    #[serde(default, skip_serializing_if = "CaseConfig::is_empty")]
-    pub config: CaseConfig,
-    /// The tools to register.
-    pub tools: Vec<ToolDef>,
-    /// The calls of one assistant turn, in order.
-    pub calls: Vec<Call>,
-    /// The names of the tools offered to the model in this turn, when the turn offers only
-    /// some of the registered tools (feature `offered-tools`); absent means every tool. A
-    /// call to a registered tool that is not listed is refused like a call to an unknown tool.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub offered: Option<Vec<String>>,
-    /// Why the model's turn ended, when the case is about it (feature `stop-reason`).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub stop_reason: Option<StopReason>,
-    /// The user cancels the turn this many milliseconds after it was handed to the harness,
-    /// while handlers may still be running (feature `cancel`).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub cancel_after_ms: Option<u64>,
-    /// `false`: the harness is configured with parallel tool calls disabled, and the model
-    /// sent several calls in the turn anyway (feature `serial-calls`).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub parallel_calls: Option<bool>,
-    /// The authenticated caller (security features; see [`crate::security`]).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub context: Option<Box<ContextDef>>,
-    /// Harness-side security state: policy version, budget, token lifetime, workspace.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub security: Option<Box<SecuritySetup>>,
+/// Declares a struct holding every field of a [`WireCase`] — `id`, `config`, `tools`, `calls`
+/// and the turn's fields (`offered`, `stop_reason`, …) — around fields of its own, and a
+/// `wire()` method that copies the wire case out of it.
+///
+/// The suite's case file is the wire case plus what only the runner knows (requirements,
+/// expectations), in one flat JSON object. serde's `flatten` would express that, but it cannot
+/// be combined with `deny_unknown_fields`, and strict decoding matters more: a misspelt field
+/// that silently vanished would make a case test less than it claims. So the wire case's fields
+/// are written once, in this macro, and every type that carries them is declared through it:
+///
+/// ```
+/// use serde::{Deserialize, Serialize};
+///
+/// harness_conformance_protocol::with_wire_case! {
+///     /// A case file.
+///     #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+///     #[serde(deny_unknown_fields)]
+///     pub struct CaseFile {
+///         /// Fields before the wire case's (after its `id`, which always comes first).
+///         pub description: String,
+///         ..WireCase,
+///         /// Fields after it.
+///         pub expect: serde_json::Value,
+///     }
+/// }
+///
+/// let case: CaseFile = serde_json::from_str(
+///     r#"{"id": "a/b", "description": "d", "tools": [], "calls": [], "stop_reason": "end_turn", "expect": {}}"#,
+/// ).unwrap();
+/// assert_eq!(case.wire().stop_reason, Some(harness_conformance_protocol::StopReason::EndTurn));
+/// assert!(serde_json::from_str::<CaseFile>(r#"{"id": "a/b", "description": "d", "tools": [], "calls": [], "expect": {}, "stop_reasn": "x"}"#).is_err());
+/// ```
+///
+/// The fields are serialised in declaration order: `id`, the struct's fields before
+/// `..WireCase`, the wire case's, then the rest. The serde attributes name their helpers by
+/// absolute paths (`::harness_conformance_protocol::…`), so the crate that expands the macro
+/// depends on this one under its own name.
+#[macro_export]
+macro_rules! with_wire_case {
+    (
+        $(#[$attr:meta])*
+        pub struct WireCase {
+            ..WireCase,
+        }
+    ) => {
+        $crate::__wire_case_fields! { plain [$(#[$attr])*] WireCase [] [] }
+    };
+    (
+        $(#[$attr:meta])*
+        pub struct $name:ident {
+            $( $(#[$before_attr:meta])* pub $before:ident : $before_ty:ty, )*
+            ..WireCase,
+            $( $(#[$after_attr:meta])* pub $after:ident : $after_ty:ty, )*
+        }
+    ) => {
+        $crate::__wire_case_fields! {
+            wire
+            [$(#[$attr])*]
+            $name
+            [$( $(#[$before_attr])* pub $before: $before_ty, )*]
+            [$( $(#[$after_attr])* pub $after: $after_ty, )*]
+        }
+    };
+}
+
+/// The wire case's fields after its `id`, the one place they are written: passed on to
+/// `__declare_wire_case!`.
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __wire_case_fields {
+    ($($args:tt)*) => {
+        $crate::__declare_wire_case! { $($args)* [
+            /// Harness configuration the case asks for; each field optional.
+            #[serde(default, skip_serializing_if = "::harness_conformance_protocol::CaseConfig::is_empty")]
+            pub config: $crate::CaseConfig,
+            /// The tools to register.
+            pub tools: ::std::vec::Vec<$crate::ToolDef>,
+            /// The calls of one assistant turn, in order.
+            pub calls: ::std::vec::Vec<$crate::Call>,
+            /// The names of the tools offered to the model in this turn, when the turn offers only
+            /// some of the registered tools (feature `offered-tools`); absent means every tool. A
+            /// call to a registered tool that is not listed is refused like a call to an unknown
+            /// tool.
+            #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
+            pub offered: ::std::option::Option<::std::vec::Vec<::std::string::String>>,
+            /// Why the model's turn ended, when the case is about it (feature `stop-reason`).
+            #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
+            pub stop_reason: ::std::option::Option<$crate::StopReason>,
+            /// The user cancels the turn this many milliseconds after it was handed to the harness,
+            /// while handlers may still be running (feature `cancel`).
+            #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
+            pub cancel_after_ms: ::std::option::Option<u64>,
+            /// `false`: the harness is configured with parallel tool calls disabled, and the model
+            /// sent several calls in the turn anyway (feature `serial-calls`).
+            #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
+            pub parallel_calls: ::std::option::Option<bool>,
+            /// The authenticated caller (security features: the protocol's `security` module).
+            #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
+            pub context: ::std::option::Option<::std::boxed::Box<$crate::ContextDef>>,
+            /// Harness-side security state: policy version, budget, token lifetime, workspace.
+            #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
+            pub security: ::std::option::Option<::std::boxed::Box<$crate::SecuritySetup>>,
+        ] }
+    };
+}
+
+/// Declares the struct (and, for any struct but [`WireCase`] itself, its `wire()`).
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __declare_wire_case {
+    (
+        plain [$($attr:tt)*] $name:ident [$($before:tt)*] [$($after:tt)*]
+        [$( $(#[$field_attr:meta])* pub $field:ident : $field_ty:ty, )*]
+    ) => {
+        $($attr)*
+        pub struct $name {
+            /// `<area>/<fault-name>`, echoed back in the reply; in a case file, the file's path
+            /// under `cases/` without `.json`.
+            pub id: ::std::string::String,
+            $($before)*
+            $( $(#[$field_attr])* pub $field: $field_ty, )*
+            $($after)*
+        }
+    };
+    (
+        wire [$($attr:tt)*] $name:ident [$($before:tt)*] [$($after:tt)*]
+        [$( $(#[$field_attr:meta])* pub $field:ident : $field_ty:ty, )*]
+    ) => {
+        $crate::__declare_wire_case! {
+            plain [$($attr)*] $name [$($before)*] [$($after)*]
+            [$( $(#[$field_attr])* pub $field: $field_ty, )*]
+        }
+
+        impl $name {
+            /// The part an adapter sees: every wire case field, copied (sizes still unresolved).
+            pub fn wire(&self) -> $crate::WireCase {
+                $crate::WireCase {
+                    id: ::std::clone::Clone::clone(&self.id),
+                    $( $field: ::std::clone::Clone::clone(&self.$field), )*
+                }
+            }
+        }
+    };
+}
+
+with_wire_case! {
+    /// One case's harness-facing part: what the adapter builds and feeds to its harness.
+    #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+    #[serde(deny_unknown_fields)]
+    pub struct WireCase {
+        ..WireCase,
+    }
 }
 
 /// Configuration a case asks of the harness. Absent fields mean "the harness's own default".
@@ -109,6 +226,9 @@ pub enum Unit {
 }
 
 impl Unit {
+    /// Every unit, in documentation order (the names a hello's `cap.unit` may take).
+    pub const ALL: [Unit; 3] = [Unit::Bytes, Unit::Chars, Unit::Lines];
+
     /// The unit's name as it appears on the wire.
     pub fn as_str(self) -> &'static str {
         match self {
@@ -146,6 +266,14 @@ pub enum Strategy {
 }
 
 impl Strategy {
+    /// Every strategy, in documentation order (the names a hello's `cap.strategies` may hold).
+    pub const ALL: [Strategy; 4] = [
+        Strategy::HeadTail,
+        Strategy::HeadOnly,
+        Strategy::Reject,
+        Strategy::Spill,
+    ];
+
     /// Whether the strategy cuts the output (head+tail, head-only) rather than refusing or
     /// spilling it.
     pub fn cuts(self) -> bool {
@@ -529,6 +657,18 @@ pub enum CallForm {
 }
 
 impl CallForm {
+    /// Every form, in documentation order (the names a hello's `call_forms` may hold).
+    pub const ALL: [CallForm; 3] = [CallForm::Structured, CallForm::ArgumentsText, CallForm::Raw];
+
+    /// The form's name as it appears on the wire.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            CallForm::Structured => "structured",
+            CallForm::ArgumentsText => "arguments_text",
+            CallForm::Raw => "raw",
+        }
+    }
+
     /// The need name a case with this form of call requires (`None` for structured calls).
     pub fn need(self) -> Option<&'static str> {
         match self {
@@ -736,6 +876,38 @@ mod tests {
         assert_eq!(
             serde_json::to_value(&r).unwrap(),
             json!({"raw": "not json"})
+        );
+    }
+
+    #[test]
+    fn every_closed_list_names_its_variants_as_the_wire_does() {
+        fn wire_names<T: Serialize>(all: &[T]) -> Vec<String> {
+            all.iter()
+                .map(|v| {
+                    serde_json::to_value(v)
+                        .unwrap()
+                        .as_str()
+                        .unwrap()
+                        .to_owned()
+                })
+                .collect()
+        }
+        let names = |v: Vec<&str>| -> Vec<String> { v.into_iter().map(String::from).collect() };
+        assert_eq!(
+            wire_names(&Unit::ALL),
+            names(Unit::ALL.map(Unit::as_str).to_vec())
+        );
+        assert_eq!(
+            wire_names(&Strategy::ALL),
+            names(Strategy::ALL.map(Strategy::as_str).to_vec())
+        );
+        assert_eq!(
+            wire_names(&CallForm::ALL),
+            names(CallForm::ALL.map(CallForm::as_str).to_vec())
+        );
+        assert_eq!(
+            wire_names(&NonJson::ALL),
+            names(NonJson::ALL.map(NonJson::as_str).to_vec())
         );
     }
 

@@ -383,27 +383,27 @@ mod tests {
             "calls": []
         }))
         .unwrap();
-        let Behavior::Sleep { then, .. } = &case.tools[0].behavior else {
-            panic!()
-        };
-        let Behavior::Return {
-            output: Output::Generate(g),
-        } = &**then
-        else {
-            panic!()
-        };
-        assert_eq!(materialize(g, Unit::Bytes), Err(GenError::Unresolved));
+        // The generated text of the first tool, which sleeps and then returns it.
+        fn gen(case: &WireCase) -> &Gen {
+            match &case.tools[0].behavior {
+                Behavior::Sleep { then, .. } => match &**then {
+                    Behavior::Return {
+                        output: Output::Generate(g),
+                    } => g,
+                    other => panic!("{other:?}"),
+                },
+                other => panic!("{other:?}"),
+            }
+        }
+        assert_eq!(
+            materialize(gen(&case), Unit::Bytes),
+            Err(GenError::Unresolved)
+        );
         resolve_case(&mut case, 10).unwrap();
-        let Behavior::Sleep { then, .. } = &case.tools[0].behavior else {
-            panic!()
-        };
-        let Behavior::Return {
-            output: Output::Generate(g),
-        } = &**then
-        else {
-            panic!()
-        };
-        assert_eq!(materialize(g, Unit::Bytes).unwrap(), "aaaaaaaaa€bbbbb");
+        assert_eq!(
+            materialize(gen(&case), Unit::Bytes).unwrap(),
+            "aaaaaaaaa€bbbbb"
+        );
     }
 
     #[test]

@@ -22,6 +22,10 @@
 //! - [`script`]: performing a case's scripted behaviour (return, raise, sleep, mutate the
 //!   arguments), for any Rust harness's handlers.
 
+// The wire case's fields are declared by a macro other crates expand too; its serde attributes
+// name helpers by this absolute path, which this line makes valid inside the crate as well.
+extern crate self as harness_conformance_protocol;
+
 pub mod case;
 pub mod content;
 pub mod generate;

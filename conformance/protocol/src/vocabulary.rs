@@ -3,9 +3,13 @@
 //! A hello that names a capability the runner does not know is not a harness that lacks the
 //! capability — it is an adapter with a typo, and a typo in `keywords` used to skip 495 of 496
 //! cases silently. So the runner checks every name against these lists and refuses the
-//! handshake, naming the entry and the valid vocabulary. `conformance/schema/protocol/
-//! hello.schema.json` enumerates the same lists (a test compares them) and PROTOCOL.md lists
-//! them for adapter authors.
+//! handshake, naming the entry and the valid vocabulary.
+//!
+//! This is the one place the vocabulary is written. Every other list of it is generated from
+//! here and checked in CI (`ci/vocabulary.sh`; `--write` regenerates them): PROTOCOL.md's
+//! vocabulary table and the schemas' enumerations (the suite's `tests/vocabulary.rs`), both
+//! adapter kits' vocabulary modules (from the schemas), and the reference adapter's hello
+//! (every name but those harness-ref lacks).
 
 use std::fmt;
 

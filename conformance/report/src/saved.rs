@@ -120,7 +120,7 @@ pub fn rebuild_reproducer(saved: &str) -> Option<String> {
 
 /// The JSON report's format version, `major.minor`: the major changes when a field changes
 /// meaning or goes away (readers refuse another major), the minor when fields are added.
-pub const REPORT_FORMAT: &str = "1.1";
+pub const REPORT_FORMAT: &str = "2.0";
 
 /// A report read back: the run, and what the run's report said around it.
 #[derive(Debug, Clone)]
@@ -132,7 +132,7 @@ pub struct Saved {
     pub suite: String,
     /// The adapter protocol version it spoke.
     pub protocol: u32,
-    /// Its report format (`1.1`).
+    /// Its report format (`2.0`).
     pub report_format: String,
     /// What was run (`the built-in reference harness`, `adapter `…``).
     pub target: String,

@@ -138,12 +138,12 @@ fn reports_of_another_format_or_cut_short_are_refused_with_a_code() {
     let code = |t: &str| saved::parse(t).unwrap_err().kind.code();
 
     let current = format!("\"report_format\":\"{}\"", saved::REPORT_FORMAT);
-    let v2 = text.replacen(&current, "\"report_format\":\"2.0\"", 1);
+    let v2 = text.replacen(&current, "\"report_format\":\"99.0\"", 1);
     assert_ne!(v2, text);
     let e = saved::parse(&v2).unwrap_err();
     assert!(matches!(e.kind, SavedErrorKind::Format { .. }));
     assert!(
-        e.to_string().contains("2.0") && e.to_string().contains(saved::REPORT_FORMAT),
+        e.to_string().contains("99.0") && e.to_string().contains(saved::REPORT_FORMAT),
         "{e}"
     );
 

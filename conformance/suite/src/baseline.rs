@@ -398,6 +398,13 @@ mod tests {
         o
     }
 
+    /// The outcome, with the baseline applied.
+    fn applied(b: &Baseline, id: &str, v: Verdict, failing: &[&str]) -> CaseOutcome {
+        let mut o = outcome(id, v, failing);
+        apply(b, &mut o);
+        o
+    }
+
     fn v2(text: &str) -> Baseline {
         Baseline::parse(text, "1.2.0").unwrap()
     }
@@ -411,18 +418,14 @@ mod tests {
         .unwrap();
         assert_eq!(b.format, 1);
         assert_eq!(b.skips, None);
-        let mut fail = outcome("a/b", Verdict::Fail, &["VAL-1", "TEACH-1"]);
-        apply(&b, &mut fail);
+        let fail = applied(&b, "a/b", Verdict::Fail, &["VAL-1", "TEACH-1"]);
         assert_eq!(fail.verdict, Verdict::Xfail);
-        let mut pass = outcome("a/c", Verdict::Pass, &[]);
-        apply(&b, &mut pass);
+        let pass = applied(&b, "a/c", Verdict::Pass, &[]);
         assert_eq!(pass.verdict, Verdict::Stale);
         assert!(pass.verdict.is_unexpected());
-        let mut other = outcome("a/d", Verdict::Fail, &["VAL-1"]);
-        apply(&b, &mut other);
+        let other = applied(&b, "a/d", Verdict::Fail, &["VAL-1"]);
         assert_eq!(other.verdict, Verdict::Fail);
-        let mut skip = outcome("a/e", Verdict::Skip, &[]);
-        apply(&b, &mut skip);
+        let skip = applied(&b, "a/e", Verdict::Skip, &[]);
         assert_eq!(skip.verdict, Verdict::Skip, "format 1 tracks no skips");
         assert!(Baseline::parse(r#"{"a/b": {"reason": "x", "why": "y"}}"#, "1.0.0").is_err());
     }
@@ -432,11 +435,9 @@ mod tests {
         let b = v2(
             r#"{"format": 2, "suite": "1.0.0", "cases": {"a/b": {"fails": ["TEACH-1"], "reason": "words differ"}}}"#,
         );
-        let mut same = outcome("a/b", Verdict::Fail, &["TEACH-1"]);
-        apply(&b, &mut same);
+        let same = applied(&b, "a/b", Verdict::Fail, &["TEACH-1"]);
         assert_eq!(same.verdict, Verdict::Xfail);
-        let mut more = outcome("a/b", Verdict::Fail, &["TEACH-1", "VAL-1"]);
-        apply(&b, &mut more);
+        let more = applied(&b, "a/b", Verdict::Fail, &["TEACH-1", "VAL-1"]);
         assert_eq!(more.verdict, Verdict::Fail);
         assert!(more
             .messages
@@ -446,8 +447,7 @@ mod tests {
         let b2 = v2(
             r#"{"format": 2, "cases": {"a/b": {"fails": ["TEACH-1", "VAL-2"], "reason": "r"}}}"#,
         );
-        let mut fewer = outcome("a/b", Verdict::Fail, &["TEACH-1"]);
-        apply(&b2, &mut fewer);
+        let fewer = applied(&b2, "a/b", Verdict::Fail, &["TEACH-1"]);
         assert_eq!(fewer.verdict, Verdict::Stale);
         assert!(fewer.messages.last().unwrap().contains("VAL-2 no longer"));
     }
@@ -455,15 +455,12 @@ mod tests {
     #[test]
     fn skips_are_tracked_both_ways() {
         let b = v2(r#"{"format": 2, "skips": {"a/s": "needs `codes`"}}"#);
-        let mut still = outcome("a/s", Verdict::Skip, &[]);
-        apply(&b, &mut still);
+        let still = applied(&b, "a/s", Verdict::Skip, &[]);
         assert_eq!(still.verdict, Verdict::Skip);
-        let mut new = outcome("a/t", Verdict::Skip, &[]);
-        apply(&b, &mut new);
+        let new = applied(&b, "a/t", Verdict::Skip, &[]);
         assert_eq!(new.verdict, Verdict::NewSkip);
         assert!(new.verdict.is_unexpected());
-        let mut runs = outcome("a/s", Verdict::Pass, &[]);
-        apply(&b, &mut runs);
+        let runs = applied(&b, "a/s", Verdict::Pass, &[]);
         assert_eq!(runs.verdict, Verdict::Stale);
     }
 
@@ -472,11 +469,9 @@ mod tests {
         let b = v2(
             r#"{"format": 2, "cases": {"a/e": {"error": true, "reason": "cannot express"}, "a/f": {"fails": ["X-1"], "reason": "r"}}}"#,
         );
-        let mut e = outcome("a/e", Verdict::Error, &[]);
-        apply(&b, &mut e);
+        let e = applied(&b, "a/e", Verdict::Error, &[]);
         assert_eq!(e.verdict, Verdict::Xfail);
-        let mut f = outcome("a/f", Verdict::Error, &[]);
-        apply(&b, &mut f);
+        let f = applied(&b, "a/f", Verdict::Error, &[]);
         assert_eq!(f.verdict, Verdict::Error);
     }
 

@@ -1,65 +1,40 @@
 //! The case model: the wire case an adapter sees, plus what only the runner knows.
 //!
-//! A case file is the protocol's [`WireCase`] (config, tools, calls) wrapped in the suite's own
-//! fields: requirement ids, a description, the capabilities it needs, and the expectations.
-//! Expectations never leave the runner, so an adapter cannot tailor its answers to them. The
-//! fields are listed here rather than flattened from `WireCase` because serde cannot combine
-//! `flatten` with `deny_unknown_fields`, and strict decoding matters more: a misspelt
+//! A case file is the protocol's [`WireCase`](harness_conformance_protocol::WireCase) (config,
+//! tools, calls, the turn's fields) with the suite's own fields around it: requirement ids, a
+//! description, the capabilities it needs, and the expectations. Expectations never leave the
+//! runner, so an adapter cannot tailor its answers to them. The wire case's fields are not
+//! repeated here: [`Case`] is declared through the protocol's `with_wire_case!`, which writes
+//! them in (and [`Case::wire`], which copies them out). It is a macro because serde cannot
+//! combine `flatten` with `deny_unknown_fields`, and strict decoding matters more: a misspelt
 //! expectation that silently vanished would make a case test nothing.
 
 use std::collections::BTreeMap;
 
-use harness_conformance_protocol::{
-    Behavior, Call, CallForm, CaseConfig, ContextDef, Output, RaiseKind, SecuritySetup, Size,
-    StopReason, ToolDef, WireCase,
-};
+use harness_conformance_protocol::{Behavior, Call, CallForm, Output, RaiseKind, Size, ToolDef};
 use serde::{Deserialize, Deserializer, Serialize};
 use serde_json::Value;
 
-/// One conformance case, as written in `conformance/cases/<area>/<fault-name>.json`.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct Case {
-    /// `<area>/<fault-name>`; equals the file's path under `cases/` without `.json`.
-    pub id: String,
-    /// The SPEC.md requirement ids this case tests.
-    pub requirements: Vec<String>,
-    /// One or two sentences: the fault, and what the harness must do.
-    pub description: String,
-    /// Capabilities beyond what the runner derives itself.
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub needs: Vec<String>,
-    /// Needs whose declaration makes the case inapplicable: a harness that declares one SKIPs
-    /// it (a declared repair profile allows what the case refuses).
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub unless: Vec<String>,
-    /// Harness configuration the case asks for.
-    #[serde(default, skip_serializing_if = "CaseConfig::is_empty")]
-    pub config: CaseConfig,
-    /// The tools to register.
-    pub tools: Vec<ToolDef>,
-    /// One assistant turn, in order.
-    pub calls: Vec<Call>,
-    /// The tools offered to the model this turn, when only some are (feature `offered-tools`).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub offered: Option<Vec<String>>,
-    /// Why the turn ended (feature `stop-reason`).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub stop_reason: Option<StopReason>,
-    /// The user cancels the turn this many ms after it reached the harness (feature `cancel`).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub cancel_after_ms: Option<u64>,
-    /// `false`: parallel tool calls are disabled in the harness (feature `serial-calls`).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub parallel_calls: Option<bool>,
-    /// The authenticated caller (security features).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub context: Option<Box<ContextDef>>,
-    /// Harness-side security state (security features).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub security: Option<Box<SecuritySetup>>,
-    /// What the runner checks.
-    pub expect: Expect,
+harness_conformance_protocol::with_wire_case! {
+    /// One conformance case, as written in `conformance/cases/<area>/<fault-name>.json`.
+    #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+    #[serde(deny_unknown_fields)]
+    pub struct Case {
+        /// The SPEC.md requirement ids this case tests.
+        pub requirements: Vec<String>,
+        /// One or two sentences: the fault, and what the harness must do.
+        pub description: String,
+        /// Capabilities beyond what the runner derives itself.
+        #[serde(default, skip_serializing_if = "Vec::is_empty")]
+        pub needs: Vec<String>,
+        /// Needs whose declaration makes the case inapplicable: a harness that declares one
+        /// SKIPs it (a declared repair profile allows what the case refuses).
+        #[serde(default, skip_serializing_if = "Vec::is_empty")]
+        pub unless: Vec<String>,
+        ..WireCase,
+        /// What the runner checks.
+        pub expect: Expect,
+    }
 }
 
 /// What the runner checks after a case ran.
@@ -352,22 +327,6 @@ pub struct CapExpect {
 }
 
 impl Case {
-    /// The part an adapter sees (sizes still unresolved).
-    pub fn wire(&self) -> WireCase {
-        WireCase {
-            id: self.id.clone(),
-            config: self.config.clone(),
-            tools: self.tools.clone(),
-            calls: self.calls.clone(),
-            offered: self.offered.clone(),
-            stop_reason: self.stop_reason,
-            cancel_after_ms: self.cancel_after_ms,
-            parallel_calls: self.parallel_calls,
-            context: self.context.clone(),
-            security: self.security.clone(),
-        }
-    }
-
     /// Whether the case says who owns its checks (`blame` in `expect` or in a result).
     pub fn has_blame(&self) -> bool {
         !self.expect.blame.is_empty() || self.expect.results.iter().any(|r| !r.blame.is_empty())

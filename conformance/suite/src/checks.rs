@@ -1772,20 +1772,14 @@ fn follow_up(index: usize, call: &Call, content: &str, wire: &WireCase, r: &mut 
         requirements,
         content: content.to_owned(),
         case: WireCase {
-            id: wire.id.clone(),
-            config: wire.config.clone(),
             tools: vec![tool],
             calls: vec![call.clone()],
-            offered: wire.offered.clone(),
             // The re-run's one call arrives whole: a turn cut off by its output limit would
             // refuse it whatever the cap did.
             stop_reason: wire
                 .stop_reason
                 .filter(|s| *s != harness_conformance_protocol::StopReason::MaxTokens),
-            cancel_after_ms: wire.cancel_after_ms,
-            parallel_calls: wire.parallel_calls,
-            context: wire.context.clone(),
-            security: wire.security.clone(),
+            ..wire.clone()
         },
         first: None,
     });

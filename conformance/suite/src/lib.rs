@@ -110,6 +110,7 @@
 /// reading them judged a harness. Written into every report and baseline, sent in `start`.
 pub const SUITE_VERSION: &str = env!("CARGO_PKG_VERSION");
 
+pub mod audit;
 pub mod baseline;
 pub mod blame;
 pub mod blocks;

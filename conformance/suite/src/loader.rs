@@ -124,6 +124,18 @@ pub fn load(files: &[(String, &str)], spec_text: &str) -> Result<Suite, Vec<Load
             Vec::new()
         }
     };
+    for r in &requirements {
+        for name in r.applies.iter().filter(|n| !needs::is_known_applies(n)) {
+            errors.push(LoadError {
+                path: "SPEC.md".into(),
+                message: format!(
+                    "{}: `Applies:` names {name:?}, which is not a capability (known: cap, {}, feature.<name>)",
+                    r.id,
+                    needs::NEED_NAMES.join(", ")
+                ),
+            });
+        }
+    }
     let known: BTreeSet<&str> = requirements.iter().map(|r| r.id.as_str()).collect();
     let mut cases: Vec<Case> = Vec::new();
     let mut seen = BTreeSet::new();

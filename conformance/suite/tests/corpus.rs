@@ -2,16 +2,14 @@
 //!
 //! - every case file validates against `schema/case.schema.json` and decodes strictly, with
 //!   its id matching its path;
-//! - SPEC.md's `Cases:` lines and the cases' `requirements` agree both ways, and every MUST
-//!   has at least one case.
+//! - SPEC.md's `Cases:` lines and the cases' `requirements` agree both ways, every MUST has at
+//!   least one case, and every `Applies:` line holds (`audit`, what `spec --check` runs).
 //!
 //! The reference harness's run of the whole corpus is `tests/reference.rs`, through the gate.
 
-use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
-use harness_conformance_suite::loader;
-use harness_conformance_suite::spec::{self, Level};
+use harness_conformance_suite::{audit, loader};
 use serde_json::Value;
 
 /// The suite's data folder (`conformance/`: cases, schemas, SPEC.md), as the build script found it.
@@ -91,43 +89,16 @@ fn the_embedded_suite_loads() {
     }
 }
 
+/// SPEC.md's `Cases:` and `Applies:` lines, the cases' requirements and blame agree
+/// (`harness-conformance spec --check` reports the same problems).
 #[test]
-fn spec_cases_lines_match_the_corpus_both_ways() {
-    let text = std::fs::read_to_string(root().join("SPEC.md")).expect("conformance/SPEC.md exists");
-    let reqs = spec::parse(&text).unwrap();
-    assert!(!reqs.is_empty(), "SPEC.md defines no requirement");
+fn spec_md_the_cases_and_blame_agree() {
     let suite = loader::load_embedded().expect("the embedded suite loads");
-    let mut from_cases: BTreeMap<&str, BTreeSet<&str>> = BTreeMap::new();
-    for case in &suite.cases {
-        for r in &case.requirements {
-            from_cases
-                .entry(r.as_str())
-                .or_default()
-                .insert(case.id.as_str());
-        }
-    }
-    let mut problems = Vec::new();
-    for r in &reqs {
-        let listed: BTreeSet<&str> = r.cases.iter().map(String::as_str).collect();
-        let tested = from_cases.get(r.id.as_str()).cloned().unwrap_or_default();
-        for id in listed.difference(&tested) {
-            problems.push(format!("{}: SPEC.md lists `{id}`, which does not name {} in its requirements (or does not exist)", r.id, r.id));
-        }
-        for id in tested.difference(&listed) {
-            problems.push(format!(
-                "{}: case `{id}` tests it but SPEC.md's Cases: line does not list it",
-                r.id
-            ));
-        }
-        if r.level == Level::Must && tested.is_empty() {
-            problems.push(format!("{} (MUST) has no case", r.id));
-        }
-    }
-    for id in from_cases.keys() {
-        if !reqs.iter().any(|r| r.id == *id) {
-            problems.push(format!("{id}: used by cases but not defined in SPEC.md"));
-        }
-    }
+    assert!(
+        !suite.requirements.is_empty(),
+        "SPEC.md defines no requirement"
+    );
+    let problems = audit::problems(&suite);
     assert!(
         problems.is_empty(),
         "{} problem(s):\n{}",

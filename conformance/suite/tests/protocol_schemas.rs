@@ -191,69 +191,55 @@ fn the_reference_adapters_hello_and_every_reply_validate() {
     }
 }
 
-/// The hello schema enumerates exactly the vocabulary the runner accepts, so an adapter author
-/// reading the schema sees every name and nothing the runner would refuse.
-#[test]
-fn the_hello_schema_enumerates_the_vocabulary() {
-    use harness_conformance_protocol::vocabulary;
-    let hello = schema_value("hello.schema.json");
-    let caps = &hello["$defs"]["capabilities"]["properties"];
-    let names = |v: &serde_json::Value| -> Vec<String> {
-        v.as_array()
-            .unwrap()
-            .iter()
-            .map(|x| x.as_str().unwrap().to_owned())
-            .collect()
-    };
-    let strs = |v: &[&str]| -> Vec<String> { v.iter().map(|s| (*s).to_owned()).collect() };
-    assert_eq!(
-        names(&caps["keywords"]["items"]["enum"]),
-        strs(&vocabulary::declarable_keywords())
-    );
-    assert_eq!(
-        names(&caps["codes"]["propertyNames"]["enum"]),
-        strs(&vocabulary::CLASSES)
-    );
-    assert_eq!(
-        names(&caps["folds"]["propertyNames"]["enum"]),
-        strs(&vocabulary::CLASSES)
-    );
-    assert_eq!(
-        names(&caps["features"]["items"]["enum"]),
-        strs(&vocabulary::FEATURES)
-    );
-    assert_eq!(
-        names(&caps["behaviors"]["items"]["enum"]),
-        strs(&vocabulary::BEHAVIORS)
-    );
-    let mut fields: Vec<String> = caps.as_object().unwrap().keys().cloned().collect();
-    let mut known = strs(&vocabulary::CAPABILITY_FIELDS);
-    fields.sort();
-    known.sort();
-    assert_eq!(
-        fields, known,
-        "hello.schema.json's capabilities vs CAPABILITY_FIELDS"
-    );
+/// The fields of a strictly decoded type, as serde's unknown-field error lists them: adding a
+/// field to the type adds it here, with nothing else to update.
+fn fields_of<T: serde::de::DeserializeOwned>() -> std::collections::BTreeSet<String> {
+    let err = serde_json::from_str::<T>(r#"{"?": 0}"#)
+        .err()
+        .expect("an unknown field is refused")
+        .to_string();
+    let (_, expected) = err
+        .split_once("expected one of ")
+        .unwrap_or_else(|| panic!("not an unknown-field error: {err}"));
+    expected
+        .split('`')
+        .skip(1)
+        .step_by(2)
+        .map(str::to_owned)
+        .collect()
 }
 
-/// PROTOCOL.md lists the whole vocabulary, so an adapter author never has to read the runner's
-/// source to find a keyword's spelling.
+fn schema_properties(schema: &Value) -> std::collections::BTreeSet<String> {
+    schema["properties"]
+        .as_object()
+        .unwrap()
+        .keys()
+        .cloned()
+        .collect()
+}
+
+/// The wire case's fields and the case file's are each declared once in Rust; the schemas that
+/// describe them for other languages must name exactly those fields, so a field added to the
+/// types fails here until the schemas describe it.
 #[test]
-fn protocol_md_lists_the_vocabulary() {
-    use harness_conformance_protocol::vocabulary;
-    let text = harness_conformance_suite::loader::PROTOCOL_MD;
-    let lists: [(&str, Vec<&str>); 4] = [
-        ("keywords", vocabulary::declarable_keywords()),
-        ("classes", vocabulary::CLASSES.to_vec()),
-        ("features", vocabulary::FEATURES.to_vec()),
-        ("behaviors", vocabulary::BEHAVIORS.to_vec()),
-    ];
-    for (what, names) in lists {
-        for name in names {
-            assert!(
-                text.contains(&format!("`{name}`")),
-                "PROTOCOL.md does not list the {what} name `{name}`"
-            );
-        }
-    }
+fn the_schemas_name_every_field_of_the_case_types() {
+    use harness_conformance_protocol::WireCase;
+    use harness_conformance_suite::case::Case;
+    let run = schema_value("run.schema.json");
+    assert_eq!(
+        schema_properties(&run["$defs"]["case"]),
+        fields_of::<WireCase>(),
+        "run.schema.json's case vs WireCase"
+    );
+    let case_schema: Value = serde_json::from_str(
+        &std::fs::read_to_string(Path::new(env!("SUITE_DATA")).join("schema/case.schema.json"))
+            .unwrap(),
+    )
+    .unwrap();
+    assert_eq!(
+        schema_properties(&case_schema),
+        fields_of::<Case>(),
+        "case.schema.json vs the suite's Case"
+    );
+    assert!(fields_of::<WireCase>().is_subset(&fields_of::<Case>()));
 }

@@ -71,37 +71,34 @@ fn plain_cases_imply_no_feature() {
             "{} needs a security feature",
             case.id
         );
-        // `repair` is listed by the repair profile's cases, and only by them.
-        assert_eq!(
-            needs::case_needs(case).contains(&"feature.repair".to_owned()),
-            case.area() == "repair",
-            "{}: feature.repair is needed exactly by the repair cases",
-            case.id
-        );
-        assert_eq!(
-            needs::case_needs(case).contains(&"feature.offered-tools".to_owned()),
-            case.offered.is_some(),
-            "{}: feature.offered-tools is needed exactly when the case has `offered`",
-            case.id
-        );
-        assert_eq!(
-            needs::case_needs(case).contains(&"feature.stop-reason".to_owned()),
-            case.stop_reason.is_some(),
-            "{}: feature.stop-reason is needed exactly when the case has `stop_reason`",
-            case.id
-        );
-        assert_eq!(
-            needs::case_needs(case).contains(&"feature.cancel".to_owned()),
-            case.cancel_after_ms.is_some(),
-            "{}: feature.cancel is needed exactly when the case has `cancel_after_ms`",
-            case.id
-        );
-        assert_eq!(
-            needs::case_needs(case).contains(&"feature.serial-calls".to_owned()),
-            case.parallel_calls == Some(false),
-            "{}: feature.serial-calls is needed exactly when the case has `parallel_calls: false`",
-            case.id
-        );
+        // Each of them is needed exactly when the case has what it comes from.
+        let needs = needs::case_needs(case);
+        for (feature, has, from) in [
+            ("repair", case.area() == "repair", "is a repair case"),
+            ("offered-tools", case.offered.is_some(), "has `offered`"),
+            (
+                "stop-reason",
+                case.stop_reason.is_some(),
+                "has `stop_reason`",
+            ),
+            (
+                "cancel",
+                case.cancel_after_ms.is_some(),
+                "has `cancel_after_ms`",
+            ),
+            (
+                "serial-calls",
+                case.parallel_calls == Some(false),
+                "has `parallel_calls: false`",
+            ),
+        ] {
+            assert_eq!(
+                needs.contains(&format!("feature.{feature}")),
+                has,
+                "{}: feature.{feature} is needed exactly when the case {from}",
+                case.id
+            );
+        }
     }
 }
 

@@ -136,40 +136,65 @@ fn generated(case: &WireCase) -> String {
     }
 }
 
+/// The harness answers every case with these results.
+fn answering(results: Vec<ObservedResult>) -> Answer {
+    Box::new(move |_| reply(results.clone()))
+}
+
+/// How a harness cuts an output.
+type Cut = fn(&str) -> String;
+
+/// The harness answers the generated output of a cap case's one call, passed through `cut`.
+fn cutting(cut: Cut) -> Answer {
+    Box::new(move |case| reply(vec![result("toolu_1", false, &cut(&generated(case)))]))
+}
+
+/// The right answer to [`plain_case`]: "ok", the handler run once.
+fn ran_ok() -> Answer {
+    Box::new(|_| {
+        let mut r = reply(vec![result("toolu_1", false, "ok")]);
+        r.invocations = Some(vec![serde_json::from_value(
+            json!({"tool": "t", "args": {}}),
+        )
+        .unwrap()]);
+        r
+    })
+}
+
+/// Asserts the verdict, and that some message says each of `says`.
+fn assert_outcome(o: &CaseOutcome, verdict: Verdict, says: &[&str]) {
+    assert_eq!(o.verdict, verdict, "{:?}", o.messages);
+    for s in says {
+        assert!(
+            o.messages.iter().any(|m| m.contains(s)),
+            "no message says {s:?}: {:?}",
+            o.messages
+        );
+    }
+}
+
+fn type_only() -> Value {
+    json!({"keywords": ["type"]})
+}
+
 #[test]
 fn a_correct_answer_passes() {
-    let (o, _) = run_one(
-        &plain_case(),
-        json!({"keywords": ["type"]}),
-        Box::new(|_| {
-            let mut r = reply(vec![result("toolu_1", false, "ok")]);
-            r.invocations = Some(vec![serde_json::from_value(
-                json!({"tool": "t", "args": {}}),
-            )
-            .unwrap()]);
-            r
-        }),
-    );
-    assert_eq!(o.verdict, Verdict::Pass, "{:?}", o.messages);
+    let (o, _) = run_one(&plain_case(), type_only(), ran_ok());
+    assert_outcome(&o, Verdict::Pass, &[]);
 }
 
 #[test]
 fn a_wrong_flag_fails_and_says_what_was_returned() {
-    let (o, _) = run_one(
-        &plain_case(),
-        json!({"keywords": ["type"]}),
-        Box::new(|_| reply(vec![result("toolu_1", true, "boom")])),
-    );
-    assert_eq!(o.verdict, Verdict::Fail);
-    let all = o.messages.join("\n");
-    assert!(
-        all.contains("expected is_error false, the harness returned is_error true"),
-        "{all}"
-    );
-    assert!(all.contains("\"boom\""), "{all}");
-    assert!(
-        all.contains("expected the handler of `t` to run 1 time(s), it ran 0 time(s)"),
-        "{all}"
+    let answer = answering(vec![result("toolu_1", true, "boom")]);
+    let (o, _) = run_one(&plain_case(), type_only(), answer);
+    assert_outcome(
+        &o,
+        Verdict::Fail,
+        &[
+            "expected is_error false, the harness returned is_error true",
+            "\"boom\"",
+            "expected the handler of `t` to run 1 time(s), it ran 0 time(s)",
+        ],
     );
 }
 
@@ -188,10 +213,9 @@ fn two_calls_case() -> Case {
 fn without_call_ids_id_checks_are_not_run_and_id_fault_cases_skip() {
     // Swapped ids: a failure for a harness that sees ids, not the harness's to judge otherwise.
     let case = two_calls_case();
-    let swapped: fn() -> Answer =
-        || Box::new(|_| reply(vec![result("b", false, "ok"), result("a", false, "ok")]));
+    let swapped = || answering(vec![result("b", false, "ok"), result("a", false, "ok")]);
     let (o, _) = run_one(&case, json!({"call_ids": false}), swapped());
-    assert_eq!(o.verdict, Verdict::Pass, "{:?}", o.messages);
+    assert_outcome(&o, Verdict::Pass, &[]);
     assert_eq!(o.not_run.len(), 2, "{:?}", o.not_run);
     assert!(o
         .not_run
@@ -202,7 +226,7 @@ fn without_call_ids_id_checks_are_not_run_and_id_fault_cases_skip() {
         "the count check still runs"
     );
     let (o, _) = run_one(&case, json!({"call_ids": true}), swapped());
-    assert_eq!(o.verdict, Verdict::Fail);
+    assert_outcome(&o, Verdict::Fail, &[]);
     // A case whose fault is an id (missing, empty, not a string, reused) needs `call_ids`.
     for calls in [
         r#"[{"name": "t", "input": {}}]"#,
@@ -218,60 +242,52 @@ fn without_call_ids_id_checks_are_not_run_and_id_fault_cases_skip() {
                 "calls": {calls}, "expect": {{"results": [{results}]}}}}"#
         ))
         .unwrap();
-        let (o, sent) = run_one(
-            &case,
-            json!({"call_ids": false}),
-            Box::new(|_| reply(vec![])),
-        );
-        assert_eq!(o.verdict, Verdict::Skip, "{calls}: {:?}", o.messages);
-        assert!(o.messages[0].contains("`call_ids`"), "{:?}", o.messages);
-        assert!(sent.is_empty());
+        let (o, sent) = run_one(&case, json!({"call_ids": false}), answering(vec![]));
+        assert_outcome(&o, Verdict::Skip, &["`call_ids`"]);
+        assert!(sent.is_empty(), "{calls}");
     }
 }
 
 #[test]
 fn a_missing_keyword_skips_with_the_reason() {
-    let (o, sent) = run_one(&plain_case(), json!({}), Box::new(|_| reply(vec![])));
-    assert_eq!(o.verdict, Verdict::Skip);
-    assert!(o.messages[0].contains("`type`"), "{:?}", o.messages);
+    let (o, sent) = run_one(&plain_case(), json!({}), answering(vec![]));
+    assert_outcome(&o, Verdict::Skip, &["`type`"]);
     assert!(sent.is_empty(), "a skipped case is not sent");
 }
 
 #[test]
 fn adapter_skip_and_error_replies_are_skip_and_error() {
-    let (o, _) = run_one(
-        &plain_case(),
-        json!({"keywords": ["type"]}),
-        Box::new(|_| Reply {
-            skip: Some("cannot".into()),
-            ..Reply::default()
-        }),
-    );
-    assert_eq!(o.verdict, Verdict::Skip);
-    assert!(o.messages[0].contains("cannot"));
-    let (o, _) = run_one(
-        &plain_case(),
-        json!({"keywords": ["type"]}),
-        Box::new(|_| Reply {
-            error: Some("adapter bug".into()),
-            ..Reply::default()
-        }),
-    );
-    assert_eq!(o.verdict, Verdict::Error);
-    assert!(o.messages[0].contains("adapter bug"));
+    for (answer, verdict, says) in [
+        (
+            Reply {
+                skip: Some("cannot".into()),
+                ..Reply::default()
+            },
+            Verdict::Skip,
+            "cannot",
+        ),
+        (
+            Reply {
+                error: Some("adapter bug".into()),
+                ..Reply::default()
+            },
+            Verdict::Error,
+            "adapter bug",
+        ),
+    ] {
+        let (o, _) = run_one(
+            &plain_case(),
+            type_only(),
+            Box::new(move |_| answer.clone()),
+        );
+        assert_outcome(&o, verdict, &[says]);
+    }
 }
 
 #[test]
 fn an_honest_head_tail_cap_passes_with_sizes_resolved_against_the_declared_cap() {
-    let (o, sent) = run_one(
-        &cap_case(),
-        capped_caps(),
-        Box::new(|case| {
-            let text = generated(case);
-            reply(vec![result("toolu_1", false, &honest_cut(&text, 400))])
-        }),
-    );
-    assert_eq!(o.verdict, Verdict::Pass, "{:?}", o.messages);
+    let (o, sent) = run_one(&cap_case(), capped_caps(), cutting(|t| honest_cut(t, 400)));
+    assert_outcome(&o, Verdict::Pass, &[]);
     // The size was resolved to 3 × 400 before sending, and the idempotence re-run was sent.
     assert_eq!(sent.len(), 2);
     assert!(generated(&sent[0]).chars().count() <= 1200);
@@ -286,17 +302,20 @@ fn a_head_only_cut_without_a_note_fails_each_check() {
     let (o, _) = run_one(
         &cap_case(),
         capped_caps(),
-        Box::new(|case| {
-            let text = generated(case);
-            let head: String = text.chars().take(400).collect();
-            reply(vec![result("toolu_1", false, &head)])
-        }),
+        cutting(|t| t.chars().take(400).collect()),
     );
-    assert_eq!(o.verdict, Verdict::Fail);
-    let all = o.messages.join("\n");
-    assert!(all.contains("last line \"ValueError: boom\""), "{all}");
-    assert!(all.contains("with a note saying so"), "{all}");
-    assert!(!all.contains("expected a note stating truly"), "{all}");
+    assert_outcome(
+        &o,
+        Verdict::Fail,
+        &["last line \"ValueError: boom\"", "with a note saying so"],
+    );
+    assert!(
+        !o.messages
+            .iter()
+            .any(|m| m.contains("expected a note stating truly")),
+        "{:?}",
+        o.messages
+    );
     let note_counts = o
         .not_run
         .iter()
@@ -309,44 +328,42 @@ fn a_head_only_cut_without_a_note_fails_each_check() {
 }
 
 #[test]
-fn a_note_outside_the_cap_fails_the_universal_cap_check() {
-    let (o, _) = run_one(
-        &cap_case(),
-        capped_caps(),
-        Box::new(|case| {
-            let text = generated(case);
-            let chars: Vec<char> = text.chars().collect();
-            let head: String = chars[..250].iter().collect();
-            let tail: String = chars[chars.len() - 150..].iter().collect();
-            reply(vec![result(
-                "toolu_1",
-                false,
-                &format!("{head}[… {} chars omitted …]{tail}", chars.len() - 400),
-            )])
-        }),
-    );
-    assert_eq!(o.verdict, Verdict::Fail);
-    assert!(
-        o.messages
-            .iter()
-            .any(|m| m.contains("the cap is 400 chars")),
-        "{:?}",
-        o.messages
-    );
+fn dishonest_cuts_fail_with_what_they_got_wrong() {
+    // (the cut, what the messages must say)
+    let cuts: [(Cut, &[&str]); 2] = [
+        // A note that takes the content over the cap fails the universal cap check.
+        (
+            |t| {
+                let chars: Vec<char> = t.chars().collect();
+                let head: String = chars[..250].iter().collect();
+                let tail: String = chars[chars.len() - 150..].iter().collect();
+                format!("{head}[… {} chars omitted …]{tail}", chars.len() - 400)
+            },
+            &["the cap is 400 chars"],
+        ),
+        // Re-capping adds a second note: the follow-up's content differs from its input.
+        (
+            |t| {
+                if t.chars().count() <= 400 {
+                    format!("{t}!")
+                } else {
+                    honest_cut(t, 400)
+                }
+            },
+            &["not idempotent"],
+        ),
+    ];
+    for (cut, says) in cuts {
+        let (o, _) = run_one(&cap_case(), capped_caps(), cutting(cut));
+        assert_outcome(&o, Verdict::Fail, says);
+    }
 }
 
 #[test]
 fn a_harness_without_a_cap_fails_cap_cases_instead_of_skipping() {
-    let (o, sent) = run_one(
-        &cap_case(),
-        json!({"keywords": ["type"]}),
-        Box::new(|case| {
-            let text = generated(case);
-            reply(vec![result("toolu_1", false, &text)])
-        }),
-    );
-    assert_eq!(o.verdict, Verdict::Fail);
+    let (o, sent) = run_one(&cap_case(), type_only(), cutting(str::to_owned));
     // The one failing check is the size against the nominal cap, which says why.
+    assert_outcome(&o, Verdict::Fail, &["declares no cap"]);
     let failing: Vec<&str> = o
         .checks
         .iter()
@@ -354,11 +371,6 @@ fn a_harness_without_a_cap_fails_cap_cases_instead_of_skipping() {
         .map(|c| c.kind.as_str())
         .collect();
     assert_eq!(failing, vec!["cap.within"], "{:?}", o.messages);
-    assert!(
-        o.messages[0].contains("declares no cap"),
-        "{:?}",
-        o.messages
-    );
     // How a cut is made is not judged on a harness that makes none.
     let not_run: Vec<&str> = o.not_run.iter().map(|n| n.kind.as_str()).collect();
     assert!(not_run.contains(&"cap.keeps_head"), "{not_run:?}");
@@ -367,53 +379,20 @@ fn a_harness_without_a_cap_fails_cap_cases_instead_of_skipping() {
 }
 
 #[test]
-fn a_cap_that_is_not_idempotent_fails() {
-    let (o, _) = run_one(
-        &cap_case(),
-        capped_caps(),
-        Box::new(|case| {
-            let text = generated(case);
-            // Re-capping adds a second note: the follow-up's content differs from its input.
-            let out = if text.chars().count() <= 400 {
-                format!("{text}!")
-            } else {
-                honest_cut(&text, 400)
-            };
-            reply(vec![result("toolu_1", false, &out)])
-        }),
-    );
-    assert_eq!(o.verdict, Verdict::Fail);
-    assert!(
-        o.messages.iter().any(|m| m.contains("not idempotent")),
-        "{:?}",
-        o.messages
-    );
-}
-
-#[test]
 fn swapped_ids_and_lost_results_fail() {
-    let case = two_calls_case();
-    let (o, _) = run_one(
-        &case,
-        json!({}),
-        Box::new(|_| reply(vec![result("b", false, "ok"), result("a", false, "ok")])),
-    );
-    assert_eq!(o.verdict, Verdict::Fail);
-    assert!(
-        o.messages[0].contains("expected tool_use_id \"a\", the harness returned \"b\""),
-        "{:?}",
-        o.messages
-    );
-    let (o, _) = run_one(
-        &case,
-        json!({}),
-        Box::new(|_| reply(vec![result("a", false, "ok")])),
-    );
-    assert!(
-        o.messages[0].contains("expected 2 result(s), one per call; the harness returned 1"),
-        "{:?}",
-        o.messages
-    );
+    for (results, says) in [
+        (
+            vec![result("b", false, "ok"), result("a", false, "ok")],
+            "expected tool_use_id \"a\", the harness returned \"b\"",
+        ),
+        (
+            vec![result("a", false, "ok")],
+            "expected 2 result(s), one per call; the harness returned 1",
+        ),
+    ] {
+        let (o, _) = run_one(&two_calls_case(), json!({}), answering(results));
+        assert_outcome(&o, Verdict::Fail, &[says]);
+    }
 }
 
 #[test]
@@ -425,21 +404,13 @@ fn leaked_secrets_and_replacement_characters_fail() {
             "expect": {"results": [{"is_error": true}]}}"#,
     )
     .unwrap();
-    let (o, _) = run_one(
-        &case,
-        json!({}),
-        Box::new(|_| {
-            reply(vec![result(
-                "a",
-                true,
-                "error: db password SECRET-1234 \u{FFFD}",
-            )])
-        }),
+    let leak = result("a", true, "error: db password SECRET-1234 \u{FFFD}");
+    let (o, _) = run_one(&case, json!({}), answering(vec![leak]));
+    assert_outcome(
+        &o,
+        Verdict::Fail,
+        &["leaks an internal error's text", "U+FFFD"],
     );
-    assert_eq!(o.verdict, Verdict::Fail);
-    let all = o.messages.join("\n");
-    assert!(all.contains("leaks an internal error's text"), "{all}");
-    assert!(all.contains("U+FFFD"), "{all}");
 }
 
 #[test]
@@ -450,36 +421,26 @@ fn codes_are_checked_through_the_code_map_only_when_declared() {
             "expect": {"results": [{"is_error": true, "class": "unknown_tool"}]}}"#,
     )
     .unwrap();
-    let answer = || -> Answer {
-        Box::new(|_| {
-            let mut r = result("a", true, "no such tool");
-            r.code = Some("E_TOOL".into());
-            reply(vec![r])
-        })
-    };
-    let (o, _) = run_one(&case, json!({}), answer());
-    assert_eq!(
-        o.verdict,
-        Verdict::Pass,
-        "no codes declared: class not checked"
-    );
-    let (o, _) = run_one(
-        &case,
-        json!({"codes": {"unknown_tool": "E_TOOL"}}),
-        answer(),
-    );
-    assert_eq!(o.verdict, Verdict::Pass, "{:?}", o.messages);
-    let (o, _) = run_one(
-        &case,
-        json!({"codes": {"unknown_tool": "E_UNKNOWN"}}),
-        answer(),
-    );
-    assert_eq!(o.verdict, Verdict::Fail);
-    assert!(
-        o.messages[0].contains("expected code \"E_UNKNOWN\" (class `unknown_tool`)"),
-        "{:?}",
-        o.messages
-    );
+    let mut coded = result("a", true, "no such tool");
+    coded.code = Some("E_TOOL".into());
+    // (the hello's capabilities, the verdict, what a message says)
+    for (caps, verdict, says) in [
+        // No codes declared: the class is not checked.
+        (json!({}), Verdict::Pass, &[][..]),
+        (
+            json!({"codes": {"unknown_tool": "E_TOOL"}}),
+            Verdict::Pass,
+            &[],
+        ),
+        (
+            json!({"codes": {"unknown_tool": "E_UNKNOWN"}}),
+            Verdict::Fail,
+            &["expected code \"E_UNKNOWN\" (class `unknown_tool`)"],
+        ),
+    ] {
+        let (o, _) = run_one(&case, caps, answering(vec![coded.clone()]));
+        assert_outcome(&o, verdict, says);
+    }
 }
 
 #[test]
@@ -491,12 +452,8 @@ fn equals_output_on_a_raising_tool_is_a_bug_in_the_case() {
             "expect": {"results": [{"content": {"equals_output": true}}]}}"#,
     )
     .unwrap();
-    let (o, _) = run_one(
-        &case,
-        json!({}),
-        Box::new(|_| reply(vec![result("a", true, "no")])),
-    );
-    assert_eq!(o.verdict, Verdict::BugInCase, "{:?}", o.messages);
+    let (o, _) = run_one(&case, json!({}), answering(vec![result("a", true, "no")]));
+    assert_outcome(&o, Verdict::BugInCase, &[]);
 }
 
 #[test]
@@ -506,28 +463,12 @@ fn the_baseline_turns_failures_into_xfail_and_passes_into_stale() {
         harness_conformance_suite::SUITE_VERSION,
     )
     .unwrap();
-    let (o, _) = run_with(
-        &plain_case(),
-        json!({"keywords": ["type"]}),
-        Box::new(|_| reply(vec![result("toolu_1", true, "x")])),
-        b.clone(),
-    );
-    assert_eq!(o.verdict, Verdict::Xfail);
+    let wrong = answering(vec![result("toolu_1", true, "x")]);
+    let (o, _) = run_with(&plain_case(), type_only(), wrong, b.clone());
+    assert_outcome(&o, Verdict::Xfail, &[]);
     assert!(!o.verdict.is_unexpected());
-    let (o, _) = run_with(
-        &plain_case(),
-        json!({"keywords": ["type"]}),
-        Box::new(|_| {
-            let mut r = reply(vec![result("toolu_1", false, "ok")]);
-            r.invocations = Some(vec![serde_json::from_value(
-                json!({"tool": "t", "args": {}}),
-            )
-            .unwrap()]);
-            r
-        }),
-        b,
-    );
-    assert_eq!(o.verdict, Verdict::Stale);
+    let (o, _) = run_with(&plain_case(), type_only(), ran_ok(), b);
+    assert_outcome(&o, Verdict::Stale, &[]);
     assert!(o.verdict.is_unexpected());
 }
 
@@ -536,9 +477,8 @@ fn unit_and_strategy_needs_follow_the_declared_cap() {
     let mut case = cap_case();
     case.config.cap.as_mut().unwrap().unit = Some(Unit::Bytes);
     let fixed_chars = json!({"cap": {"unit": "chars", "limit": 400, "strategies": ["head_tail"]}, "keywords": ["type"]});
-    let (o, _) = run_one(&case, fixed_chars, Box::new(|_| reply(vec![])));
-    assert_eq!(o.verdict, Verdict::Skip);
-    assert!(o.messages[0].contains("cap.unit.bytes"), "{:?}", o.messages);
+    let (o, _) = run_one(&case, fixed_chars, answering(vec![]));
+    assert_outcome(&o, Verdict::Skip, &["cap.unit.bytes"]);
     case.config.cap.as_mut().unwrap().strategy = Some(Strategy::HeadOnly);
     let c = CapCapability {
         unit: Unit::Bytes,
@@ -548,11 +488,6 @@ fn unit_and_strategy_needs_follow_the_declared_cap() {
         units: Vec::new(),
     };
     let caps = json!({"cap": c, "keywords": ["type"]});
-    let (o, _) = run_one(&case, caps, Box::new(|_| reply(vec![])));
-    assert_eq!(o.verdict, Verdict::Skip);
-    assert!(
-        o.messages[0].contains("cap.strategy.head_only"),
-        "{:?}",
-        o.messages
-    );
+    let (o, _) = run_one(&case, caps, answering(vec![]));
+    assert_outcome(&o, Verdict::Skip, &["cap.strategy.head_only"]);
 }

@@ -1,5 +1,5 @@
-//! The runner's loader as a `CaseFileApi`, for replaying `case_file` inputs on stable.
-//! (`fuzz/fuzz_targets/case_file.rs` builds the same api.)
+//! The runner's loader as a `CaseFileApi`: the `case_file` fuzz target and its stable replay
+//! (`fuzz/fuzz_targets/case_file.rs` includes this file) reach the loader through it.
 
 use std::collections::BTreeSet;
 

@@ -141,91 +141,38 @@ pub use variant::{UnknownVariant, Variant};
 
 use harness_conformance_protocol::script::{self, Outcome, Script};
 
-/// The JSON Schema keywords harness-ref gives their full effect: every draft 2020-12 keyword
-/// `jsonschema` evaluates (assertions, applicators, references; `format` is asserted), plus the
-/// annotations it correctly ignores. The content keywords (`contentMediaType`, …) are left
-/// out: they are annotations in 2020-12 and harness-ref does not check them.
-pub const KEYWORDS: &[&str] = &[
-    // core
-    "$schema",
-    "$id",
-    "$ref",
-    "$defs",
-    "$anchor",
-    "$dynamicRef",
-    "$dynamicAnchor",
-    "$comment",
-    // applicators
-    "allOf",
-    "anyOf",
-    "oneOf",
-    "not",
-    "if",
-    "then",
-    "else",
-    "dependentSchemas",
-    "prefixItems",
-    "items",
-    "contains",
-    "properties",
-    "patternProperties",
-    "additionalProperties",
-    "propertyNames",
-    "unevaluatedItems",
-    "unevaluatedProperties",
-    // validation
-    "type",
-    "enum",
-    "const",
-    "multipleOf",
-    "maximum",
-    "exclusiveMaximum",
-    "minimum",
-    "exclusiveMinimum",
-    "maxLength",
-    "minLength",
-    "pattern",
-    "maxItems",
-    "minItems",
-    "uniqueItems",
-    "maxContains",
-    "minContains",
-    "maxProperties",
-    "minProperties",
-    "required",
-    "dependentRequired",
-    "format",
-    // annotations
-    "title",
-    "description",
-    "default",
-    "examples",
-    "deprecated",
-    "readOnly",
-    "writeOnly",
+/// The declarable keywords ([`vocabulary::declarable_keywords`]) harness-ref does not give
+/// their effect, so its hello leaves them out: draft-07's `definitions`, `dependencies` and
+/// `additionalItems` (it validates draft 2020-12 only), the content keywords (annotations in
+/// 2020-12, which harness-ref does not check) and `$vocabulary`. Every other keyword is one
+/// `jsonschema` evaluates (assertions, applicators, references; `format` is asserted) or an
+/// annotation it correctly ignores.
+pub const KEYWORDS_NOT_APPLIED: [&str; 7] = [
+    "definitions",
+    "dependencies",
+    "additionalItems",
+    "contentEncoding",
+    "contentMediaType",
+    "contentSchema",
+    "$vocabulary",
 ];
 
-/// The feature of a turn that offers only some of its tools (a case's `offered`), which
-/// harness-ref has through [`Harness::handle_batch_offering`].
-const OFFERED_TOOLS: &str = "offered-tools";
-
-/// The feature of a turn whose stop reason the harness reads (a case's `stop_reason`): a
-/// `max_tokens` turn goes to [`Harness::handle_cut_off_batch`].
-const STOP_REASON: &str = "stop-reason";
-/// The feature of a harness that consumes tools through MCP servers (harness-ref: `from_mcp_result`).
-const MCP_CLIENT: &str = "mcp-client";
+/// The keywords the reference declares: every declarable one but [`KEYWORDS_NOT_APPLIED`].
+pub fn keywords() -> Vec<&'static str> {
+    vocabulary::declarable_keywords()
+        .into_iter()
+        .filter(|k| !KEYWORDS_NOT_APPLIED.contains(k))
+        .collect()
+}
 
 /// The repair profile (SPEC "repair profile"): declared only by the `repairs-double-encoded`
 /// configuration and the broken versions of it ([`Fault::REPAIR`]); harness-ref then runs with
-/// [`HarnessConfig::repair`] on.
+/// [`HarnessConfig::repair`] on. Every other feature of the vocabulary the reference has: the
+/// security gates ([`policy`]), a turn offering only some tools
+/// ([`Harness::handle_batch_offering`]), a `max_tokens` stop reason
+/// ([`Harness::handle_cut_off_batch`]), cancellation ([`Harness::handle_cancellable_batch`]),
+/// parallel calls off ([`Harness::handle_serial_batch`]) and MCP results (`from_mcp_result`).
 const REPAIR: &str = "repair";
-/// The feature of a turn the user cancels while handlers run (a case's `cancel_after_ms`): the
-/// batch goes to [`Harness::handle_cancellable_batch`] and a timer thread flips the token.
-const CANCEL: &str = "cancel";
-
-/// The feature of a harness configured with parallel tool calls disabled (a case's
-/// `parallel_calls: false`): the batch goes to [`Harness::handle_serial_batch`].
-const SERIAL_CALLS: &str = "serial-calls";
 
 /// `sdk-default-deadline`: the inner client's own default, which wins over a longer
 /// configured deadline.
@@ -364,13 +311,13 @@ impl ReferenceAdapter {
                     configurable: true,
                     default_ms: Some(defaults.deadline.as_millis() as u64),
                 }),
-                keywords: KEYWORDS.iter().map(|k| (*k).to_owned()).collect(),
+                keywords: keywords().into_iter().map(str::to_owned).collect(),
                 call_forms: vec![CallForm::Structured, CallForm::ArgumentsText, CallForm::Raw],
                 parallel: true,
                 history: true,
-                features: policy::FEATURES
+                features: vocabulary::FEATURES
                     .iter()
-                    .chain(&[OFFERED_TOOLS, STOP_REASON, CANCEL, SERIAL_CALLS, MCP_CLIENT])
+                    .filter(|f| **f != REPAIR)
                     .map(|f| (*f).to_owned())
                     .collect(),
                 folds: BTreeMap::new(),

@@ -23,16 +23,6 @@ use harness_ref::{Harness, ToolResult};
 
 use crate::fault::Fault;
 
-/// The optional features the reference declares in its handshake.
-pub const FEATURES: [&str; 6] = [
-    "authorization",
-    "bounds",
-    "budget",
-    "idempotency",
-    "path-confinement",
-    "prepare-commit",
-];
-
 /// The case's principal and tenant when its `context` leaves them out.
 const DEFAULT_PRINCIPAL: &str = "user";
 const DEFAULT_TENANT: &str = "default";

@@ -311,19 +311,10 @@ fn the_handshake_declares_what_harness_ref_does() {
         ]
     );
     assert_eq!(cap.units, [Unit::Lines]);
+    // harness-ref has a code for every class of the vocabulary, named as the class.
     let codes = caps.codes.as_ref().unwrap();
-    for code in [
-        "invalid_arguments",
-        "unknown_tool",
-        "malformed_call",
-        "duplicate_call_id",
-        "tool_refused",
-        "tool_unavailable",
-        "timeout",
-        "internal_error",
-        "invalid_tool_output",
-    ] {
-        assert_eq!(codes.get(code).map(String::as_str), Some(code));
+    for class in harness_conformance_protocol::vocabulary::CLASSES {
+        assert_eq!(codes.get(class).map(String::as_str), Some(class));
     }
     assert!(caps.retryability && caps.parallel && caps.history);
     let deadline = caps.deadline.as_ref().unwrap();
@@ -343,6 +334,13 @@ fn the_handshake_declares_what_harness_ref_does() {
         "dependentRequired",
     ] {
         assert!(caps.keywords.iter().any(|k| k == keyword), "{keyword}");
+    }
+    for keyword in harness_ref_adapter::KEYWORDS_NOT_APPLIED {
+        assert!(
+            harness_conformance_protocol::vocabulary::declarable_keywords().contains(&keyword),
+            "{keyword}: left out, but not a keyword of the vocabulary"
+        );
+        assert!(!caps.keywords.iter().any(|k| k == keyword), "{keyword}");
     }
     assert!(!caps.features.iter().any(|f| f == "repair"), "opt-in only");
     for fault in harness_ref_adapter::Fault::ALL {

@@ -29,6 +29,15 @@ fn run_line(seq: u64) -> String {
     .to_string()
 }
 
+/// A `start` line, then one `run`.
+fn start_and_run() -> String {
+    format!(
+        "{}\n{}\n",
+        json!({"cmd": "start", "protocol": PROTOCOL_VERSION}),
+        run_line(1)
+    )
+}
+
 #[test]
 fn start_run_stop_round_trips() {
     let input = format!(
@@ -73,11 +82,7 @@ fn start_run_stop_round_trips() {
 
 #[test]
 fn a_fault_is_chosen_on_the_command_line() {
-    let input = format!(
-        "{}\n{}\n",
-        json!({"cmd": "start", "protocol": PROTOCOL_VERSION}),
-        run_line(1)
-    );
+    let input = start_and_run();
     let out = adapter(
         &["--fault", "runs-handler-before-validating"],
         input.as_bytes(),
@@ -102,11 +107,7 @@ fn a_fault_is_chosen_on_the_command_line() {
 
 #[test]
 fn a_legitimate_variant_is_chosen_on_the_command_line() {
-    let input = format!(
-        "{}\n{}\n",
-        json!({"cmd": "start", "protocol": PROTOCOL_VERSION}),
-        run_line(1)
-    );
+    let input = start_and_run();
     let out = adapter(&["--variant=no-codes"], input.as_bytes());
     assert!(
         out.status.success(),

@@ -3,7 +3,7 @@
 
 mod common;
 
-use common::{cancelled_case, case, invocations, one_tool, results, run};
+use common::{cancelled_case, case, code, invocations, one_call, one_tool, results, run};
 use harness_conformance_protocol::{ContentBlock, Reply, WireCase};
 use harness_ref_adapter::{Fault, ReferenceAdapter};
 use serde_json::{json, Value};
@@ -42,12 +42,7 @@ fn png() -> Value {
 
 /// One tool returning `output` (blocks or an MCP result), one call.
 fn blocks_case(output: Value) -> WireCase {
-    one_tool(
-        json!({}),
-        json!({}),
-        json!({"return": output}),
-        json!([call("a", json!({}))]),
-    )
+    one_call(json!({"return": output}))
 }
 
 /// The kinds of the first result's blocks (a text-only result is one text block).
@@ -60,6 +55,24 @@ fn kinds(reply: &Reply) -> Vec<&'static str> {
 
 fn content(reply: &Reply) -> &str {
     &results(reply)[0].content
+}
+
+/// Asserts that the reference refused the one call as `class` without running it, and that the
+/// variant ran it (`why`).
+fn assert_ran_what_the_reference_refused(
+    reference: &Reply,
+    variant: &Reply,
+    class: &str,
+    why: &str,
+) {
+    assert_eq!(code(reference, 0), Some(class));
+    assert!(invocations(reference).is_empty());
+    assert_eq!(invocations(variant).len(), 1, "{why}");
+}
+
+/// Asserts what the variant's first result says, showing it when it does not.
+fn assert_variant_says(variant: &Reply, says: impl Fn(&str) -> bool) {
+    assert!(says(content(variant)), "{}", content(variant));
 }
 
 fn demo(fault: Fault) -> Demo {
@@ -90,10 +103,7 @@ fn demo(fault: Fault) -> Demo {
                 json!([call("a", json!({"n": "3", "on": "true", "s": 7}))]),
             ),
             |reference, variant| {
-                assert_eq!(
-                    results(reference)[0].code.as_deref(),
-                    Some("invalid_arguments")
-                );
+                assert_eq!(code(reference, 0), Some("invalid_arguments"));
                 assert!(!results(variant)[0].is_error);
                 assert_eq!(
                     invocations(variant)[0].args,
@@ -109,10 +119,7 @@ fn demo(fault: Fault) -> Demo {
                 json!([call("a", json!({"n": 1, "force": true}))]),
             ),
             |reference, variant| {
-                assert_eq!(
-                    results(reference)[0].code.as_deref(),
-                    Some("invalid_arguments")
-                );
+                assert_eq!(code(reference, 0), Some("invalid_arguments"));
                 assert!(!results(variant)[0].is_error);
                 assert_eq!(invocations(variant)[0].args, json!({"n": 1}));
             },
@@ -154,29 +161,23 @@ fn demo(fault: Fault) -> Demo {
             },
         ),
         Fault::LeaksInternalError => (
-            one_tool(
-                json!({}),
-                json!({}),
+            one_call(
                 json!({"raise": {"kind": "internal", "message": "db password SECRET-7f3a9c", "secret": "SECRET-7f3a9c"}}),
-                json!([call("a", json!({}))]),
             ),
             |reference, variant| {
                 assert!(!content(reference).contains("SECRET-7f3a9c"));
                 assert!(content(variant).contains("SECRET-7f3a9c"));
-                assert_eq!(results(variant)[0].code.as_deref(), Some("internal_error"));
+                assert_eq!(code(variant, 0), Some("internal_error"));
             },
         ),
-        Fault::LosesId => (
-            one_tool(json!({}), json!({}), echo(), json!([call("a", json!({}))])),
-            |reference, variant| {
-                assert_eq!(results(reference)[0].tool_use_id, json!("a"));
-                assert_eq!(results(variant)[0].tool_use_id, Value::Null);
-                assert_eq!(
-                    results(variant)[0].native.as_ref().unwrap()["tool_use_id"],
-                    Value::Null
-                );
-            },
-        ),
+        Fault::LosesId => (one_call(echo()), |reference, variant| {
+            assert_eq!(results(reference)[0].tool_use_id, json!("a"));
+            assert_eq!(results(variant)[0].tool_use_id, Value::Null);
+            assert_eq!(
+                results(variant)[0].native.as_ref().unwrap()["tool_use_id"],
+                Value::Null
+            );
+        }),
         Fault::RunsToolsNotOffered => (
             case(json!({
                 "id": "test/offered",
@@ -268,10 +269,7 @@ fn demo(fault: Fault) -> Demo {
         ),
         Fault::RejectsAsSuccess => (big_output("bytes", "reject", 400), |reference, variant| {
             assert!(results(reference)[0].is_error);
-            assert_eq!(
-                results(reference)[0].code.as_deref(),
-                Some("output_too_large")
-            );
+            assert_eq!(code(reference, 0), Some("output_too_large"));
             assert!(
                 !results(variant)[0].is_error,
                 "the refusal is flagged a success"
@@ -392,7 +390,7 @@ fn demo(fault: Fault) -> Demo {
                 json!([call("a", json!({}))]),
             ),
             |reference, variant| {
-                assert_eq!(results(reference)[0].code.as_deref(), Some("timeout"));
+                assert_eq!(code(reference, 0), Some("timeout"));
                 assert_eq!(content(variant), "finally");
             },
         ),
@@ -405,48 +403,31 @@ fn demo(fault: Fault) -> Demo {
             ),
             |reference, variant| {
                 assert_eq!(results(reference).len(), 2);
-                assert_eq!(results(reference)[1].code.as_deref(), Some("unknown_tool"));
+                assert_eq!(code(reference, 1), Some("unknown_tool"));
                 assert!(results(variant).is_empty(), "the turn crashed");
             },
         ),
         Fault::NanAsNull => (
-            one_tool(
-                json!({}),
-                json!({}),
-                json!({"return": {"non_finite": "nan"}}),
-                json!([call("a", json!({}))]),
-            ),
+            one_call(json!({"return": {"non_finite": "nan"}})),
             |reference, variant| {
-                assert_eq!(
-                    results(reference)[0].code.as_deref(),
-                    Some("invalid_tool_output")
-                );
+                assert_eq!(code(reference, 0), Some("invalid_tool_output"));
                 assert!(!results(variant)[0].is_error);
                 assert_eq!(content(variant), "null");
             },
         ),
         Fault::StringifiesNonJson => (
-            one_tool(
-                json!({}),
-                json!({}),
+            one_call(
                 json!({"return": {"non_json": {"value": {"tags": 0}, "at": {"/tags": "set"}}}}),
-                json!([call("a", json!({}))]),
             ),
             |reference, variant| {
-                assert_eq!(
-                    results(reference)[0].code.as_deref(),
-                    Some("invalid_tool_output")
-                );
+                assert_eq!(code(reference, 0), Some("invalid_tool_output"));
                 assert!(!results(variant)[0].is_error);
                 assert_eq!(content(variant), r#"{"tags":"{1, 2, 3}"}"#);
             },
         ),
         Fault::EncodesLikeJsonStringify => (
-            one_tool(
-                json!({}),
-                json!({}),
+            one_call(
                 json!({"return": {"non_json": {"value": {"a": 1}, "at": {"/s": "set", "/me": "cycle"}}}}),
-                json!([call("a", json!({}))]),
             ),
             |reference, variant| {
                 assert!(results(reference)[0].is_error);
@@ -455,17 +436,9 @@ fn demo(fault: Fault) -> Demo {
             },
         ),
         Fault::CrashesOnCycle => (
-            one_tool(
-                json!({}),
-                json!({}),
-                json!({"return": {"non_json": {"value": [1], "at": {"/1": "cycle"}}}}),
-                json!([call("a", json!({}))]),
-            ),
+            one_call(json!({"return": {"non_json": {"value": [1], "at": {"/1": "cycle"}}}})),
             |reference, variant| {
-                assert_eq!(
-                    results(reference)[0].code.as_deref(),
-                    Some("invalid_tool_output")
-                );
+                assert_eq!(code(reference, 0), Some("invalid_tool_output"));
                 assert!(results(variant).is_empty(), "the turn crashed");
             },
         ),
@@ -477,10 +450,7 @@ fn demo(fault: Fault) -> Demo {
                 "calls": [{"id": "a", "name": "t", "input": {}}]
             })),
             |reference, variant| {
-                assert_eq!(
-                    results(reference)[0].code.as_deref(),
-                    Some("invalid_tool_output")
-                );
+                assert_eq!(code(reference, 0), Some("invalid_tool_output"));
                 assert!(!results(variant)[0].is_error);
                 assert_eq!(content(variant), "0");
             },
@@ -494,11 +464,8 @@ fn demo(fault: Fault) -> Demo {
                 "calls": [{"id": "a", "name": "t", "input": {}}]
             })),
             |reference, variant| {
-                assert_eq!(results(reference)[0].code.as_deref(), Some("tool_refused"));
-                assert_eq!(
-                    results(variant)[0].code.as_deref(),
-                    Some("invalid_tool_output")
-                );
+                assert_eq!(code(reference, 0), Some("tool_refused"));
+                assert_eq!(code(variant, 0), Some("invalid_tool_output"));
             },
         ),
         Fault::MutationLeaks => (
@@ -531,19 +498,12 @@ fn demo(fault: Fault) -> Demo {
             ),
             |reference, variant| {
                 assert!(content(reference).contains("/a: ") && content(reference).contains("/b: "));
-                assert!(
-                    content(variant).contains("/a: ") && !content(variant).contains("/b: "),
-                    "{}",
-                    content(variant)
-                );
+                assert_variant_says(variant, |c| c.contains("/a: ") && !c.contains("/b: "));
             },
         ),
         Fault::InternalRetryable => (
-            one_tool(
-                json!({}),
-                json!({}),
+            one_call(
                 json!({"raise": {"kind": "internal", "message": "bug SECRET-1", "secret": "SECRET-1"}}),
-                json!([call("a", json!({}))]),
             ),
             |reference, variant| {
                 assert_eq!(results(reference)[0].retryable, Some(false));
@@ -566,10 +526,7 @@ fn demo(fault: Fault) -> Demo {
                 json!([call("a", json!({"n": null}))]),
             ),
             |reference, variant| {
-                assert_eq!(
-                    results(reference)[0].code.as_deref(),
-                    Some("invalid_arguments")
-                );
+                assert_eq!(code(reference, 0), Some("invalid_arguments"));
                 assert!(!results(variant)[0].is_error);
                 assert_eq!(invocations(variant)[0].args, json!({}));
             },
@@ -584,10 +541,7 @@ fn demo(fault: Fault) -> Demo {
             |reference, variant| {
                 assert!(!content(reference).contains("ADR-12"));
                 assert!(content(variant).contains("ADR-12"));
-                assert_eq!(
-                    results(variant)[0].code.as_deref(),
-                    Some("invalid_arguments")
-                );
+                assert_eq!(code(variant, 0), Some("invalid_arguments"));
             },
         ),
         Fault::ParsesArgumentsLeniently => (
@@ -617,7 +571,7 @@ fn demo(fault: Fault) -> Demo {
                 json!([{"id": "a", "name": " T", "input": {}}]),
             ),
             |reference, variant| {
-                assert_eq!(results(reference)[0].code.as_deref(), Some("unknown_tool"));
+                assert_eq!(code(reference, 0), Some("unknown_tool"));
                 assert!(!results(variant)[0].is_error);
                 assert_eq!(invocations(variant)[0].tool, "t");
             },
@@ -643,12 +597,7 @@ fn demo(fault: Fault) -> Demo {
             },
         ),
         Fault::RetriesAnyFailure => (
-            one_tool(
-                json!({}),
-                json!({}),
-                json!({"raise": {"kind": "domain", "message": "no data for Atlantis"}}),
-                json!([call("a", json!({}))]),
-            ),
+            one_call(json!({"raise": {"kind": "domain", "message": "no data for Atlantis"}})),
             |reference, variant| {
                 assert_eq!(invocations(reference).len(), 1);
                 assert_eq!(invocations(variant).len(), 2);
@@ -663,10 +612,7 @@ fn demo(fault: Fault) -> Demo {
                 json!([call("a", json!({"i": 1})), call("a", json!({"i": 2}))]),
             ),
             |reference, variant| {
-                assert_eq!(
-                    results(reference)[1].code.as_deref(),
-                    Some("duplicate_call_id")
-                );
+                assert_eq!(code(reference, 1), Some("duplicate_call_id"));
                 assert!(!results(variant)[1].is_error);
                 assert_eq!(
                     results(variant)[1].tool_use_id,
@@ -681,12 +627,7 @@ fn demo(fault: Fault) -> Demo {
             },
         ),
         Fault::NormalizesLineEndings => (
-            one_tool(
-                json!({}),
-                json!({}),
-                json!({"return": {"text": "line 1\r\nline 2\r\n"}}),
-                json!([call("a", json!({}))]),
-            ),
+            one_call(json!({"return": {"text": "line 1\r\nline 2\r\n"}})),
             |reference, variant| {
                 assert_eq!(content(reference), "line 1\r\nline 2\r\n");
                 assert_eq!(content(variant), "line 1\nline 2\n");
@@ -701,12 +642,12 @@ fn demo(fault: Fault) -> Demo {
                 "calls": [call("a", json!({}))]
             })),
             |reference, variant| {
-                assert_eq!(
-                    results(reference)[0].code.as_deref(),
-                    Some("permission_denied")
+                assert_ran_what_the_reference_refused(
+                    reference,
+                    variant,
+                    "permission_denied",
+                    "ran without the capability",
                 );
-                assert!(invocations(reference).is_empty());
-                assert_eq!(invocations(variant).len(), 1, "ran without the capability");
             },
         ),
         Fault::RerunsDuplicateKeys => (
@@ -733,12 +674,12 @@ fn demo(fault: Fault) -> Demo {
                 "calls": [{"id": "a", "name": "t", "input": {}, "commit": {"token": "ptk_forged"}}]
             })),
             |reference, variant| {
-                assert_eq!(
-                    results(reference)[0].code.as_deref(),
-                    Some("commit_rejected")
+                assert_ran_what_the_reference_refused(
+                    reference,
+                    variant,
+                    "commit_rejected",
+                    "a forged token committed",
                 );
-                assert!(invocations(reference).is_empty());
-                assert_eq!(invocations(variant).len(), 1, "a forged token committed");
             },
         ),
         Fault::ConfinesPathsLexically => (
@@ -750,10 +691,7 @@ fn demo(fault: Fault) -> Demo {
                 "calls": [call("a", json!({"path": "out/passwd"}))]
             })),
             |reference, variant| {
-                assert_eq!(
-                    results(reference)[0].code.as_deref(),
-                    Some("semantic_violation")
-                );
+                assert_eq!(code(reference, 0), Some("semantic_violation"));
                 assert_eq!(invocations(variant).len(), 1, "wrote through the link");
             },
         ),
@@ -768,11 +706,7 @@ fn demo(fault: Fault) -> Demo {
             })),
             |reference, variant| {
                 assert!(!content(reference).contains("90817263"));
-                assert!(
-                    content(variant).contains("90817263"),
-                    "{}",
-                    content(variant)
-                );
+                assert_variant_says(variant, |c| c.contains("90817263"));
             },
         ),
         // The repair faults are compared with the `repairs-double-encoded` configuration.
@@ -830,7 +764,7 @@ fn demo(fault: Fault) -> Demo {
             },
         ),
         Fault::DropsCancelledResults => (cancelled_case(), |reference, variant| {
-            assert_eq!(results(reference)[0].code.as_deref(), Some("cancelled"));
+            assert_eq!(code(reference, 0), Some("cancelled"));
             assert!(invocations(reference)[0].stopped, "the handler was told");
             assert!(results(variant).is_empty());
         }),
@@ -847,7 +781,7 @@ fn demo(fault: Fault) -> Demo {
             ),
             |reference, variant| {
                 assert_eq!(content(reference), "done");
-                assert_eq!(results(variant)[0].code.as_deref(), Some("timeout"));
+                assert_eq!(code(variant, 0), Some("timeout"));
             },
         ),
         Fault::SerialDropsExtraCalls => (
@@ -867,19 +801,10 @@ fn demo(fault: Fault) -> Demo {
             },
         ),
         Fault::ElapsedInContent => (
-            one_tool(
-                json!({}),
-                json!({}),
-                json!({"sleep_ms": 20, "then": {"return": {"text": "done"}}}),
-                json!([call("a", json!({}))]),
-            ),
+            one_call(json!({"sleep_ms": 20, "then": {"return": {"text": "done"}}})),
             |reference, variant| {
                 assert_eq!(content(reference), "done");
-                assert!(
-                    content(variant).starts_with("done (took "),
-                    "{}",
-                    content(variant)
-                );
+                assert_variant_says(variant, |c| c.starts_with("done (took "));
             },
         ),
         Fault::ReplacesBlocksWithPlaceholders => (
@@ -895,11 +820,7 @@ fn demo(fault: Fault) -> Demo {
             blocks_case(json!({"content_blocks": [png()]})),
             |reference, variant| {
                 assert_eq!(kinds(reference), ["image"]);
-                assert!(
-                    content(variant).starts_with("data:image/png;base64,iVBOR"),
-                    "{}",
-                    content(variant)
-                );
+                assert_variant_says(variant, |c| c.starts_with("data:image/png;base64,iVBOR"));
             },
         ),
         Fault::IgnoresMcpIsError => (

@@ -5,7 +5,7 @@
 
 mod common;
 
-use common::{cancelled_case, case, one_tool, results, run};
+use common::{cancelled_case, case, code, one_call, one_tool, results, run};
 use harness_conformance_protocol::{Hello, Reply, WireCase};
 use harness_ref_adapter::{ReferenceAdapter, Variant};
 use serde_json::{json, Value};
@@ -59,6 +59,14 @@ fn log_case(limit: u64, strategy: &str) -> WireCase {
 
 /// The kept head's length in chars: the content up to the first char that differs from the
 /// output (the output is the log the case generates).
+/// The reference's truncation note: its own line, starting `[truncated: `.
+fn note_line(content: &str) -> &str {
+    content
+        .lines()
+        .find(|l| l.starts_with("[truncated: "))
+        .expect("a note")
+}
+
 fn head_chars(content: &str) -> usize {
     content
         .lines()
@@ -302,19 +310,13 @@ fn demo(variant: Variant) -> Demo {
         }),
         Variant::NoteAfterTail => (log_case(1000, "head_tail"), |reference, variant| {
             let (r, v) = (first(reference).0, first(variant).0);
-            let note = r
-                .lines()
-                .find(|l| l.starts_with("[truncated: "))
-                .expect("a note");
+            let note = note_line(r);
             assert!(v.ends_with(&format!("ValueError: boom\n{note}")), "{v}");
             assert_eq!(v.chars().count(), r.chars().count());
         }),
         Variant::NoteBeforeHead => (log_case(1000, "head_tail"), |reference, variant| {
             let (r, v) = (first(reference).0, first(variant).0);
-            let note = r
-                .lines()
-                .find(|l| l.starts_with("[truncated: "))
-                .expect("a note");
+            let note = note_line(r);
             assert!(v.starts_with(&format!("{note}\n")), "{v}");
             assert!(v.ends_with("ValueError: boom"), "{v}");
             assert_eq!(v.chars().count(), r.chars().count());
@@ -409,12 +411,7 @@ fn demo(variant: Variant) -> Demo {
             },
         ),
         Variant::NoRetryability => (
-            one_tool(
-                json!({}),
-                json!({}),
-                json!({"raise": {"kind": "transport", "message": "down"}}),
-                json!([call("a", json!({}))]),
-            ),
+            one_call(json!({"raise": {"kind": "transport", "message": "down"}})),
             |reference, variant| {
                 assert_eq!(results(reference)[0].retryable, Some(true));
                 assert_eq!(results(variant)[0].retryable, None);
@@ -438,12 +435,7 @@ fn demo(variant: Variant) -> Demo {
             },
         ),
         Variant::PythonJson => (
-            one_tool(
-                json!({}),
-                json!({}),
-                json!({"return": {"json": {"city": "Zürich", "temps": [1, 2.5]}}}),
-                json!([call("a", json!({}))]),
-            ),
+            one_call(json!({"return": {"json": {"city": "Zürich", "temps": [1, 2.5]}}})),
             |reference, variant| {
                 assert_eq!(
                     first(reference).0,
@@ -456,18 +448,10 @@ fn demo(variant: Variant) -> Demo {
             },
         ),
         Variant::ConvertsNonJson => (
-            one_tool(
-                json!({}),
-                json!({}),
-                json!({"return": {"non_json": {"value": {"id": 1},
-                        "at": {"/s": "set", "/b": "bytes", "/d": "date", "/me": "cycle"}}}}),
-                json!([call("a", json!({}))]),
-            ),
+            one_call(json!({"return": {"non_json": {"value": {"id": 1},
+                        "at": {"/s": "set", "/b": "bytes", "/d": "date", "/me": "cycle"}}}})),
             |reference, variant| {
-                assert_eq!(
-                    results(reference)[0].code.as_deref(),
-                    Some("invalid_tool_output")
-                );
+                assert_eq!(code(reference, 0), Some("invalid_tool_output"));
                 let v = &results(variant)[0];
                 assert!(!v.is_error);
                 let parsed: Value = serde_json::from_str(&v.content).unwrap();
@@ -488,10 +472,7 @@ fn demo(variant: Variant) -> Demo {
                 json!([call("a", json!({"tags": "[\"a\"]", "text": "[\"b\"]"}))]),
             ),
             |reference, variant| {
-                assert_eq!(
-                    results(reference)[0].code.as_deref(),
-                    Some("invalid_arguments")
-                );
+                assert_eq!(code(reference, 0), Some("invalid_arguments"));
                 let v = &results(variant)[0];
                 assert!(!v.is_error);
                 let (note, output) = v.content.split_once('\n').unwrap();
@@ -505,7 +486,7 @@ fn demo(variant: Variant) -> Demo {
         ),
         Variant::UninterruptibleHandlers => (cancelled_case(), |reference, variant| {
             for reply in [reference, variant] {
-                assert_eq!(results(reply)[0].code.as_deref(), Some("cancelled"));
+                assert_eq!(code(reply, 0), Some("cancelled"));
             }
             assert!(reference.invocations.as_ref().unwrap()[0].stopped);
             assert!(!variant.invocations.as_ref().unwrap()[0].stopped);
@@ -527,12 +508,9 @@ fn demo(variant: Variant) -> Demo {
             },
         ),
         Variant::RefusesNonTextBlocks => (
-            one_tool(
-                json!({}),
-                json!({}),
+            one_call(
                 json!({"return": {"content_blocks": [{"type": "text", "text": "chart:"},
                         {"type": "image", "data": "iVBORw0KGgo=", "mimeType": "image/png"}]}}),
-                json!([call("a", json!({}))]),
             ),
             |reference, variant| {
                 assert!(!results(reference)[0].is_error);

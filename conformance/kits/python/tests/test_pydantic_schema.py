@@ -3,12 +3,16 @@
 Needs pydantic (requirements-dev.txt has it); the rest of the kit is tested without it.
 """
 
+import asyncio
+import inspect
+
 import pytest
 from pydantic import BaseModel, ValidationError
 
-from harness_conformance_adapter import Skip, to_json
+from harness_conformance_adapter import Case, Errors, Skip, Turn, to_json
 from harness_conformance_adapter.pydantic_schema import (
-    UNSET, Untranslatable, parameters, present_arguments, root_model, skip_for, uses_aliases,
+    UNSET, Untranslatable, keyword_function, keyword_handler, keyword_model, model_for, parameters, present_arguments,
+    root_model, skip_for, uses_aliases,
 )
 
 
@@ -72,6 +76,68 @@ def test_property_names_that_are_not_identifiers_use_aliases():
     assert uses_aliases(m) and issubclass(m, BaseModel)
     assert to_json(m.model_validate({"weird-name": "w"})) == {"weird-name": "w"}
 
+
+def turn_with(schema):
+    """A turn of one tool `set-n` with this input schema, whose handler echoes its arguments."""
+    case = Case.parse({"id": "x", "calls": [], "tools": [{
+        "name": "set-n", "input_schema": schema, "behavior": {"return": {"echo_args": True}}}]})
+    return Turn(case=case, unit="chars", errors=Errors(domain=ValueError, transport=ConnectionError,
+                                                       internal=RuntimeError))
+
+
+OPTIONAL_N = {"type": "object", "properties": {"n": {"type": "integer"}, "note": {"type": "string"}}, "required": ["n"]}
+
+
+def test_a_keyword_function_has_the_schemas_signature_and_runs_the_script():
+    turn = turn_with(OPTIONAL_N)
+    fn = keyword_function(turn.case.tools[0], turn)
+    params = inspect.signature(fn).parameters
+    assert list(params) == ["n", "note"] and fn.__name__ == "set_n"
+    assert params["n"].kind is inspect.Parameter.KEYWORD_ONLY and params["n"].default is inspect.Parameter.empty
+    assert params["note"].default is UNSET and fn.__annotations__["n"] is int
+    # An optional field the model left out is not passed on: the handler sees what the model sent.
+    assert asyncio.run(fn(n=3, note=UNSET)) == {"n": 3}
+    assert turn.invocations == [{"tool": "set-n", "args": {"n": 3}}]
+
+
+def test_a_keyword_function_takes_another_schema_and_skips_what_a_signature_cannot_say():
+    closed = {**OPTIONAL_N, "additionalProperties": False}
+    turn = turn_with(closed)
+    with pytest.raises(Skip, match=r"^tool 'set-n': a function signature cannot close"):
+        keyword_function(turn.case.tools[0], turn)
+    fn = keyword_function(turn.case.tools[0], turn, schema=OPTIONAL_N)
+    assert list(inspect.signature(fn).parameters) == ["n", "note"]
+
+
+def test_a_keyword_model_validates_and_its_handler_gets_the_fields_by_name():
+    turn = turn_with(OPTIONAL_N)
+    model = keyword_model(turn.case.tools[0], "the harness passes them by name")
+    fields = model.model_validate({"n": 5})
+    handler = keyword_handler(turn.case.tools[0], turn)
+    assert asyncio.run(handler(**dict(fields))) == {"n": 5}
+    with pytest.raises(ValidationError):
+        model.model_validate({"n": "x"})
+
+
+@pytest.mark.parametrize("schema, reason", [
+    ({"type": "object", "properties": {"weird-name": {"type": "string"}}},
+     "tool 'set-n': a property name is not a Python identifier, and the harness passes them by name"),
+    ({"type": "object", "properties": {"a": {"oneOf": [{"type": "string"}]}}}, "tool 'set-n': "),
+])
+def test_a_keyword_model_skips_what_keyword_arguments_cannot_carry(schema, reason):
+    turn = turn_with(schema)
+    with pytest.raises(Skip) as info:
+        keyword_model(turn.case.tools[0], "the harness passes them by name")
+    assert str(info.value).startswith(reason)
+
+
+def test_model_for_keeps_names_that_are_not_identifiers_and_skips_the_untranslatable():
+    turn = turn_with({"type": "object", "properties": {"weird-name": {"type": "string"}}})
+    model = model_for(turn.case.tools[0])
+    assert to_json(model.model_validate({"weird-name": "w"})) == {"weird-name": "w"}
+    turn = turn_with({"type": "object", "properties": {"a": {"oneOf": [{"type": "string"}]}}})
+    with pytest.raises(Skip, match=r"^tool 'set-n': "):
+        model_for(turn.case.tools[0])
 
 def test_closed_signature_is_closed_for_a_closed_object_and_takes_kwargs_for_an_open_one():
     from pydantic import validate_call

@@ -26,6 +26,11 @@ pub fn invocations(reply: &Reply) -> &[Invocation] {
     reply.invocations.as_deref().expect("invocations")
 }
 
+/// Result `i`'s machine code.
+pub fn code(reply: &Reply, i: usize) -> Option<&str> {
+    results(reply)[i].code.as_deref()
+}
+
 /// A case with one tool and the given calls.
 pub fn one_tool(config: Value, schema: Value, behavior: Value, calls: Value) -> WireCase {
     case(serde_json::json!({
@@ -34,6 +39,16 @@ pub fn one_tool(config: Value, schema: Value, behavior: Value, calls: Value) -> 
         "tools": [{"name": "t", "description": "a tool", "input_schema": schema, "behavior": behavior}],
         "calls": calls,
     }))
+}
+
+/// A case with one tool (any arguments) that behaves as `behavior`, called once as `a` with `{}`.
+pub fn one_call(behavior: Value) -> WireCase {
+    one_tool(
+        json!({}),
+        json!({}),
+        behavior,
+        json!([{"id": "a", "name": "t", "input": {}}]),
+    )
 }
 
 /// One call whose handler sleeps 300 ms, in a turn the user cancels after 50 ms.

@@ -25,6 +25,14 @@ Translation rules (each is what a user writing the model by hand would write):
 - `anyOf` → Union (pydantic's smart mode).
 - `description`/`title` are carried as annotations.
 
+Most harnesses of this kind hand a tool's validated arguments to the user's function as keyword
+arguments. The tools at the end build that side for an adapter, so that every such adapter
+does it the same way: `keyword_function` (the function itself, its signature written from the
+schema: MCPServer, FastMCP), `keyword_model` (the model a harness validates with, for harnesses
+that take one beside the function: langchain, Agent Framework, CrewAI; `model_for` when the harness
+also accepts property names that are not identifiers: LlamaIndex) and `keyword_handler` (the
+function for such a model).
+
 pydantic's default (lax) mode is kept on purpose: it is what the harness does for its users.
 """
 
@@ -37,8 +45,10 @@ from typing import Annotated, Any, Literal, Optional, Union
 
 from pydantic import BaseModel, ConfigDict, Field, create_model
 
+from .behaviours import AsyncHandler
+from .case import Tool
 from .jsonio import UNSET
-from .turn import Skip
+from .turn import Skip, Turn
 
 KEYWORDS = [
     "type", "properties", "required", "additionalProperties", "enum", "const",
@@ -255,6 +265,54 @@ def safe_name(name: str) -> str:
     return cleaned if cleaned[0].isalpha() else "t_" + cleaned
 
 
+def keyword_handler(tool: Tool, turn: Turn) -> AsyncHandler:
+    """An async function `handler(**arguments)` that performs the tool's script (recorded as an
+    invocation) on the arguments the model sent: the keyword arguments a harness passes, less the
+    UNSET defaults of fields the model left out (`present_arguments`)."""
+    handle = turn.async_handler(tool)
+
+    async def handler(**kwargs: Any) -> Any:
+        return await handle(present_arguments(kwargs))
+
+    return handler
+
+
+def keyword_function(tool: Tool, turn: Turn, schema: Any = None) -> AsyncHandler:
+    """The function a user would write for this tool: keyword-only parameters from its input schema
+    (`parameters`; `schema`, when given, in its place), annotated, for a harness that builds its
+    validator from the function's signature. Raises Skip when a signature cannot state the schema."""
+    try:
+        params = parameters(tool.input_schema if schema is None else schema, tool.name)
+    except Untranslatable as exc:
+        raise skip_for(tool.name, exc) from None
+    handler = keyword_handler(tool, turn)
+    handler.__signature__ = inspect.Signature(  # type: ignore[attr-defined]
+        [inspect.Parameter(p, inspect.Parameter.KEYWORD_ONLY, annotation=a, default=d) for p, a, d in params]
+    )
+    handler.__annotations__ = {p: a for p, a, _ in params}
+    handler.__name__ = safe_name(tool.name)
+    return handler
+
+
+def model_for(tool: Tool) -> type[BaseModel]:
+    """The model a user would write for the tool's arguments (`root_model`); Skip, naming the tool,
+    when its input schema cannot be translated."""
+    try:
+        return root_model(tool.input_schema, tool.name)
+    except Untranslatable as exc:
+        raise skip_for(tool.name, exc) from None
+
+
+def keyword_model(tool: Tool, passes: str) -> type[BaseModel]:
+    """The model a user would write for the tool's arguments (`model_for`), for a harness that
+    validates with it and passes the validated fields to the function by name. Raises Skip when the
+    schema cannot be translated, or when a property name is not a Python identifier (no keyword
+    argument can carry it); `passes` ends that reason, saying who passes the fields and how
+    ("langchain passes validated arguments by field name")."""
+    model = model_for(tool)
+    if uses_aliases(model):
+        raise Skip(f"tool {tool.name!r}: a property name is not a Python identifier, and {passes}")
+    return model
 
 def closed_signature(schema: Any, tool_name: str) -> tuple[inspect.Signature, dict[str, Any]]:
     """The keyword-only signature (and its `__annotations__`) for a harness that validates calls
