@@ -26,29 +26,33 @@ from __future__ import annotations
 
 import json
 import re
+import statistics
 import sys
 from pathlib import Path
+from typing import NamedTuple
 
 ROOT = Path(__file__).resolve().parent.parent
 
-# The requirement area each mutated file's behaviour belongs to (SPEC.md's sections), in the
-# order the report lists them. A file not listed is reported under "other".
+# The requirement area each mutated file's behaviour belongs to, with the SPEC.md requirements
+# whose behaviour the file implements, in the order the report lists them. A file not listed is
+# reported under "other". This is the static half of the fault map (where a mutant is); the other
+# half is which requirement's checks caught it, read from each caught mutant's test log.
 AREAS = [
-    ("validation and schemas", ["harness-ref/src/schema.rs"]),
-    ("repair profile", ["harness-ref/src/repair.rs"]),
-    ("messages (teaching errors)", ["harness-ref/src/messages.rs"]),
-    ("codes and retryability", ["harness-ref/src/code.rs"]),
-    ("cap, note, head and tail, strategies", ["harness-ref/src/cap.rs"]),
-    ("output checks and structured output", ["harness-ref/src/output.rs"]),
-    ("output wrapping (envelope)", ["harness-ref/src/envelope.rs"]),
-    ("tool outputs and handler errors", ["harness-ref/src/tool.rs"]),
-    ("content blocks", ["harness-ref/src/block.rs", "harness-ref/src/content.rs",
-                        "conformance/adapters/reference/src/blocks.rs"]),
-    ("dispatch: ids, lookup, turns, deadlines", ["harness-ref/src/harness.rs",
-                                                 "harness-ref/src/threads.rs"]),
-    ("cancellation", ["harness-ref/src/cancel.rs"]),
-    ("security gates", ["harness-ref/src/security/"]),
-    ("reference adapter", ["conformance/adapters/reference/src/"]),
+    ("validation and schemas (VAL, TEACH, ENC)", ["harness-ref/src/schema.rs"]),
+    ("repair profile (REPAIR)", ["harness-ref/src/repair.rs"]),
+    ("messages: teaching errors (TEACH, CALL)", ["harness-ref/src/messages.rs"]),
+    ("codes and retryability (OUT, VOCAB)", ["harness-ref/src/code.rs"]),
+    ("cap, note, head and tail, strategies (CAP, HT, STRAT)", ["harness-ref/src/cap.rs"]),
+    ("output checks and structured output (OUT, STRUCT)", ["harness-ref/src/output.rs"]),
+    ("output wrapping: the envelope (OUT, VOCAB)", ["harness-ref/src/envelope.rs"]),
+    ("tool outputs and handler errors (OUT, CALL)", ["harness-ref/src/tool.rs"]),
+    ("content blocks (BLOCK)", ["harness-ref/src/block.rs", "harness-ref/src/content.rs",
+                                "conformance/adapters/reference/src/blocks.rs"]),
+    ("dispatch: ids, lookup, turns, deadlines (CALL, CORR, TURN, ORDER, ISO, DEADLINE)",
+     ["harness-ref/src/harness.rs", "harness-ref/src/threads.rs"]),
+    ("cancellation (CANCEL, CUT, REPEAT)", ["harness-ref/src/cancel.rs"]),
+    ("security gates (AUTH, BUDGET, IDEM, PREP, PATH, BOUND)", ["harness-ref/src/security/"]),
+    ("reference adapter (MCP, SERIAL, the wire)", ["conformance/adapters/reference/src/"]),
 ]
 
 KINDS = ["caught", "missed", "unviable", "timeout"]
@@ -56,6 +60,16 @@ SUMMARY = {"CaughtMutant": "caught", "MissedMutant": "missed", "Unviable": "unvi
            "Timeout": "timeout"}
 ACCEPTED = {"equivalent", "unobservable"}
 LINE_COL = re.compile(r"^([^:]+):\d+:\d+: ")
+CAUGHT_BY = re.compile(r"^caught by: (.*)$", re.M)
+
+
+class Tested(NamedTuple):
+    """One mutant's outcome: the mutant as cargo-mutants describes it, caught / missed /
+    unviable / timeout, its build and test time, and the requirements that caught it."""
+    mutant: dict
+    kind: str
+    seconds: float
+    caught_by: list
 
 
 def area_of(path: str) -> str:
@@ -87,8 +101,15 @@ def outcome_files(dirs):
             yield from sorted(d.rglob("outcomes.json"))
 
 
+def caught_by(log: str) -> list[str]:
+    """The requirements whose checks failed first on a mutant, from its test log: the last
+    `caught by:` line the suite's reference_fast test prints when a case's verdict is wrong."""
+    found = CAUGHT_BY.findall(log)
+    return found[-1].split() if found else []
+
+
 def load(dirs):
-    """{mutant name: (mutant, kind)} over every outcomes.json under dirs (later ones win)."""
+    """{mutant name: Tested} over every outcomes.json under dirs (later ones win)."""
     mutants = {}
     files = list(outcome_files(dirs))
     if not files:
@@ -100,9 +121,18 @@ def load(dirs):
             if not isinstance(scenario, dict) or "Mutant" not in scenario:
                 continue
             kind = SUMMARY.get(o.get("summary"))
-            if kind:
-                m = scenario["Mutant"]
-                mutants[m["name"]] = (m, kind)
+            if not kind:
+                continue
+            m = scenario["Mutant"]
+            seconds = sum(float(p.get("duration") or 0) for p in o.get("phase_results") or [])
+            reqs = []
+            if kind == "caught" and o.get("log_path"):
+                try:
+                    reqs = caught_by((path.parent / o["log_path"]).read_text(
+                        encoding="utf-8", errors="replace"))
+                except OSError:
+                    pass
+            mutants[m["name"]] = Tested(m, kind, seconds, reqs)
     return mutants
 
 
@@ -131,13 +161,43 @@ def table(title, rows):
     return out
 
 
+def timing(mutants):
+    """One line on time: the median mutant (build and test), and the whole run's sum."""
+    times = [t.seconds for t in mutants.values() if t.seconds > 0]
+    if not times:
+        return []
+    return [f"Time: {sum(times) / 60:.0f} min of build and test over {len(times)} mutants, "
+            f"median {statistics.median(times):.0f} s per mutant, slowest {max(times):.0f} s.", ""]
+
+
+def fault_map(mutants):
+    """Per area, the requirements whose checks caught its mutants first, most first."""
+    caught = {}
+    for t in mutants.values():
+        for req in t.caught_by:
+            area = caught.setdefault(area_of(t.mutant["file"]), {})
+            area[req] = area.get(req, 0) + 1
+    if not caught:
+        return []
+    out = ["## Which requirements caught them", "",
+           "Per area, the requirements whose checks failed first on each caught mutant (the test "
+           "stops at the first wrong verdict, so a mutant counts for the first case that caught "
+           "it, under every requirement that case failed).", "",
+           "| area | caught by (mutants) |", "|---|---|"]
+    order = [a for a, _ in AREAS] + ["other"]
+    for area in (a for a in order if a in caught):
+        reqs = sorted(caught[area].items(), key=lambda kv: (-kv[1], kv[0]))
+        out.append(f"| {area} | " + ", ".join(f"{r} ({n})" for r, n in reqs) + " |")
+    return out + [""]
+
+
 def report(mutants, triage):
     by_file, by_area, total = {}, {}, dict.fromkeys(KINDS, 0)
-    for m, kind in mutants.values():
-        by_file.setdefault(m["file"], dict.fromkeys(KINDS, 0))[kind] += 1
-        by_area.setdefault(area_of(m["file"]), dict.fromkeys(KINDS, 0))[kind] += 1
-        total[kind] += 1
-    missed = sorted((m for m, kind in mutants.values() if kind == "missed"),
+    for t in mutants.values():
+        by_file.setdefault(t.mutant["file"], dict.fromkeys(KINDS, 0))[t.kind] += 1
+        by_area.setdefault(area_of(t.mutant["file"]), dict.fromkeys(KINDS, 0))[t.kind] += 1
+        total[t.kind] += 1
+    missed = sorted((t.mutant for t in mutants.values() if t.kind == "missed"),
                     key=lambda m: (m["file"], m["span"]["start"]["line"]))
     verdicts = {"untriaged": 0, **{v: 0 for v in sorted(ACCEPTED | {"case"})}}
     listed = []
@@ -156,9 +216,11 @@ def report(mutants, triage):
         out += [f"Caught (timeouts included) of the viable mutants that are not equivalent or "
                 f"unobservable: {killed} of {viable - equivalent} = {rate:.1f}%. Missed: "
                 + ", ".join(f"{n} {v}" for v, n in verdicts.items()) + ".", ""]
+    out += timing(mutants)
     order = [a for a, _ in AREAS] + ["other"]
     out += table("area", [(a, by_area[a]) for a in order if a in by_area]) + [""]
     out += table("file", sorted(by_file.items())) + [""]
+    out += fault_map(mutants)
     if listed:
         out += ["## Missed mutants", "", "| verdict | mutant | reason |", "|---|---|---|"]
         rank = {"untriaged": 0, "case": 1, "unobservable": 2, "equivalent": 3}
@@ -184,8 +246,8 @@ def main(argv):
     if not gate:
         sys.stdout.write(report(mutants, triage))
         return 0
-    open_ones = [m for m, kind in mutants.values()
-                 if kind == "missed" and triage.get(key_of(m), ("",))[0] not in ACCEPTED]
+    open_ones = [t.mutant for t in mutants.values()
+                 if t.kind == "missed" and triage.get(key_of(t.mutant), ("",))[0] not in ACCEPTED]
     for m in open_ones:
         print(f"MISSED {m['name']}\n  triage key: {key_of(m)}")
     if open_ones:

@@ -110,6 +110,22 @@ fn waits(case: &Case) -> bool {
             .any(|t| serde_json::to_string(&t.behavior).is_ok_and(|b| b.contains("\"sleep_ms\"")))
 }
 
+/// The requirements whose checks failed, in order, or the case's own when no check failed
+/// (an ERROR, a skip that should have run): the last line of the failure, which
+/// `ci/mutants_report.py` reads to say which requirement caught each mutant.
+fn caught_by(outcome: &CaseOutcome) -> Vec<&str> {
+    let mut reqs: Vec<&str> = Vec::new();
+    for check in outcome.checks.iter().filter(|c| !c.passed()) {
+        if !reqs.contains(&check.requirement.as_str()) {
+            reqs.push(&check.requirement);
+        }
+    }
+    if reqs.is_empty() {
+        reqs = outcome.requirements.iter().map(String::as_str).collect();
+    }
+    reqs
+}
+
 /// One job's end: its verdict, unless it was the expected one.
 type Done = Result<(), (Mode, Verdict, Box<CaseOutcome>)>;
 
@@ -180,11 +196,12 @@ fn the_reference_passes_every_case_on_many_threads_stopping_at_the_first_failure
             Ok(Err((mode, expected, outcome))) => {
                 stop.store(true, Ordering::Relaxed);
                 panic!(
-                    "{mode:?}: {} is {} (expected {}):\n{}",
+                    "{mode:?}: {} is {} (expected {}):\n{}\ncaught by: {}",
                     outcome.id,
                     outcome.verdict.as_str(),
                     expected.as_str(),
-                    outcome.messages.join("\n")
+                    outcome.messages.join("\n"),
+                    caught_by(&outcome).join(" ")
                 );
             }
             Err(e) => {
