@@ -12,10 +12,13 @@
 #                                      itself, its first parent): the PR gate, in .ci/run
 #
 # Options: --jobs J (parallel build directories, default 1: the tree is mutated in place, no
-# copies), --timeout S (per mutant's test, default 120 s; the test bounds each case at 30 s
-# itself), --output DIR (where mutants.out goes, default target/mutants-out), and after `--`
-# anything else for cargo-mutants. MUTANTS_DIFF_LIMIT (default 40) bounds the --in-diff gate:
-# a diff with more mutants tests a round-robin sample of about that many and says so.
+# copies: do not edit or build in it meanwhile), --timeout S (per mutant's test, default 120 s;
+# the test bounds each case at 30 s itself; a build may take MUTANTS_BUILD_TIMEOUT, default
+# 900 s), --output DIR (where mutants.out goes, default target/mutants-out), and after `--`
+# anything else for cargo-mutants, e.g. `-- --re 'harness-ref/src/cap\.rs'` for one file
+# (cargo-mutants' `-f` adds to the configured files instead of narrowing them) or `-- --list`.
+# MUTANTS_DIFF_LIMIT (default 40) bounds the --in-diff gate: a diff with more mutants tests a
+# round-robin sample of about that many and says so.
 #
 # Exit status: 0 when no mutant was missed (or every missed one is triaged as equivalent or
 # unobservable in ci/mutants-triage.tsv), 1 otherwise; cargo-mutants' own failures (a broken
@@ -34,7 +37,7 @@ extra=()
 while [[ $# -gt 0 ]]; do
   case $1 in
     --in-diff)
-      mode=diff
+      mode=in-diff
       if [[ $# -gt 1 && $2 != -* ]]; then base=$2; shift; fi ;;
     --shard) shard=$2; shift ;;
     --jobs) jobs=$2; shift ;;
@@ -62,7 +65,7 @@ else
 fi
 [[ -n $shard ]] && args+=(--shard "$shard")
 
-if [[ $mode == diff ]]; then
+if [[ $mode == in-diff ]]; then
   if [[ -z $base ]]; then
     base=main
     git rev-parse --verify -q origin/main >/dev/null && base=origin/main
@@ -89,6 +92,14 @@ if [[ $mode == diff ]]; then
   fi
   args+=(--in-diff "$diff")
 fi
+
+# The baseline: the unmutated tree must pass the test, or every mutant would look caught.
+# cargo-mutants' own baseline would run the mutated packages' tests rather than test_package's
+# (cargo-mutants 27.1: lab.rs run_baseline), so this script runs it and skips cargo-mutants'.
+echo "ci/mutants.sh: baseline: the suite against the unmutated reference"
+nice -n "${MUTANTS_NICE:-10}" cargo test --locked --profile mutants \
+  -p harness-conformance-suite --test reference_fast
+args+=(--baseline skip --build-timeout "${MUTANTS_BUILD_TIMEOUT:-900}")
 
 status=0
 nice -n "${MUTANTS_NICE:-10}" cargo mutants "${args[@]}" "${extra[@]}" || status=$?

@@ -61,6 +61,7 @@ SUMMARY = {"CaughtMutant": "caught", "MissedMutant": "missed", "Unviable": "unvi
 ACCEPTED = {"equivalent", "unobservable"}
 LINE_COL = re.compile(r"^([^:]+):\d+:\d+: ")
 CAUGHT_BY = re.compile(r"^caught by: (.*)$", re.M)
+WRONG_VERDICT = re.compile(r"^(?:Reference|Repair): ([\w./-]+) is [A-Z ]+ \(expected", re.M)
 
 
 class Tested(NamedTuple):
@@ -103,9 +104,20 @@ def outcome_files(dirs):
 
 def caught_by(log: str) -> list[str]:
     """The requirements whose checks failed first on a mutant, from its test log: the last
-    `caught by:` line the suite's reference_fast test prints when a case's verdict is wrong."""
+    `caught by:` line the suite's reference_fast test prints when a case's verdict is wrong;
+    from a log without one (an older test), the requirements of the case it names."""
     found = CAUGHT_BY.findall(log)
-    return found[-1].split() if found else []
+    if found:
+        return found[-1].split()
+    case = WRONG_VERDICT.findall(log)
+    if not case:
+        return []
+    try:
+        data = json.loads((ROOT / "conformance/cases" / f"{case[-1]}.json").read_text(
+            encoding="utf-8"))
+    except (OSError, ValueError):
+        return []
+    return [r for r in data.get("requirements", []) if isinstance(r, str)]
 
 
 def load(dirs):

@@ -117,6 +117,15 @@ class Load(Fixture):
         self.assertEqual(loaded[CAP_LT["name"]].caught_by, ["CAP-6", "HT-2"])
         self.assertEqual(loaded[SCHEMA["name"]].caught_by, [])
 
+    def test_without_a_caught_by_line_the_failing_case_s_requirements_count(self):
+        case = self.root / "conformance/cases/cap/x.json"
+        case.parent.mkdir(parents=True)
+        case.write_text(json.dumps({"id": "cap/x", "requirements": ["CAP-4", "OUT-1"]}))
+        self.assertEqual(mr.caught_by("Repair: cap/x is FAIL (expected PASS):\nwhy\n"),
+                         ["CAP-4", "OUT-1"])
+        self.assertEqual(mr.caught_by("Repair: cap/nothing is FAIL (expected PASS):\n"), [])
+        self.assertEqual(mr.caught_by("error[E0308]: mismatched types\n"), [])
+
 
 class Keys(unittest.TestCase):
     def test_areas(self):
