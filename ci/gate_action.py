@@ -10,7 +10,10 @@ the runner with pip anyway.
     gate_action.py resolve   the runner version (input `version`, else the suite version of the
                              action's own checkout) and where it is installed -> $GITHUB_OUTPUT
     gate_action.py install   pip-installs that version there unless it already is (the action
-                             caches the folder by version, so this usually does nothing)
+                             caches the folder by version, so this usually does nothing), and
+                             the adapter kit for the adapter's language: the Python kit beside
+                             it (put on PYTHONPATH for the adapter), the TypeScript kit into the
+                             project's node_modules unless it is there already
     gate_action.py run       runs the suite against the adapter with the baseline, writes the
                              JSON, JUnit and Markdown reports, prints every unexpected result with
                              its reproducer in a log group, annotates the first ones as errors,
@@ -18,9 +21,14 @@ the runner with pip anyway.
                              runner's status
 
 Inputs come from the environment (action.yml maps its inputs onto these names):
-GATE_VERSION, GATE_INSTALL_DIR, GATE_ADAPTER, GATE_BASELINE, GATE_ARGS, GATE_REPORT_DIR,
-GATE_ARTIFACT, GATE_SUMMARY_LIMIT (bytes; tests set it low), and HARNESS_CONFORMANCE (the runner
-binary; default: the one on PATH).
+GATE_VERSION, GATE_INSTALL_DIR, GATE_ADAPTER, GATE_KIT (auto, python, typescript or none),
+GATE_PACKAGES (a folder of package files to install from instead of PyPI and npm: the release
+workflow's smoke job and ci/packages.sh use it), GATE_BASELINE, GATE_ARGS, GATE_REPORT_DIR,
+GATE_ARTIFACT, GATE_SUMMARY_LIMIT (bytes; tests set it low), GATE_KIT_PYTHONPATH (set by
+`install`), and HARNESS_CONFORMANCE (the runner binary; default: the one on PATH).
+
+Exit statuses are the runner's: 0 the gate passed, 1 the harness failed cases, 2 the run could
+not judge (the handshake failed, a usage error, an unreadable file, a bad input of the action).
 
 Everything that comes from the adapter or a case file (ids, messages, reproducers) is bounded and
 escaped before it reaches the log, an annotation, the summary or an output, and the runner's own
@@ -199,13 +207,98 @@ def resolve() -> tuple[str, Path, Path]:
     return version, folder, folder / scripts / exe
 
 
+KITS = ("python", "typescript")
+PYTHON_KIT = "harness-conformance-adapter"
+TYPESCRIPT_KIT = "@harness-conformance/adapter"
+PYTHON_RE = re.compile(r"^(python|pypy)[0-9.]*$")
+NODE_PROGRAMS = {"node", "npx", "tsx", "ts-node", "bun", "deno"}
+
+
+def kit_for(adapter: str, kit: str) -> str | None:
+    """The kit to install: the `kit` input when it names one (`none`: no kit), else told from
+    the adapter command — a Python interpreter or a `.py` file is Python; node, npx, tsx, bun,
+    deno or a `.js`/`.mjs`/`.cjs`/`.ts`/`.mts` file is TypeScript; anything else, none."""
+    kit = (kit or "auto").strip().lower()
+    if kit == "none":
+        return None
+    if kit in KITS:
+        return kit
+    if kit != "auto":
+        raise GateError(f"the `kit` input is {bounded(kit, 40)!r}: use auto, python, typescript or none")
+    try:
+        words = shlex.split(adapter)
+    except ValueError:
+        words = adapter.split()
+    names = [os.path.basename(w) for w in words]
+    if any(PYTHON_RE.match(n) for n in names) or any(n.endswith(".py") for n in names):
+        return "python"
+    if any(n in NODE_PROGRAMS for n in names) or any(
+        n.endswith(ext) for n in names for ext in (".js", ".mjs", ".cjs", ".ts", ".mts")
+    ):
+        return "typescript"
+    return None
+
+
 def cmd_resolve() -> int:
     version, folder, binary = resolve()
+    kit = kit_for(os.environ.get("GATE_ADAPTER", ""), os.environ.get("GATE_KIT", ""))
     append_output("version", version)
     append_output("dir", str(folder))
     append_output("binary", str(binary))
-    print(f"harness-conformance {version}: {binary}")
+    append_output("kit", kit or "none")
+    print(f"harness-conformance {version}: {binary}; adapter kit: {kit or 'none'}")
     return 0
+
+
+def pip_install(folder: Path, requirement: str) -> None:
+    """`pip install --target folder requirement`, from GATE_PACKAGES when it is set."""
+    packages = os.environ.get("GATE_PACKAGES", "").strip()
+    source = ["--no-index", "--find-links", packages] if packages else []
+    subprocess.run(
+        [sys.executable, "-m", "pip", "install", "--disable-pip-version-check", "--no-deps",
+         "--quiet", *source, "--target", str(folder), requirement],
+        check=True,
+    )
+
+
+def installed_typescript_kit(start: Path) -> Path | None:
+    """The kit's package.json in a node_modules folder Node would resolve it from, if any."""
+    for folder in (start, *start.parents):
+        manifest = folder / "node_modules" / "@harness-conformance" / "adapter" / "package.json"
+        if manifest.is_file():
+            return manifest
+    return None
+
+
+def install_kit(kit: str, version: str, folder: Path) -> None:
+    """Installs the adapter kit at `version`: Python's into `folder` (its path is the output
+    `kit-pythonpath`, which `run` puts first on PYTHONPATH), TypeScript's into the project's
+    node_modules with `npm install --no-save` unless the project has it already."""
+    if kit == "python":
+        target = folder / "kit-python"
+        if (target / "harness_conformance_adapter").is_dir():
+            print(f"{PYTHON_KIT} {version} is already installed in {target}")
+        else:
+            print(f"installing {PYTHON_KIT}=={version} into {target}")
+            pip_install(target, f"{PYTHON_KIT}=={version}")
+        append_output("kit-pythonpath", str(target))
+        return
+    found = installed_typescript_kit(Path.cwd())
+    if found is not None:
+        try:
+            have = json.loads(found.read_text(encoding="utf-8")).get("version")
+        except (OSError, ValueError):
+            have = None
+        print(f"{TYPESCRIPT_KIT} {have} is installed in {found.parent}")
+        if have != version:
+            print(f"::warning title=harness-conformance::{command_data(f'the project installs {TYPESCRIPT_KIT} {bounded(have, 40)}; this runner is {version}: pin the kit at the runner version')}")
+        return
+    packages = os.environ.get("GATE_PACKAGES", "").strip()
+    spec = (str(Path(packages).resolve() / f"harness-conformance-adapter-{version}.tgz") if packages
+            else f"{TYPESCRIPT_KIT}@{version}")
+    print(f"installing {TYPESCRIPT_KIT} {version} into {Path.cwd() / 'node_modules'} (npm install --no-save)")
+    offline = ["--offline"] if packages else []
+    subprocess.run(["npm", "install", "--no-save", "--no-audit", "--no-fund", *offline, spec], check=True)
 
 
 def cmd_install() -> int:
@@ -214,14 +307,15 @@ def cmd_install() -> int:
         print(f"harness-conformance {version} is already installed in {folder}")
     else:
         print(f"installing harness-conformance=={version} into {folder}")
-        subprocess.run(
-            [sys.executable, "-m", "pip", "install", "--disable-pip-version-check", "--no-deps",
-             "--quiet", "--target", str(folder), f"harness-conformance=={version}"],
-            check=True,
-        )
+        pip_install(folder, f"harness-conformance=={version}")
     if not binary.exists():
         raise GateError(f"pip installed harness-conformance {version}, but {binary} is missing")
     append_output("binary", str(binary))
+    kit = kit_for(os.environ.get("GATE_ADAPTER", ""), os.environ.get("GATE_KIT", ""))
+    if kit is None:
+        print("adapter kit: none (the `kit` input, or nothing in the adapter command names a language)")
+    else:
+        install_kit(kit, version, folder)
     return 0
 
 
@@ -263,13 +357,26 @@ def is_unexpected(case: dict) -> bool:
     return "reproduce" in case or case.get("verdict") in UNEXPECTED
 
 
+def failing_requirements(case: dict) -> list[str]:
+    """The requirements whose checks failed in this case (each check names its owner), not the
+    ones the case lists: a case listing VAL-1 and CAP-1 whose cap check failed fails CAP-1."""
+    checks = case.get("checks")
+    if not isinstance(checks, list):
+        return []
+    return sorted({c["requirement"] for c in checks
+                   if isinstance(c, dict) and c.get("failure") is not None and isinstance(c.get("requirement"), str)})
+
+
 def describe(case: dict) -> str:
-    """`FAIL validation/x [VAL-3, MUST]`, bounded."""
-    reqs = case.get("requirements") or []
-    tags = [str(r) for r in reqs if isinstance(r, str)][:8]
+    """`FAIL validation/x [fails VAL-3; MUST]` (the requirements whose checks failed), or
+    `ERROR validation/x [MUST]` when no check failed, bounded."""
+    tags = []
+    failing = failing_requirements(case)[:8]
+    if failing:
+        tags.append("fails " + ", ".join(failing))
     if isinstance(case.get("level"), str):
         tags.append(case["level"])
-    tag = f" [{', '.join(tags)}]" if tags else ""
+    tag = f" [{'; '.join(tags)}]" if tags else ""
     return bounded(f"{case.get('verdict', '?')} {case.get('id', '?')}", ID_CHARS) + bounded(tag, 200)
 
 
@@ -299,6 +406,17 @@ def print_groups(unexpected: list[dict]) -> None:
             print(f"  reproduce: {bounded(case['reproduce'], MESSAGE_CHARS)}")
         print(f"::{token}::")
         print("::endgroup::")
+
+
+def print_handshake(message: str, cases: int) -> None:
+    """A failed handshake's whole message, in one log group (inert: it quotes the adapter)."""
+    token = secrets.token_hex(16)
+    print(f"::group::the handshake failed: none of the {cases} cases ran")
+    print(f"::stop-commands::{token}")
+    for line in str(message).splitlines()[:200]:
+        print(f"  {bounded(line, MESSAGE_CHARS)}")
+    print(f"::{token}::")
+    print("::endgroup::")
 
 
 def print_annotations(unexpected: list[dict], reasons: list[str]) -> None:
@@ -375,6 +493,11 @@ def cmd_run() -> int:
     out = Path(os.environ.get("GATE_REPORT_DIR") or "conformance-report")
     out.mkdir(parents=True, exist_ok=True)
     binary = runner_binary()
+    kit_path = os.environ.get("GATE_KIT_PYTHONPATH", "").strip()
+    if kit_path:
+        # The Python kit the install step put beside the runner, first on the adapter's path.
+        rest = os.environ.get("PYTHONPATH", "")
+        os.environ["PYTHONPATH"] = kit_path + (os.pathsep + rest if rest else "")
 
     args = ["--harness", adapter, *(["--baseline", baseline] if baseline else []), *extra]
     json_path, junit_path, md_path = out / "conformance.jsonl", out / "conformance.xml", out / "summary.md"
@@ -410,10 +533,17 @@ def cmd_run() -> int:
     ok = status == 0 and not unexpected
     append_output("ok", "true" if ok else "false")
     append_output("unexpected", str(len(unexpected)))
-    print_groups(unexpected)
     # The runner's own account of why the run failed, as the first annotation.
     reasons = [r for r in (summary or {}).get("failure_reasons") or [] if isinstance(r, str)]
-    print_annotations(unexpected, reasons if status != 0 else [])
+    handshake = (summary or {}).get("handshake_error")
+    if isinstance(handshake, str):
+        # No case ran: one group with the whole message, and the reason (which quotes its
+        # cause) as the one annotation, rather than the same ERROR once per case.
+        print_handshake(handshake, len(unexpected))
+        print_annotations([], reasons)
+    else:
+        print_groups(unexpected)
+        print_annotations(unexpected, reasons if status != 0 else [])
 
     markdown = md_path.read_text(encoding="utf-8", errors="replace") if md_path.exists() else ""
     if not markdown:

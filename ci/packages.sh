@@ -4,7 +4,8 @@
 # installs each into a fresh environment without the network, and runs the suite with it
 # against the reference harness (both must exit 0). Then the GitHub Action's logic
 # (ci/gate_action.py) is tested with the binary the wheel installs the way the action installs
-# it (`pip install --target`). npm/test checks stage.mjs and the launcher. docs/install.md
+# it (`pip install --target`), and ci/newcomer.sh walks a new author from `init` to a green and a
+# red gate with these packages. npm/test checks stage.mjs and the launcher. docs/install.md
 # describes the packages.
 #
 #   ci/packages.sh
@@ -76,8 +77,12 @@ fi
 got=$("$scratch/venv/bin/python" -m harness_conformance --version)
 [[ $got == "harness-conformance $version"* ]] \
   || { echo "packages: python -m harness_conformance --version said: $got" >&2; exit 1; }
-[[ -f $scratch/venv/share/doc/harness-conformance/README.md ]] \
-  || { echo "packages: the wheel's package data was not installed" >&2; exit 1; }
+for data in doc/harness-conformance/README.md man/man1/harness-conformance.1 man/man1/harness-conformance-run.1 \
+  bash-completion/completions/harness-conformance zsh/site-functions/_harness-conformance \
+  fish/vendor_completions.d/harness-conformance.fish; do
+  [[ -f $scratch/venv/share/$data ]] \
+    || { echo "packages: the wheel did not install share/$data" >&2; exit 1; }
+done
 (cd "$scratch" && venv/bin/harness-conformance run --quiet >"$out/wheel-run.txt" 2>&1) \
   || { cat "$out/wheel-run.txt" >&2; echo "packages: the wheel's runner failed against the reference" >&2; exit 1; }
 # The way the GitHub Action installs it: `pip install --target DIR`, binary in DIR/bin.
@@ -121,4 +126,8 @@ phase "npm packages installed offline from tarballs: $(tail -2 "$out/npm-run.txt
 cargo build --locked --release -q -p harness-conformance -p harness-ref-adapter
 HARNESS_CONFORMANCE=$scratch/target/bin/harness-conformance HARNESS_REF_ADAPTER=$PWD/target/release/harness-ref-adapter \
   "$python" -m unittest discover -s ci -p 'test_gate_action.py'
+phase "the action's logic, with the wheel's binary"
+
+# --- a newcomer's path: init and the README's CI job, from these packages (issue 29) ---------
+env -u HARNESS_CONFORMANCE ci/newcomer.sh
 phase "done; packages in $out/"

@@ -211,6 +211,24 @@ class AgainstTheReferenceAdapter(unittest.TestCase):
         self.assertIn("the run failed::", notes[0])
         self.assertIn("handshake", notes[0])
 
+    def test_a_failed_handshake_exits_2_and_its_cause_is_annotated_and_logged(self):
+        # Issue 29: the cause (here the missing kit) used to be in no annotation, and a failed
+        # handshake exited 1 like a failing case.
+        adapter = f"{shlex.quote(sys.executable)} -c 'import harness_conformance_adapter_missing'"
+        run = GateRun(self.tmp, adapter, GATE_ARGS="--run 'outcomes/*'")
+        self.assertEqual(run.status, 2, run.log + run.stderr)
+        self.assertEqual(run.outputs["exit-code"], "2")
+        notes = run.annotations()
+        self.assertEqual(len(notes), 1, run.log)
+        self.assertIn("No module named", notes[0])
+        self.assertTrue(any(g.startswith("the handshake failed") for g in run.groups()), run.log)
+        self.assertIn("No module named", run.summary.read_text())
+        junit = ET.parse(run.reports / "conformance.xml")
+        errors = list(junit.iter("error"))
+        self.assertTrue(errors)
+        for e in errors:
+            self.assertIn("No module named", e.get("message", ""))
+
     def test_a_runner_that_refuses_reports_a_clear_error(self):
         bad = self.tmp / "not-a-baseline.json"
         bad.write_text("[1, 2")
@@ -292,6 +310,30 @@ class Units(unittest.TestCase):
             kept = cut.split("\n> **Summary truncated.**")[0]
             self.assertTrue(text.startswith(kept))
         self.assertEqual(gate_action.truncate_markdown(text, 10**6, "x"), text)
+
+    def test_an_annotation_names_the_requirement_whose_check_failed(self):
+        # Issue 29: the title named the case's declared requirements (STRAT-1, OUT-1, VAL-7),
+        # not the one whose check failed (CAP-1).
+        case = {"verdict": "FAIL", "id": "cap/x", "level": "MUST",
+                "requirements": ["STRAT-1", "OUT-1", "VAL-7"],
+                "checks": [{"kind": "answered", "requirement": "OUT-1"},
+                           {"kind": "cap.within", "requirement": "CAP-1", "failure": "over"},
+                           {"kind": "is_error", "requirement": "VAL-7", "failure": None}]}
+        self.assertEqual(gate_action.describe(case), "FAIL cap/x [fails CAP-1; MUST]")
+        self.assertEqual(gate_action.describe({"verdict": "ERROR", "id": "a/b", "level": "MUST"}),
+                         "ERROR a/b [MUST]")
+
+    def test_the_kit_is_told_from_the_adapter_command(self):
+        kit = gate_action.kit_for
+        self.assertEqual(kit("python3 conformance/adapter.py", "auto"), "python")
+        self.assertEqual(kit(".venv/bin/python -m my_adapter", ""), "python")
+        self.assertEqual(kit("node conformance/dist/adapter.mjs", "auto"), "typescript")
+        self.assertEqual(kit("npx tsx adapter.ts", "auto"), "typescript")
+        self.assertIsNone(kit("./target/release/my-adapter", "auto"))
+        self.assertEqual(kit("./my-adapter", "Python"), "python")
+        self.assertIsNone(kit("python3 a.py", "none"))
+        with self.assertRaises(gate_action.GateError):
+            kit("python3 a.py", "rust")
 
     def test_workspace_version_reads_only_the_workspace_section(self):
         toml = '[package]\nversion = "9.9.9"\n[workspace.package]\nversion = "1.2.3" # suite\n'

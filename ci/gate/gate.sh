@@ -8,8 +8,11 @@
 # It uses the `harness-conformance` on PATH, else installs the runner from
 # HARNESS_CONFORMANCE_PATH (a checkout of the suite, e.g. a git submodule; needs Rust), runs
 # every case against your adapter, writes JUnit XML and a Markdown summary under $OUT (default:
-# conformance-report/), and exits non-zero on any unexpected result: a new failure, an adapter
-# error, or a baseline entry that now passes.
+# conformance-report/), and exits with the runner's status: 1 on any unexpected result (a new
+# failure, an adapter error, a baseline entry that now passes), 2 when the run could not judge
+# (the handshake failed, with its cause in both reports; a usage error; an unreadable file).
+# The kit your adapter imports must be installed too (pip install harness-conformance-adapter==1.1.0,
+# or npm install -D @harness-conformance/adapter@1.1.0).
 set -euo pipefail
 adapter=${1:?usage: gate.sh '<adapter command>' [baseline.json]}
 baseline=${2:-}

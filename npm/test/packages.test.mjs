@@ -104,6 +104,21 @@ test("the launcher runs the platform binary with the arguments and passes its ex
   assert.equal(run.status, 7);
 });
 
+test("run through npm, the binary is told to print its reproducers with npx", { skip: !posix }, () => {
+  const launcher = project('printf "%s" "$HARNESS_CONFORMANCE_COMMAND"');
+  const clean = { ...process.env };
+  delete clean.npm_command;
+  delete clean.HARNESS_CONFORMANCE_COMMAND;
+  const plain = spawnSync(process.execPath, [launcher], { encoding: "utf8", env: clean });
+  assert.equal(plain.stdout, "");
+  const npx = spawnSync(process.execPath, [launcher], { encoding: "utf8", env: { ...clean, npm_command: "exec" } });
+  assert.equal(npx.stdout, "npx harness-conformance");
+  const told = spawnSync(process.execPath, [launcher], {
+    encoding: "utf8", env: { ...clean, npm_command: "exec", HARNESS_CONFORMANCE_COMMAND: "harness-conformance" },
+  });
+  assert.equal(told.stdout, "harness-conformance");
+});
+
 test("a binary killed by a signal exits 128 + the signal's number", { skip: !posix }, () => {
   const run = launch(project("kill -TERM $$"), []);
   assert.equal(run.status, 128 + 15);

@@ -1,7 +1,9 @@
 """``python -m harness_conformance ARGS``: runs the installed binary with ARGS.
 
 On POSIX the Python process is replaced (exec), so signals, exit codes and stdio are the binary's
-own; Windows has no exec, so the binary runs as a child and its exit code is passed on.
+own; Windows has no exec, so the binary runs as a child and its exit code is passed on. The
+binary is told how it was started (HARNESS_CONFORMANCE_COMMAND), so the reproducers it prints are
+commands the user can type.
 """
 
 import os
@@ -18,6 +20,9 @@ def main() -> None:
         print(e, file=sys.stderr)
         sys.exit(2)
     args = [binary, *sys.argv[1:]]
+    if "HARNESS_CONFORMANCE_COMMAND" not in os.environ:
+        python = "python3" if os.path.basename(sys.executable) == "python3" else "python"
+        os.environ["HARNESS_CONFORMANCE_COMMAND"] = f"{python} -m harness_conformance"
     if sys.platform == "win32":
         sys.exit(subprocess.run(args).returncode)
     os.execv(binary, args)

@@ -1,13 +1,13 @@
-// Adapter template: put YOUR TypeScript/JavaScript harness behind the harness-conformance protocol.
+// Adapter: put YOUR TypeScript/JavaScript harness behind the harness-conformance protocol.
 //
-//     npm install && npm run build        # the kit (@harness-conformance/adapter) and tsc
-//     harness-conformance run --harness 'node dist/adapter.js'
+//     npm install -D harness-conformance@1.1.0 @harness-conformance/adapter@1.1.0 typescript @types/node
+//     npx tsc -p . && npx harness-conformance run --harness 'node dist/adapter.js'
 //
 // The kit owns the protocol: the JSON-lines loop, strict JSON, the hello, every scripted tool
 // behaviour, the invocation log and who is blamed for what. You write the three parts marked
-// PLUG IN. As shipped this drives ToyHarness, a deliberately tiny harness, so the template runs and
-// can be tested; delete it and call yours.
-import { defineAdapter, field, idOrNull, main, type Turn } from '@harness-conformance/adapter';
+// PLUG IN. As written this drives ToyHarness, a deliberately tiny harness, so the adapter runs green
+// against its first baseline at once; delete it and call yours.
+import { defineAdapter, field, idOrNull, main, type Capabilities, type Turn } from '@harness-conformance/adapter';
 
 type Handler = (args: unknown) => Promise<unknown>;
 type Schema = { required?: string[]; properties?: Record<string, { type?: string | string[] } | boolean> };
@@ -59,9 +59,66 @@ async function runTurn(harness: ToyHarness, turn: Turn): Promise<void> {
 }
 
 // ===== PLUG IN 3: describe your harness; declare only what it really does. ======================
+// A capability declared but missing shows up as FAILs; one left out is an honest SKIP (PROTOCOL.md
+// section 2). Every capability of protocol 1 is below, with the names it takes; uncomment and edit
+// what your harness has. (Written by `harness-conformance init` from the vocabulary of suite
+// 1.1.0.)
+const capabilities: Capabilities = {
+  // cap: the output cap (none: the harness has no cap, and cap cases FAIL, by design). `unit`: what
+  //   the limit counts; `strategies`: how it cuts, the first the default; `configurable`: a case
+  //   may set the limit, the unit and the strategy. Units: bytes, chars, lines. Strategies:
+  //   head_tail, head_only, reject, spill.
+  // cap: { unit: 'chars', limit: 16384, strategies: ['head_tail'], configurable: false },
+  cap: null,
+  // codes: each outcome class your harness tells apart -> its own machine code (several classes may
+  //   share one). Classes: invalid_arguments, unknown_tool, malformed_call, duplicate_call_id,
+  //   tool_refused, tool_unavailable, timeout, internal_error, invalid_tool_output,
+  //   semantic_violation, permission_denied, budget_exhausted, idempotency_conflict,
+  //   commit_rejected, output_too_large, cancelled.
+  // codes: { invalid_arguments: 'INVALID_ARGS', unknown_tool: 'NO_SUCH_TOOL' },
+  // retryability: results say whether retrying the same call can help.
+  // retryability: true,
+  // deadline: handler deadlines: `configurable`, a case may set one; `default_ms`, the one the
+  //   harness applies when none is set.
+  // deadline: { configurable: true, default_ms: 30000 },
+  // keywords: the JSON Schema keywords your harness enforces as the schema says (a case whose tools
+  //   use another is skipped). Keywords: $ref, $defs, $anchor, $dynamicRef, $dynamicAnchor,
+  //   definitions, allOf, anyOf, oneOf, not, if, then, else, dependentSchemas, dependencies,
+  //   prefixItems, items, additionalItems, contains, properties, patternProperties,
+  //   additionalProperties, propertyNames, unevaluatedItems, unevaluatedProperties, type, enum,
+  //   const, multipleOf, maximum, exclusiveMaximum, minimum, exclusiveMinimum, maxLength,
+  //   minLength, pattern, maxItems, minItems, uniqueItems, maxContains, minContains, maxProperties,
+  //   minProperties, required, dependentRequired, format, contentEncoding, contentMediaType,
+  //   contentSchema.
+  // keywords: ['type', 'properties', 'required', 'additionalProperties', 'enum'],
+  keywords: ['type', 'properties', 'required'],
+  // call_forms: how a call may reach the harness: a structured block, its arguments as JSON text,
+  //   or raw text. Forms: structured, arguments_text, raw.
+  // call_forms: ['structured', 'arguments_text'],
+  call_forms: ['structured'],
+  // parallel: a turn's calls reach the harness as one batch.
+  // parallel: true,
+  // history: replies carry the calls as the harness's transcript keeps them.
+  // history: true,
+  // features: optional feature sets (PROTOCOL.md sections 4a-4e); declare only those your harness
+  //   has. Features: authorization, bounds, budget, idempotency, path-confinement, prepare-commit,
+  //   offered-tools, stop-reason, repair, cancel, serial-calls, mcp-client.
+  // features: ['authorization', 'budget'],
+  // folds: a class your harness does not tell apart -> the class it answers it as (which has a
+  //   code), so it is judged on the partition it has.
+  // folds: { malformed_call: 'invalid_arguments' },
+  // behaviors: scripted behaviours beyond the base set whose results your harness carries
+  //   faithfully (the kit performs them all). Behaviours: non_finite_in, non_json, output_schema,
+  //   content_blocks.
+  // behaviors: ['non_finite_in'],
+  // call_ids: false for a harness that never sees the model's tool-use ids (an MCP server: its host
+  //   pairs results with calls); the id cases are then skipped.
+  // call_ids: false,
+};
+
 await main(defineAdapter({
   implementation: { name: 'toy-harness', language: 'javascript', version: '0.1', homepage: 'https://example.invalid/toy' },
-  capabilities: { cap: null, keywords: ['type', 'properties', 'required'], call_forms: ['structured'] },
+  capabilities,
   errors: { domain: (m) => new Error(m), transport: (m) => new Error(m), internal: (m) => new Error(m) }, // YOUR error types
   build,
   runTurn,

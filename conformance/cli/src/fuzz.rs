@@ -30,8 +30,8 @@ pub struct FuzzArgs {
     /// The seed (default: derived from the clock, and printed).
     #[arg(long)]
     seed: Option<u64>,
-    /// Stop after this long (`90s`, `2m`, `500ms`, or seconds; at most a week).
-    #[arg(long, value_name = "DURATION", conflicts_with = "cases", value_parser = parse_duration)]
+    /// Stop after this long (`90s`, `2m`, `500ms`, or seconds; 0.001 s to a week).
+    #[arg(long, value_name = "DURATION", conflicts_with = "cases", value_parser = limits::run_time)]
     time: Option<Duration>,
     /// Stop after this many cases (default 500 when --time is not given).
     #[arg(long, value_name = "N")]
@@ -46,13 +46,13 @@ pub struct FuzzArgs {
     /// The most adapter runs one shrink may use.
     #[arg(long, default_value_t = 400)]
     shrink_runs: usize,
-    /// The longest one shrink may take, in seconds (0 to 604800).
+    /// The longest one shrink may take: seconds or a duration (`2m`), 0 to a week.
     #[arg(long, default_value = "120", value_parser = limits::budget)]
     shrink_time: Duration,
-    /// Per-case timeout in seconds (0.001 to 86400).
+    /// Per-case timeout: seconds or a duration (`30s`, `1m`, `500ms`), 1 ms to 24 h.
     #[arg(long, default_value = "10", value_parser = limits::timeout)]
     timeout: Duration,
-    /// Handshake timeout in seconds (0.001 to 86400).
+    /// Handshake timeout: seconds or a duration (`60s`, `2m`), 1 ms to 24 h.
     #[arg(long, default_value = "60", value_parser = limits::timeout)]
     start_timeout: Duration,
     /// A baseline (`run --write-baseline`): findings in requirements it already lists (a case
@@ -83,32 +83,6 @@ fn known_requirements(
         }
     }
     known
-}
-
-/// `--time`: humantime's syntax (`90s`, `1m30s`, `500ms`, `2h`), or a bare number of seconds.
-fn parse_duration(s: &str) -> Result<Duration, String> {
-    let s = s.trim();
-    let d = match s.parse::<f64>() {
-        Ok(v) if v.is_finite() && (0.0..=limits::MAX_RUN_SECS).contains(&v) => {
-            Duration::from_secs_f64(v)
-        }
-        Ok(_) => {
-            return Err(format!(
-                "--time {s:?}: expected a duration from 0 to {} seconds",
-                limits::MAX_RUN_SECS
-            ))
-        }
-        Err(_) => humantime::parse_duration(s).map_err(|e| {
-            format!("--time {s:?}: {e}; expected a duration such as 60s, 1m30s, 2m or 500ms")
-        })?,
-    };
-    if d.as_secs_f64() > limits::MAX_RUN_SECS {
-        return Err(format!(
-            "--time {s:?}: expected a duration from 0 to {} seconds",
-            limits::MAX_RUN_SECS
-        ));
-    }
-    Ok(d)
 }
 
 /// The reference adapter's binary: the one built next to this binary when there is one.
@@ -235,7 +209,8 @@ pub fn run(args: FuzzArgs) -> Result<ExitCode, String> {
         }
         say!("  wrote {}", escape::terminal(&file.display().to_string()))?;
         let reproduce = format!(
-            "harness-conformance run{reproduce_with} --case-file {}",
+            "{} run{reproduce_with} --case-file {}",
+            crate::program(),
             shell_quote(&file.display().to_string())
         );
         say!("  reproduce: {reproduce}")?;
@@ -256,7 +231,8 @@ pub fn run(args: FuzzArgs) -> Result<ExitCode, String> {
             say!("  [{}] {reproduce}", f.requirements.join(", "))?;
         }
         say!(
-            "  all of them: harness-conformance run{reproduce_with} --cases {}",
+            "  all of them: {} run{reproduce_with} --cases {}",
+            crate::program(),
             shell_quote(&args.out.display().to_string())
         )?;
     }

@@ -20,20 +20,31 @@ pub const MAX_RUN_SECS: f64 = 604_800.0;
 /// The most adapter restarts in a run.
 pub const MAX_RESTARTS: u32 = 10_000;
 
+/// A duration within `min..=max` seconds: a bare number is seconds (`2.5`), anything else is
+/// humantime's syntax (`30s`, `1m30s`, `500ms`, `2h`), so every duration option takes the same
+/// words as `fuzz --time` (issue 29: `--timeout 30s` used to be refused).
 fn seconds_in(s: &str, min: f64, max: f64) -> Result<Duration, String> {
-    let v: f64 = s
-        .trim()
-        .parse()
-        .map_err(|_| format!("{s:?} is not a number of seconds"))?;
-    if !v.is_finite() || !(min..=max).contains(&v) {
-        return Err(format!(
-            "{s:?} is outside {min}..={max} seconds (a finite number is needed)"
-        ));
+    let t = s.trim();
+    let d = match t.parse::<f64>() {
+        Ok(v) if v.is_finite() && (min..=max).contains(&v) => {
+            Duration::try_from_secs_f64(v).map_err(|e| format!("{s:?}: {e}"))?
+        }
+        Ok(_) => return Err(out_of_range(s, min, max)),
+        Err(_) => humantime::parse_duration(t).map_err(|e| {
+            format!("{s:?} is not a duration ({e}): give seconds (`30`) or a duration such as `30s`, `1m30s`, `500ms`")
+        })?,
+    };
+    if !(min..=max).contains(&d.as_secs_f64()) {
+        return Err(out_of_range(s, min, max));
     }
-    Duration::try_from_secs_f64(v).map_err(|e| format!("{s:?}: {e}"))
+    Ok(d)
 }
 
-/// A per-case or handshake timeout: 0.001 to 86400 seconds.
+fn out_of_range(s: &str, min: f64, max: f64) -> String {
+    format!("{s:?} is outside {min}..={max} seconds (a finite number, or a duration such as `30s`)")
+}
+
+/// A per-case or handshake timeout: 0.001 to 86400 seconds (`30`, `30s`, `1m`, `500ms`).
 pub fn timeout(s: &str) -> Result<Duration, String> {
     seconds_in(s, MIN_TIMEOUT_SECS, MAX_TIMEOUT_SECS)
 }
@@ -82,6 +93,15 @@ mod tests {
             assert!(timeout(bad).is_err(), "{bad}");
         }
         assert_eq!(timeout("2.5"), Ok(Duration::from_millis(2500)));
+        // Every duration option takes humantime's syntax too; a bare number stays seconds.
+        assert_eq!(timeout("30s"), Ok(Duration::from_secs(30)));
+        assert_eq!(timeout("1m30s"), Ok(Duration::from_secs(90)));
+        assert_eq!(timeout("500ms"), Ok(Duration::from_millis(500)));
+        assert_eq!(run_time("2h"), Ok(Duration::from_secs(7200)));
+        assert_eq!(budget("0s"), Ok(Duration::ZERO));
+        for bad in ["0s", "2d", "30 parsecs", "1us"] {
+            assert!(timeout(bad).is_err(), "{bad}");
+        }
         assert_eq!(budget("0"), Ok(Duration::ZERO));
         assert!(budget("inf").is_err());
         for bad in ["0", "100000", "-1", "1.5"] {

@@ -4,10 +4,12 @@
 //! (adapter processes, worker threads), the reports and the generator — and does the I/O they
 //! leave out (files, the terminal, exit codes); every decision is made in those crates.
 //!
-//! Exit statuses: 0 the run passed; 1 it failed (or a snapshot differs); 2 a usage error or a
-//! file that cannot be read or written; 130, 143, 129 interrupted by SIGINT, SIGTERM, SIGHUP
-//! (every adapter killed first); 141 stdout or stderr was closed (`| head`). 101 is a panic, a
-//! bug: hostile adapters and case files must never cause one (docs/runner-guarantees.md).
+//! Exit statuses ([`EXIT_STATUS`], printed by `--help`): 0 the run passed (or the baseline it
+//! was asked to write was written); 1 the harness failed cases (or a snapshot differs); 2 the
+//! run could not judge: the handshake failed, a usage error, a file that cannot be read or
+//! written; 130, 143, 129 interrupted by SIGINT, SIGTERM, SIGHUP (every adapter killed first);
+//! 141 stdout or stderr was closed (`| head`). 101 is a panic, a bug: hostile adapters and case
+//! files must never cause one (docs/runner-guarantees.md).
 
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -28,6 +30,7 @@ use harness_conformance_suite::run::RunResult;
 mod case_files;
 mod completions;
 mod fuzz;
+mod init;
 mod limits;
 mod matrix_cmd;
 mod out;
@@ -39,13 +42,29 @@ mod style;
 
 use out::{say, tell};
 
+/// What each exit status means, like pytest's list: a CI script tells "the harness failed
+/// cases" (1) from "the run could not judge" (2). Shown by `--help` and `run --help`, and in
+/// README.md and docs/install.md.
+pub const EXIT_STATUS: &str = "\
+Exit status:
+  0    the run passed: every case as expected (with --write-baseline, --update or --prune:
+       the baseline was written, and nothing is left that it does not account for)
+  1    the harness failed cases: a new FAIL, an ERROR, a STALE baseline entry, a NEW SKIP,
+       an untestable MUST the baseline does not list, or a wording snapshot that differs
+  2    the run could not judge: the handshake failed (the report says why), a usage error,
+       or a file that cannot be read or written
+  130  interrupted (143 SIGTERM, 129 SIGHUP); every adapter is killed first
+  141  stdout or stderr was closed (`| head`)
+  101  a bug in the runner (a panic): please report it";
+
 #[derive(Parser, Debug)]
 #[command(
     name = "harness-conformance",
     version,
     about = "The conformance suite for how LLM agent harnesses handle tool calls and tool results",
     long_about = "Runs the suite's cases (embedded in this binary) against a harness behind the adapter protocol \
-                  (conformance/PROTOCOL.md), or against the built-in reference harness when no --harness is given."
+                  (conformance/PROTOCOL.md), or against the built-in reference harness when no --harness is given.",
+    after_help = EXIT_STATUS
 )]
 struct Cli {
     /// Without a subcommand: `run` against the built-in reference harness.
@@ -59,7 +78,11 @@ struct Cli {
 #[derive(Subcommand, Debug)]
 enum Cmd {
     /// Run the suite (default target: the built-in reference harness, in-process).
+    #[command(after_help = EXIT_STATUS)]
     Run(RunArgs),
+    /// Start gating a harness: write an adapter (on the kit for its language, every capability
+    /// listed), run it once to write a first baseline, and write the CI job.
+    Init(init::InitArgs),
     /// List the cases (id, requirements, description).
     List(FilterArgs),
     /// List every SPEC.md requirement with its level, cases and the checks it owns, and the
@@ -129,19 +152,21 @@ struct ExecArgs {
     /// most 4.
     #[arg(long, short = 'j', default_value_t = default_jobs(), value_parser = limits::jobs)]
     jobs: usize,
-    /// Per-case timeout in seconds, 0.001 to 86400 (handler sleeps the case scripts are added).
+    /// Per-case timeout: seconds or a duration (`30s`, `1m`, `500ms`), 1 ms to 24 h (the
+    /// handler sleeps a case scripts are added to it).
     #[arg(long, default_value = "10", value_parser = limits::timeout)]
     timeout: Duration,
-    /// Handshake timeout in seconds, 0.001 to 86400.
+    /// Handshake timeout: seconds or a duration (`60s`, `2m`), 1 ms to 24 h.
     #[arg(long, default_value = "60", value_parser = limits::timeout)]
     start_timeout: Duration,
     /// How many times crashed or hung adapters are restarted in the whole run (all workers
     /// together) before the runner gives up, 0 to 10000.
     #[arg(long, default_value = "8", value_parser = limits::restarts)]
     max_restarts: u32,
-    /// The whole run's time limit in seconds, 0.001 to 604800: a case still running then is
-    /// cut short, and the cases not started are ERROR with that reason.
-    #[arg(long, value_name = "SECONDS", value_parser = limits::run_time)]
+    /// The whole run's time limit: seconds or a duration (`90s`, `20m`, `1h`), 1 ms to a week;
+    /// a case still running then is cut short, and the cases not started are ERROR with that
+    /// reason.
+    #[arg(long, value_name = "DURATION", value_parser = limits::run_time)]
     max_time: Option<Duration>,
 }
 
@@ -170,12 +195,26 @@ struct RunArgs {
     filter: FilterArgs,
     #[command(flatten)]
     exec: ExecArgs,
-    /// Expected failures: JSON `{"<case id>": {"reason": "...", "link": "..."}}`.
+    /// The known failures (format 2, `--write-baseline` makes one): `{"format": 2, "suite":
+    /// "1.1.0", "cases": {"<case id>": {"fails": ["VAL-2"], "reason": "..."}}, "skips":
+    /// {"<case id>": "<why>"}, "not_testable": {"OUT-4": {"reason": "..."}}}`. A listed case
+    /// failing as listed is XFAIL; a new failure, or a listed one that now passes (STALE),
+    /// fails the run.
     #[arg(long, value_name = "FILE")]
     baseline: Option<PathBuf>,
-    /// Write a baseline listing this run's failures (keeping reasons from --baseline).
-    #[arg(long, value_name = "FILE")]
+    /// Write a baseline of this run's failures, skips and untestable MUSTs (keeping the
+    /// reasons --baseline gives); exits 0 once written.
+    #[arg(long, value_name = "FILE", conflicts_with_all = ["update", "prune"])]
     write_baseline: Option<PathBuf>,
+    /// Rewrite the --baseline file from this run: new failures added, stale entries removed,
+    /// reasons kept (the same as --write-baseline to that file).
+    #[arg(long, requires = "baseline", conflicts_with = "prune")]
+    update: bool,
+    /// Remove the --baseline file's stale entries (cases that pass now, requirements no longer
+    /// failing, skips that run, untestable MUSTs now tested) and add nothing: exits 1 while a
+    /// new failure is left.
+    #[arg(long, requires = "baseline")]
+    prune: bool,
     /// Report format.
     #[arg(long, value_enum, default_value = "terminal")]
     format: Format,
@@ -195,7 +234,7 @@ struct RunArgs {
 struct SelftestArgs {
     #[command(flatten)]
     filter: FilterArgs,
-    /// Per-case timeout in seconds, 0.001 to 86400.
+    /// Per-case timeout: seconds or a duration (`30s`, `1m`, `500ms`), 1 ms to 24 h.
     #[arg(long, default_value = "10", value_parser = limits::timeout)]
     timeout: Duration,
     /// Parallel workers per variant, 1 to 64.
@@ -264,6 +303,7 @@ fn real_main(cli: Cli) -> Result<ExitCode, String> {
     };
     match command {
         Cmd::Run(args) => cmd_run(args),
+        Cmd::Init(args) => init::run(&args),
         Cmd::Completions { shell } => completions::completions(shell),
         Cmd::Man { dir } => completions::man(dir.as_deref()),
         Cmd::List(filter) => {
@@ -435,10 +475,11 @@ fn cmd_run(args: RunArgs) -> Result<ExitCode, String> {
             }
             shown.case(done, total, o);
         };
+    let date = matrix_cmd::run_date();
     let result = runner::run(&cases, &factory, &cfg, &progress);
     shown.finish();
 
-    let mut reproduce = String::from("harness-conformance run");
+    let mut reproduce = format!("{} run", program());
     if let Some(c) = &args.harness {
         reproduce.push_str(&format!(" --harness {}", shell_quote(c)));
     }
@@ -489,7 +530,7 @@ fn cmd_run(args: RunArgs) -> Result<ExitCode, String> {
     };
     let text = match args.format {
         Format::Terminal => terminal_text(),
-        Format::Json => report::json::render(&report),
+        Format::Json => report::json::render_dated(&report, Some(&date)),
         Format::Junit => report::junit::render(&report),
         Format::Markdown => report::markdown::render(&report),
     };
@@ -500,26 +541,19 @@ fn cmd_run(args: RunArgs) -> Result<ExitCode, String> {
     if args.format != Format::Terminal && args.output.is_some() {
         style::stderr_line(terminal_text().trim_end_matches('\n'));
     }
-    if let Some(path) = &args.write_baseline {
-        let untestable = result
-            .coverage
-            .not_testable(harness_conformance_suite::spec::Level::Must);
-        let b = baseline::from_run(
-            &result.outcomes,
-            &untestable,
-            &old,
-            harness_conformance_suite::SUITE_VERSION,
-        );
-        // Reasons come from adapter messages: no raw control character goes into the file.
-        write_file(path, &escape::json(&b.to_json()))?;
-        tell!(
-            "wrote a baseline of {} failing case(s), {} skip(s) and {} untestable MUST requirement(s) to {}",
-            b.cases.len(),
-            b.skips.as_ref().map_or(0, |s| s.len()),
-            b.not_testable.len(),
-            path.display()
-        );
-    }
+    let written = match baseline_to_write(&args) {
+        Some((path, prune)) => {
+            if let Some(e) = &result.handshake_error {
+                return Err(format!(
+                    "the handshake failed, so there is no run to write a baseline from; {} is left as it was: {}",
+                    path.display(),
+                    escape::one_line(e, escape::MAX_PRINTED_CHARS)
+                ));
+            }
+            write_baseline(path, prune, &result, &old, &suite)?
+        }
+        None => false,
+    };
     if from_disk.is_none() {
         let ids: std::collections::BTreeSet<&str> =
             suite.cases.iter().map(|c| c.id.as_str()).collect();
@@ -540,7 +574,115 @@ fn cmd_run(args: RunArgs) -> Result<ExitCode, String> {
     if snapshots_ok == Some(false) {
         return Ok(ExitCode::FAILURE);
     }
+    if written {
+        return Ok(ExitCode::SUCCESS);
+    }
     Ok(exit_for(&result))
+}
+
+/// The baseline file this run is asked to write, and whether only to prune it.
+fn baseline_to_write(args: &RunArgs) -> Option<(&Path, bool)> {
+    match (&args.write_baseline, &args.baseline) {
+        (Some(path), _) => Some((path, false)),
+        (None, Some(path)) if args.update || args.prune => Some((path, args.prune)),
+        _ => None,
+    }
+}
+
+/// Writes the baseline `--write-baseline`, `--update` or `--prune` asked for. `true` when the
+/// written file accounts for the whole run (the exit is then 0); a prune that leaves a new
+/// failure returns `false`, so the run fails on it.
+fn write_baseline(
+    path: &Path,
+    prune: bool,
+    result: &RunResult,
+    old: &Baseline,
+    suite: &Suite,
+) -> Result<bool, String> {
+    use harness_conformance_suite::verdict::Verdict;
+    if prune {
+        // The suite's cases and the run's own (a --cases folder holds cases the suite lacks).
+        let ids: std::collections::BTreeSet<&str> = suite
+            .cases
+            .iter()
+            .map(|c| c.id.as_str())
+            .chain(result.outcomes.iter().map(|o| o.id.as_str()))
+            .collect();
+        let pruned = baseline::prune(
+            old,
+            &result.outcomes,
+            &result.coverage.stale_not_testable,
+            &ids,
+        );
+        for change in pruned.changes.iter().take(MAX_WARNINGS) {
+            tell!(
+                "  pruned {}",
+                escape::one_line(change, escape::MAX_PRINTED_CHARS)
+            );
+        }
+        if pruned.changes.len() > MAX_WARNINGS {
+            tell!("  … and {} more", pruned.changes.len() - MAX_WARNINGS);
+        }
+        write_file(path, &escape::json(&pruned.baseline.to_json()))?;
+        let left = result
+            .outcomes
+            .iter()
+            .filter(|o| o.verdict.is_unexpected() && o.verdict != Verdict::Stale)
+            .count()
+            + result
+                .coverage
+                .requirements
+                .iter()
+                .filter(|r| r.fails_run())
+                .count();
+        tell!(
+            "pruned {} stale entr{} from {}{}",
+            pruned.changes.len(),
+            if pruned.changes.len() == 1 {
+                "y"
+            } else {
+                "ies"
+            },
+            path.display(),
+            if left > 0 {
+                format!("; {left} new failure(s) are left, which pruning never adds: fix them, or accept them with --update")
+            } else {
+                String::new()
+            }
+        );
+        return Ok(left == 0);
+    }
+    let untestable = result
+        .coverage
+        .not_testable(harness_conformance_suite::spec::Level::Must);
+    let b = baseline::from_run(
+        &result.outcomes,
+        &untestable,
+        old,
+        harness_conformance_suite::SUITE_VERSION,
+    );
+    // Reasons come from adapter messages: no raw control character goes into the file.
+    write_file(path, &escape::json(&b.to_json()))?;
+    tell!(
+        "wrote a baseline of {} failing case(s), {} skip(s) and {} untestable MUST requirement(s) to {}",
+        b.cases.len(),
+        b.skips.as_ref().map_or(0, |s| s.len()),
+        b.not_testable.len(),
+        path.display()
+    );
+    Ok(true)
+}
+
+/// How the user started this runner, for the commands it prints: `npx harness-conformance`
+/// when npm's launcher ran it from a project, `python -m harness_conformance` through the
+/// wheel's module, else `harness-conformance`. The launchers say so in
+/// `HARNESS_CONFORMANCE_COMMAND`; only the forms in `saved::LAUNCHERS` are taken, so a saved
+/// report's reproducer can always be read back.
+pub fn program() -> String {
+    std::env::var("HARNESS_CONFORMANCE_COMMAND")
+        .ok()
+        .and_then(|said| report::saved::launcher_prefix(&said))
+        .unwrap_or_else(|| "harness-conformance".to_owned())
 }
 
 fn emit(output: &Option<PathBuf>, text: &str) -> Result<(), String> {
@@ -550,8 +692,12 @@ fn emit(output: &Option<PathBuf>, text: &str) -> Result<(), String> {
     }
 }
 
+/// 2 when the run could not judge (the handshake failed), 1 when the harness failed cases,
+/// else 0 ([`EXIT_STATUS`]).
 fn exit_for(result: &RunResult) -> ExitCode {
-    if result.failed() {
+    if result.handshake_error.is_some() {
+        ExitCode::from(2)
+    } else if result.failed() {
         ExitCode::FAILURE
     } else {
         ExitCode::SUCCESS

@@ -68,10 +68,12 @@ pub fn run(args: &ReportArgs) -> Result<ExitCode, String> {
     let r = saved.report(&suite.requirements);
     let text = match args.format {
         ReportFormat::Terminal => terminal::render(&r),
-        ReportFormat::Json => report::json::render(&r),
+        ReportFormat::Json => report::json::render_dated(&r, saved.date.as_deref()),
         ReportFormat::Junit => report::junit::render(&r),
         ReportFormat::Markdown => report::markdown::render(&r),
-        ReportFormat::Html => site::standalone(&r, &saved.target, &saved.suite),
+        ReportFormat::Html => {
+            site::standalone(&r, &saved.target, &saved.suite, saved.date.as_deref())
+        }
     };
     match (&args.output, args.format) {
         (None, ReportFormat::Terminal) => crate::style::stdout_report(&text)?,

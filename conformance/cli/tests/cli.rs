@@ -3,7 +3,7 @@
 use std::process::Output;
 
 mod common;
-use common::{run, run_toy, tmp, toy};
+use common::{bin, run, run_toy, tmp, toy};
 
 fn stdout(o: &Output) -> String {
     String::from_utf8_lossy(&o.stdout).into_owned()
@@ -126,8 +126,9 @@ fn json_lines_junit_and_markdown() {
 fn baselines_are_written_and_read_and_stale_entries_fail() {
     let dir = tmp("baseline");
     let path = dir.join("baseline.json");
+    // Issue 29: writing the baseline it was asked to write is a success (it used to exit 1).
     let o = run_toy("calls", &["--write-baseline", path.to_str().unwrap()]);
-    assert_eq!(o.status.code(), Some(1));
+    assert_eq!(o.status.code(), Some(0), "{}", stdout(&o));
     let written: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
     assert_eq!(written["format"], 2, "{written}");
@@ -205,9 +206,21 @@ fn the_matrix_writes_markdown_and_a_site() {
     assert!(md.contains(&format!("`{FAILING}` | ✅ | ❌ |")), "{md}");
     let index = std::fs::read_to_string(site.join("index.html")).unwrap();
     assert!(index.starts_with("<!DOCTYPE html>"));
+    // Self-contained: every script, style and image comes from the site's own folder; a URL
+    // from a hello is only ever a link a reader may follow.
+    for attr in ["src=\"", "<link rel=\"stylesheet\" href=\""] {
+        for (at, _) in index.match_indices(attr) {
+            let value = &index[at + attr.len()..];
+            let value = &value[..value.find('"').unwrap()];
+            assert!(
+                !value.contains("://") && !value.starts_with("//"),
+                "an external resource: {value}"
+            );
+        }
+    }
     assert!(
-        !index.contains("http://") && !index.contains("https://") && !index.contains("src="),
-        "self-contained: no external resources"
+        index.contains("<script src=\"site.js\">"),
+        "the site's script"
     );
     assert!(
         index.contains("href=\"harness/toy.html\""),
@@ -216,8 +229,12 @@ fn the_matrix_writes_markdown_and_a_site() {
     let page = std::fs::read_to_string(site.join("harness/toy.html")).unwrap();
     assert!(page.contains("class=\"failure\""), "failures are listed");
     assert!(
-        page.contains("harness-conformance run --harness 'python3 "),
-        "failures carry a reproducer"
+        page.contains("harness-conformance run --harness &quot;$ADAPTER&quot; --run "),
+        "failures carry a reproducer, without the local adapter path"
+    );
+    assert!(
+        !page.contains(env!("CARGO_MANIFEST_DIR")),
+        "a published page names no local path"
     );
     let badge: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(site.join("badges/toy.json")).unwrap())
@@ -233,7 +250,8 @@ fn a_typo_in_the_hello_is_one_handshake_error_naming_the_entry() {
         env!("CARGO_MANIFEST_DIR")
     );
     let o = run(&["run", "--harness", &cmd, "--run", "validation", "-q"]);
-    assert_eq!(o.status.code(), Some(1));
+    // Issue 29: a run that could not judge exits 2, apart from a harness that failed cases (1).
+    assert_eq!(o.status.code(), Some(2));
     let out = stdout(&o);
     assert!(out.contains("the handshake failed: no case ran"), "{out}");
     assert!(
@@ -266,7 +284,7 @@ fn an_untestable_must_fails_the_run_until_the_baseline_lists_it() {
         "{out}"
     );
     let o = run_toy(case, &["--write-baseline", path.to_str().unwrap()]);
-    assert_eq!(o.status.code(), Some(1));
+    assert_eq!(o.status.code(), Some(0), "{}", stdout(&o));
     let written: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
     assert!(
@@ -277,4 +295,71 @@ fn an_untestable_must_fails_the_run_until_the_baseline_lists_it() {
     let o = run_toy(case, &["--baseline", path.to_str().unwrap()]);
     assert!(o.status.success(), "{}", stdout(&o));
     assert!(stdout(&o).contains("OUT-4"));
+}
+
+/// Issue 29: `matrix --from DIR` reads a folder `DIR/NAME/*.json` as one harness's runs: the
+/// newest by its start line's `date` is the column (whatever the files are called), the others
+/// are its history, each with a page; every column shows its run's date.
+#[test]
+fn a_folder_of_reports_is_one_harness_with_its_history() {
+    let dir = tmp("history");
+    let runs = dir.join("reports/toy");
+    std::fs::create_dir_all(&runs).unwrap();
+    let toy = toy();
+    // The newer run is the reference's (it passes), saved under the name that sorts first;
+    // the older is the failing toy's.
+    for (file, epoch, harness) in [
+        ("a.json", "1767225600", vec![]),
+        ("b.json", "1735689600", vec!["--harness", toy.as_str()]),
+    ] {
+        let o = bin()
+            .env("SOURCE_DATE_EPOCH", epoch)
+            .arg("run")
+            .args(harness)
+            .args(["--run", FAILING, "-q"])
+            .args(["--format", "json", "-o"])
+            .arg(runs.join(file))
+            .output()
+            .unwrap();
+        assert!(
+            runs.join(file).exists(),
+            "{}",
+            String::from_utf8_lossy(&o.stderr)
+        );
+    }
+    let site = dir.join("site");
+    let o = bin()
+        .args(["matrix", "--from"])
+        .arg(dir.join("reports"))
+        .arg("--markdown")
+        .arg(dir.join("m.md"))
+        .arg("--site")
+        .arg(&site)
+        .output()
+        .unwrap();
+    assert_eq!(
+        o.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    let index = std::fs::read_to_string(site.join("index.html")).unwrap();
+    assert!(index.contains("2026-01-01"), "the newest run is the column");
+    assert!(
+        !index.contains("2025-01-01"),
+        "an older run is not a column"
+    );
+    assert!(index.contains("history (2 runs)"), "its history is linked");
+    let page = std::fs::read_to_string(site.join("harness/toy.html")).unwrap();
+    assert!(
+        page.contains("id=\"history-table\""),
+        "the history is on its page"
+    );
+    assert!(
+        page.contains("now pass: CALL-1"),
+        "{}",
+        &page[page.find("history-table").unwrap()..][..600]
+    );
+    let older = std::fs::read_to_string(site.join("harness/toy.1.html")).unwrap();
+    assert!(older.contains("2025-01-01T00:00:00Z") && older.contains("class=\"failure\""));
 }

@@ -151,7 +151,7 @@ fn fuzz_findings_become_a_regression_folder_and_a_baseline_silences_known_ones()
     loop {
         let args = ["run", "--harness", &toy, "--cases", p(&findings), "-q"];
         let b = run(&[&args[..], &["--write-baseline", p(&baseline)]].concat());
-        assert_eq!(b.status.code(), Some(1), "{}", text(&b.stderr));
+        assert_eq!(b.status.code(), Some(0), "{}", text(&b.stderr));
         let again = fuzz(true);
         let out = text(&again.stdout);
         if again.status.success() {

@@ -206,7 +206,7 @@ fn handshake_failures_get_their_hint() {
             1,
             "{harness}: {out}"
         );
-        assert_eq!(o.status.code(), Some(1));
+        assert_eq!(o.status.code(), Some(2));
     }
 }
 

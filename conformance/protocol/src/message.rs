@@ -69,6 +69,12 @@ pub struct Implementation {
     /// Where to read about it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub homepage: Option<String>,
+    /// Where its source code is (a repository URL); the matrix site links it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub source: Option<String>,
+    /// Where to report a bug in it (an issue tracker URL); the matrix site links it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub issues: Option<String>,
 }
 
 /// What the harness behind an adapter can do.

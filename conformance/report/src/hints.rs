@@ -1,7 +1,7 @@
 //! The likely cause of an adapter ERROR, in one table.
 //!
 //! A first mistake in an adapter — a stray `print()` to stdout, a wrong `--harness` command, a
-//! kit older than the runner — makes the same ERROR for every case, in the words of a JSON
+//! kit older than the runner or not installed at all — makes the same ERROR for every case, in the words of a JSON
 //! parser. The terminal report collapses identical ERRORs into one (see `terminal`) and adds
 //! the hint from [`HINTS`] whose pattern the message contains, so a reader learns what to fix
 //! rather than what the decoder saw. The table is data: add a row (and its test case in
@@ -48,6 +48,19 @@ pub const HINTS: &[Hint] = &[
         ],
     },
     Hint {
+        code: "kit-missing",
+        advice: "the adapter kit is not installed where the adapter runs: `pip install \
+                 harness-conformance-adapter==<version>` (Python) or `npm install -D \
+                 @harness-conformance/adapter@<version>` (TypeScript), at this runner's version \
+                 (`harness-conformance --version`); the GitHub Action installs it itself (its \
+                 `kit` input)",
+        patterns: &[
+            "No module named 'harness_conformance_adapter'",
+            "Cannot find package '@harness-conformance/adapter'",
+            "Cannot find module '@harness-conformance/adapter'",
+        ],
+    },
+    Hint {
         code: "wrong-command",
         advice: "the adapter exited before it said hello: run the --harness command by hand to \
                  see why (a typo, a missing interpreter, file or virtual environment, a wrong \
@@ -90,6 +103,14 @@ mod tests {
         (
             "the adapter closed its stdout before answering the handshake (exit status: 127); its stderr: sh: 1: pyhton3: not found",
             Some("wrong-command"),
+        ),
+        (
+            "the adapter closed its stdout before answering the handshake (exit status: 1); its stderr: ModuleNotFoundError: No module named 'harness_conformance_adapter'",
+            Some("kit-missing"),
+        ),
+        (
+            "the adapter closed its stdout before answering the handshake (exit status: 1); its stderr: Error [ERR_MODULE_NOT_FOUND]: Cannot find package '@harness-conformance/adapter' imported from /p/dist/adapter.js",
+            Some("kit-missing"),
         ),
         (
             "the adapter speaks protocol 3 and the runner speaks 2",

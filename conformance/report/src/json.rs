@@ -18,10 +18,16 @@ use serde_json::{json, Value};
 use super::escape::{self, MAX_NAME_CHARS, MAX_PRINTED_CHARS};
 use super::Report;
 
-/// The whole report as JSON lines.
+/// The whole report as JSON lines, without a run date.
 pub fn render(r: &Report) -> String {
+    render_dated(r, None)
+}
+
+/// The whole report as JSON lines; `date` is when the run started ([`crate::saved::is_date`]),
+/// written on the start line when given.
+pub fn render_dated(r: &Report, date: Option<&str>) -> String {
     let mut lines: Vec<Value> = Vec::new();
-    lines.push(json!({
+    let mut start = json!({
         "type": "start",
         "suite": harness_conformance_suite::SUITE_VERSION,
         "protocol": harness_conformance_protocol::PROTOCOL_VERSION,
@@ -30,14 +36,25 @@ pub fn render(r: &Report) -> String {
         "reproduce": r.reproduce,
         "implementation": r.run.hello.as_ref().map(|h| {
             let i = &h.implementation;
-            json!({
+            let mut v = json!({
                 "name": escape::bound(&i.name, MAX_NAME_CHARS),
                 "version": escape::bound(&i.version, MAX_NAME_CHARS),
                 "language": escape::bound(&i.language, MAX_NAME_CHARS),
-            })
+            });
+            // The links the matrix site shows, when the hello gave them.
+            for (key, link) in [("homepage", &i.homepage), ("source", &i.source), ("issues", &i.issues)] {
+                if let Some(link) = link {
+                    v[key] = json!(escape::bound(link, MAX_NAME_CHARS));
+                }
+            }
+            v
         }),
         "capabilities": r.run.hello.as_ref().map(|h| &h.capabilities),
-    }));
+    });
+    if let Some(date) = date {
+        start["date"] = json!(date);
+    }
+    lines.push(start);
     for o in &r.run.outcomes {
         let mut v = serde_json::to_value(o).unwrap_or(Value::Null);
         if let Value::Object(m) = &mut v {

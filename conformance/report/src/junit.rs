@@ -2,7 +2,9 @@
 //! `testcase` per case with `classname` the area and the case's requirements as properties;
 //! FAIL, STALE and NEW SKIP are `failure` (its message names the requirements whose checks
 //! failed, then the failed checks), ERROR and BUG IN CASE are `error`, SKIP and XFAIL are
-//! `skipped` (with the reason). The suite and protocol versions are properties of the run.
+//! `skipped` (with the reason). The suite and protocol versions are properties of the run, and
+//! so is a failed handshake's whole message; each case it kept from running is an `error` whose
+//! message says why in one line.
 
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
@@ -55,9 +57,15 @@ pub fn render(r: &Report) -> String {
             count(&cases, &is_error),
             count(&cases, &is_skip),
         );
+        let handshake = r.run.handshake_error.as_deref().map_or(String::new(), |e| {
+            format!(
+                "<property name=\"handshake_error\" value=\"{}\"/>",
+                escape::xml(&escape::bound(e, crate::terminal::MAX_HANDSHAKE_CHARS))
+            )
+        });
         let _ = writeln!(
             out,
-            "    <properties><property name=\"suite\" value=\"{}\"/><property name=\"protocol\" value=\"{}\"/></properties>",
+            "    <properties><property name=\"suite\" value=\"{}\"/><property name=\"protocol\" value=\"{}\"/>{handshake}</properties>",
             harness_conformance_suite::SUITE_VERSION,
             harness_conformance_protocol::PROTOCOL_VERSION
         );

@@ -139,8 +139,13 @@ impl<'a> Report<'a> {
     pub fn failure_reasons(&self) -> Vec<String> {
         let run = self.run;
         let mut out = Vec::new();
-        if run.handshake_error.is_some() {
-            out.push("the handshake failed, so no case ran".to_owned());
+        if let Some(e) = &run.handshake_error {
+            let hint = crate::hints::for_message(e)
+                .map_or(String::new(), |h| format!(" (hint: {})", h.advice));
+            out.push(format!(
+                "the handshake failed, so no case ran: {}{hint}",
+                harness_conformance_suite::run::handshake_cause(e)
+            ));
         }
         let unexpected = run
             .outcomes

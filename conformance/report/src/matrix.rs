@@ -31,8 +31,13 @@ pub struct Column {
     pub reproduce: String,
     /// The suite version that made the run.
     pub suite: String,
+    /// When the run started (`2025-06-01T12:00:00Z`), when its report says.
+    pub date: Option<String>,
     /// Its run.
     pub result: RunResult,
+    /// Earlier runs of the same harness (other versions, or the same one run again), oldest
+    /// first: the site shows them as the column's history. Empty for most columns.
+    pub history: Vec<Column>,
 }
 
 impl Column {
@@ -116,6 +121,9 @@ pub fn index(columns: &[Column]) -> Vec<HashMap<&str, &CaseOutcome>> {
         .collect()
 }
 
+/// A case's symbol in the grid. The grid compares harnesses, so it shows what happened, not
+/// what each harness's own baseline expects: a known failure (XFAIL) is a failure, marked
+/// `(b)` for baselined.
 fn symbol(v: Verdict) -> &'static str {
     match v {
         Verdict::Pass => "✅",
@@ -123,7 +131,7 @@ fn symbol(v: Verdict) -> &'static str {
         Verdict::Skip => "⏭️",
         Verdict::Error => "💥",
         Verdict::BugInCase => "🐞",
-        Verdict::Xfail => "⚠️",
+        Verdict::Xfail => "❌ (b)",
         Verdict::Stale => "🔄",
         Verdict::NewSkip => "🆕",
     }
@@ -228,7 +236,7 @@ pub fn markdown(grid: &Grid) -> String {
 }
 
 /// What the by-requirement tables' symbols mean.
-const REQUIREMENT_LEGEND: &str = "✅ pass · ❌ fail (n of m cases) · ⚠️ known failure (baseline) · ❔ not testable on this harness (⚠️❔ baselined) · ⁇ not evaluated (the harness gave its checks no answer to read; the requirement that promised it fails) · ➖ not applicable";
+const REQUIREMENT_LEGEND: &str = "✅ pass · ❌ fail (n of m cases; a failure the harness's own baseline lists is still a failure here, marked (b) for baselined) · ❔ not testable on this harness ((b): baselined) · ⁇ not evaluated (the harness gave its checks no answer to read; the requirement that promised it fails) · ➖ not applicable";
 
 /// One requirement's cell for one harness: its coverage status.
 fn requirement_cell(col: &Column, id: &str) -> String {
@@ -239,8 +247,8 @@ fn requirement_cell(col: &Column, id: &str) -> String {
     match r.status {
         Status::Pass => "✅".to_owned(),
         Status::Fail => format!("❌ {}/{}", r.failing_cases.len(), r.tested_cases),
-        Status::Xfail => format!("⚠️ {}/{}", r.failing_cases.len(), r.tested_cases),
-        Status::NotTestable if r.baselined.is_some() => "⚠️❔".to_owned(),
+        Status::Xfail => format!("❌ {}/{} (b)", r.failing_cases.len(), r.tested_cases),
+        Status::NotTestable if r.baselined.is_some() => "❔ (b)".to_owned(),
         Status::NotTestable => "❔".to_owned(),
         Status::NotEvaluated => "⁇".to_owned(),
         Status::NotApplicable => "➖".to_owned(),

@@ -83,21 +83,62 @@ pub fn is_version(v: &str) -> bool {
             .all(|b| b.is_ascii_alphanumeric() || b"-+.".contains(&b))
 }
 
+/// Whether `d` is a run's date as reports write it: UTC, RFC 3339, to the second
+/// (`2025-06-01T12:00:00Z`), a real date and time.
+pub fn is_date(d: &str) -> bool {
+    d.len() == 20 && d.ends_with('Z') && humantime::parse_rfc3339(d).is_ok()
+}
+
+/// A run's date as reports write it ([`is_date`]): `unix_seconds` after the epoch, UTC (at
+/// most the last second of 9999, which RFC 3339 can write).
+pub fn format_date(unix_seconds: u64) -> String {
+    const LAST: u64 = 253_402_300_799; // 9999-12-31T23:59:59Z
+    let t = std::time::UNIX_EPOCH + std::time::Duration::from_secs(unix_seconds.min(LAST));
+    humantime::format_rfc3339_seconds(t).to_string()
+}
+
 /// The options a run's reproducer may carry, each followed by its value.
 const REPRODUCER_OPTIONS: [&str; 4] = ["--harness", "--baseline", "--cases", "--case-file"];
 
-/// A saved reproducer prefix rebuilt from its parts: `harness-conformance run`, then any of
-/// `--harness`, `--baseline`, `--cases`, `--case-file` (each once, with a value), then `--run`
-/// — the shape every run writes — each word quoted again with [`shell_quote`]. `None` for
-/// anything else: text [`shell_quote`] never writes (a raw newline, `;`, `$(…)`), another
+/// The ways a run may have been started, as the words a reproducer begins with: the binary on
+/// PATH, through npm's `npx`, or through the wheel's `python -m`. A closed list, so a saved
+/// report can only ever name one of these programs (the runner picks one with
+/// [`launcher_prefix`]).
+pub const LAUNCHERS: [&[&str]; 4] = [
+    &["harness-conformance"],
+    &["npx", "harness-conformance"],
+    &["python", "-m", "harness_conformance"],
+    &["python3", "-m", "harness_conformance"],
+];
+
+/// The launcher `said` names (`npx harness-conformance`), when it is one of [`LAUNCHERS`];
+/// `None` for anything else, which the runner then ignores.
+pub fn launcher_prefix(said: &str) -> Option<String> {
+    let words = escape::shell_words(said.trim())?;
+    LAUNCHERS
+        .iter()
+        .find(|l| l.iter().copied().eq(words.iter().map(String::as_str)))
+        .map(|l| l.join(" "))
+}
+
+/// A saved reproducer prefix rebuilt from its parts: one of the [`LAUNCHERS`] and `run`, then
+/// any of `--harness`, `--baseline`, `--cases`, `--case-file` (each once, with a value), then
+/// `--run` — the shape every run writes — each word quoted again with [`shell_quote`]. `None`
+/// for anything else: text [`shell_quote`] never writes (a raw newline, `;`, `$(…)`), another
 /// program, another option, or a prefix over [`MAX_TARGET_CHARS`].
 pub fn rebuild_reproducer(saved: &str) -> Option<String> {
     if saved.chars().count() > MAX_TARGET_CHARS {
         return None;
     }
     let words = escape::shell_words(saved)?;
-    let (head, rest) = words.split_at_checked(2)?;
-    if head != ["harness-conformance", "run"] || rest.last()? != "--run" {
+    let launcher = LAUNCHERS.iter().find(|l| {
+        words.len() > l.len()
+            && l.iter()
+                .copied()
+                .eq(words[..l.len()].iter().map(String::as_str))
+    })?;
+    let (head, rest) = words[launcher.len()..].split_at_checked(1)?;
+    if head != ["run"] || rest.last()? != "--run" {
         return None;
     }
     let options = &rest[..rest.len() - 1];
@@ -105,7 +146,7 @@ pub fn rebuild_reproducer(saved: &str) -> Option<String> {
         return None;
     }
     let mut seen: Vec<&str> = Vec::new();
-    let mut out = String::from("harness-conformance run");
+    let mut out = format!("{} run", launcher.join(" "));
     for pair in options.chunks(2) {
         let (flag, value) = (pair[0].as_str(), pair[1].as_str());
         if !REPRODUCER_OPTIONS.contains(&flag) || seen.contains(&flag) {
@@ -120,7 +161,7 @@ pub fn rebuild_reproducer(saved: &str) -> Option<String> {
 
 /// The JSON report's format version, `major.minor`: the major changes when a field changes
 /// meaning or goes away (readers refuse another major), the minor when fields are added.
-pub const REPORT_FORMAT: &str = "2.0";
+pub const REPORT_FORMAT: &str = "2.1";
 
 /// A report read back: the run, and what the run's report said around it.
 #[derive(Debug, Clone)]
@@ -138,6 +179,8 @@ pub struct Saved {
     pub target: String,
     /// The reproducer prefix the run used.
     pub reproduce: String,
+    /// When the run started (`2025-06-01T12:00:00Z`; format 2.1), checked by [`is_date`].
+    pub date: Option<String>,
 }
 
 impl Saved {
@@ -204,6 +247,8 @@ pub enum SavedErrorKind {
     BadSuiteVersion,
     /// A case id outside the suite's id grammar ([`is_case_id`]).
     BadCaseId(String),
+    /// The start line's `date` is not a UTC RFC 3339 date to the second ([`is_date`]).
+    BadDate,
     /// A string longer than its bound.
     TooLong {
         /// The field.
@@ -231,6 +276,7 @@ impl SavedErrorKind {
             SavedErrorKind::BadSuiteVersion => "report.bad-suite-version",
             SavedErrorKind::BadCaseId(_) => "report.bad-case-id",
             SavedErrorKind::TooLong { .. } => "report.field-too-long",
+            SavedErrorKind::BadDate => "report.bad-date",
         }
     }
 }
@@ -279,7 +325,7 @@ impl fmt::Display for SavedError {
                 "the report holds more than {MAX_REPORT_CASES} cases; no run writes that many"
             ),
             SavedErrorKind::BadReproducer => f.write_str(
-                "the start line's `reproduce` is not a `harness-conformance run … --run` command line as a run writes it; \
+                "the start line's `reproduce` is not a `harness-conformance run … --run` command line as a run writes it (or its `npx`/`python -m` form); \
                  a reproducer is rebuilt from its words, never copied from a file",
             ),
             SavedErrorKind::BadSuiteVersion => write!(
@@ -290,6 +336,9 @@ impl fmt::Display for SavedError {
                 f,
                 "the case id {} is not in the suite's id grammar (`<area>/<fault-name>`: lowercase letters, digits, `-`)",
                 escape::one_line(&format!("{id:?}"), 80)
+            ),
+            SavedErrorKind::BadDate => f.write_str(
+                "the start line's `date` is not a UTC date and time to the second (`2025-06-01T12:00:00Z`)",
             ),
             SavedErrorKind::TooLong { field, max } => {
                 write!(f, "the field `{field}` is longer than its bound of {max} chars")
@@ -324,6 +373,8 @@ struct Start {
     suite: String,
     protocol: u32,
     report_format: String,
+    #[serde(default)]
+    date: Option<String>,
     target: String,
     reproduce: String,
     implementation: Option<Implementation>,
@@ -398,6 +449,9 @@ pub fn parse(text: &str) -> Result<Saved, SavedError> {
     }
     let reproduce =
         rebuild_reproducer(&start.reproduce).ok_or(err(n, SavedErrorKind::BadReproducer))?;
+    if start.date.as_deref().is_some_and(|d| !is_date(d)) {
+        return Err(err(n, SavedErrorKind::BadDate));
+    }
     let mut outcomes: Vec<CaseOutcome> = Vec::new();
     let mut summary = None;
     for (n, line) in lines {
@@ -473,6 +527,7 @@ pub fn parse(text: &str) -> Result<Saved, SavedError> {
         report_format: start.report_format,
         target: start.target,
         reproduce,
+        date: start.date,
     })
 }
 

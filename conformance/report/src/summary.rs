@@ -2,8 +2,9 @@
 //!
 //! After hundreds of progress lines and the detailed sections, a reader wants four answers
 //! without scrolling: how each area of the suite went, where the MUST and SHOULD requirements
-//! stand, which requirements could not be tested and why, and the first few failures with the
-//! command that reruns each. This module composes that block (plain text; the terminal
+//! stand, the first few failures with the command that reruns each, and which requirements
+//! could not be tested and why — failures first, and the untestable ones the baseline already
+//! lists in one line per level, so a red run does not bury its failures under known gaps. This module composes that block (plain text; the terminal
 //! renderer escapes and colours it); identical ERRORs count once, as in the detailed section,
 //! with how many cases they hit.
 
@@ -12,6 +13,7 @@ use std::fmt::Write as _;
 
 use super::escape::{self, MAX_NAME_CHARS};
 use super::{hints, Report};
+use harness_conformance_suite::coverage::Status;
 use harness_conformance_suite::spec::Level;
 use harness_conformance_suite::verdict::{CaseOutcome, Verdict};
 
@@ -127,37 +129,15 @@ pub fn render_terminal(r: &Report) -> String {
         }
         out.push('\n');
     }
-    if r.run.handshake_error.is_none() {
-        for level in [Level::Must, Level::Should] {
-            let _ = writeln!(out, "  {}", r.run.coverage.summary(level));
-        }
-        for level in [Level::Must, Level::Should] {
-            let untestable = r.run.coverage.not_testable(level);
-            if untestable.is_empty() {
-                continue;
-            }
-            let _ = writeln!(out, "  not testable ({}):", level.as_str());
-            for (id, reason) in untestable.iter().take(MAX_NOT_TESTABLE) {
-                let _ = writeln!(
-                    out,
-                    "    {id} — {}",
-                    escape::one_line(reason, MAX_MESSAGE_CHARS)
-                );
-            }
-            if untestable.len() > MAX_NOT_TESTABLE {
-                let _ = writeln!(
-                    out,
-                    "    … and {} more",
-                    untestable.len() - MAX_NOT_TESTABLE
-                );
-            }
-        }
+    if r.run.handshake_error.is_some() {
+        return out;
     }
-    let unexpected: Vec<&CaseOutcome> = if r.run.handshake_error.is_some() {
-        Vec::new()
-    } else {
-        r.unexpected().collect()
-    };
+    for level in [Level::Must, Level::Should] {
+        let _ = writeln!(out, "  {}", r.run.coverage.summary(level));
+    }
+    // The failures first: on a red run they are what the reader came for, and what the
+    // baseline already accounts for follows in a line per level.
+    let unexpected: Vec<&CaseOutcome> = r.unexpected().collect();
     let groups = groups(&unexpected);
     if !groups.is_empty() {
         let shown = groups.len().min(MAX_FIRST_FAILURES);
@@ -186,6 +166,39 @@ pub fn render_terminal(r: &Report) -> String {
                 }
             }
             let _ = writeln!(out, "      reproduce: {}", r.reproducer(&o.id));
+        }
+    }
+    for level in [Level::Must, Level::Should] {
+        let rows: Vec<_> = r
+            .run
+            .coverage
+            .requirements
+            .iter()
+            .filter(|q| q.level == level && q.status == Status::NotTestable)
+            .collect();
+        let (known, open): (Vec<_>, Vec<_>) = rows.into_iter().partition(|q| q.baselined.is_some());
+        if !open.is_empty() {
+            let _ = writeln!(out, "  not testable ({}):", level.as_str());
+            for q in open.iter().take(MAX_NOT_TESTABLE) {
+                let _ = writeln!(
+                    out,
+                    "    {} — {}",
+                    q.id,
+                    escape::one_line(q.reason.as_deref().unwrap_or(""), MAX_MESSAGE_CHARS)
+                );
+            }
+            if open.len() > MAX_NOT_TESTABLE {
+                let _ = writeln!(out, "    … and {} more", open.len() - MAX_NOT_TESTABLE);
+            }
+        }
+        if !known.is_empty() {
+            let ids: Vec<&str> = known.iter().map(|q| q.id.as_str()).collect();
+            let _ = writeln!(
+                out,
+                "  not testable ({}), as the baseline says: {}",
+                level.as_str(),
+                escape::one_line(&ids.join(", "), MAX_MESSAGE_CHARS * 2)
+            );
         }
     }
     out

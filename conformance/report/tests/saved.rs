@@ -41,7 +41,7 @@ const FORMATS: [(&str, Render); 5] = [
     ("json", json::render),
     ("junit", junit::render),
     ("markdown", markdown::render),
-    ("html", |r| site::standalone(r, r.target, "test")),
+    ("html", |r| site::standalone(r, r.target, "test", None)),
 ];
 
 fn runs() -> Vec<(&'static str, RunResult)> {
@@ -195,6 +195,9 @@ fn hostile_saved_reports_are_refused_with_a_code() {
         "harness-conformance run --output /etc/passwd --run",
         "harness-conformance run --harness a --harness b --run",
         "harness-conformance run",
+        "npm exec harness-conformance run --run",
+        "npx --yes evil-package run --run",
+        "python -m evil run --run",
         &format!(
             "harness-conformance run --harness {} --run",
             "x".repeat(300 * 1024)
@@ -206,6 +209,24 @@ fn hostile_saved_reports_are_refused_with_a_code() {
             "{forged:?}"
         );
     }
+    // Issue 29: a run started through npx or `python -m` writes its reproducers that way, and
+    // the report reads them back as written (the launchers are a closed list).
+    for launcher in saved::LAUNCHERS {
+        let said = format!("{} run --baseline b.json --run", launcher.join(" "));
+        assert_eq!(
+            saved::parse(&with_reproduce(&said)).unwrap().reproduce,
+            said
+        );
+        assert_eq!(
+            saved::launcher_prefix(&launcher.join(" ")),
+            Some(launcher.join(" "))
+        );
+    }
+    assert_eq!(saved::launcher_prefix("npx evil"), None);
+    assert_eq!(
+        saved::launcher_prefix("harness-conformance; touch pwned"),
+        None
+    );
     let version = text.replacen(
         &format!("\"suite\":\"{}\"", harness_conformance_suite::SUITE_VERSION),
         &format!("\"suite\":\"{}\"", "9".repeat(250 * 1024)),
@@ -239,4 +260,61 @@ fn hostile_saved_reports_are_refused_with_a_code() {
     many.push('\n');
     many.push_str(summary);
     assert_eq!(code(&many), "report.too-many-cases");
+}
+
+/// Issue 29: a run's date (report format 2.1) is written on the start line, validates against
+/// the schema, and is read back; a report without one (format 2.0) is still read; a date that is
+/// not UTC RFC 3339 to the second is refused with its code.
+#[test]
+fn a_runs_date_is_saved_read_back_and_checked() {
+    let suite = loader::load_embedded().unwrap();
+    let result = run(None, &["outcomes/"]);
+    let r = Report {
+        run: &result,
+        requirements: &suite.requirements,
+        target: "t",
+        reproduce: "harness-conformance run --run",
+    };
+    assert_eq!(saved::format_date(0), "1970-01-01T00:00:00Z");
+    assert_eq!(saved::format_date(1_748_779_200), "2025-06-01T12:00:00Z");
+    assert_eq!(saved::format_date(u64::MAX), "9999-12-31T23:59:59Z");
+    let date = saved::format_date(1_748_779_200);
+    let text = json::render_dated(&r, Some(&date));
+    let schema: serde_json::Value =
+        serde_json::from_str(include_str!("../../schema/report.schema.json")).unwrap();
+    let validator = jsonschema::validator_for(&schema).unwrap();
+    let start: serde_json::Value = serde_json::from_str(text.lines().next().unwrap()).unwrap();
+    assert!(validator.is_valid(&start), "{start}");
+    assert_eq!(
+        saved::parse(&text).unwrap().date.as_deref(),
+        Some("2025-06-01T12:00:00Z")
+    );
+
+    let undated = json::render(&r).replacen(
+        &format!("\"report_format\":\"{}\"", saved::REPORT_FORMAT),
+        "\"report_format\":\"2.0\"",
+        1,
+    );
+    assert_eq!(saved::parse(&undated).unwrap().date, None);
+
+    for bad in [
+        "2025-06-01 12:00:00",
+        "2025-06-01T12:00:00+02:00",
+        "2025-06-01T12:00:00.5Z",
+        "2025-13-01T12:00:00Z",
+        "<script>",
+    ] {
+        let forged = text.replacen(&date, bad, 1);
+        let e = saved::parse(&forged).unwrap_err();
+        assert_eq!(e.kind.code(), "report.bad-date", "{bad}");
+        // The schema's pattern checks the shape; the reader also checks it is a real date.
+        if !bad.starts_with("2025-13") {
+            let mut line = start.clone();
+            line["date"] = bad.into();
+            assert!(
+                !validator.is_valid(&line),
+                "the schema accepts the date {bad}"
+            );
+        }
+    }
 }

@@ -6,8 +6,7 @@
 //! ([`crate::blame`]: which requirement owns each check). The loader refuses a case whose own
 //! blame does not add up; what only shows across the whole corpus is checked here — a `Cases:`
 //! line that lists a case which does not name the requirement or misses one that does, a MUST
-//! that no case tests, an `Applies:` line naming a capability that does not exist, a case whose
-//! checks belong to a requirement that applies only with capabilities the case never needs (on
+//! that no case tests, a case whose checks belong to a requirement that applies only with capabilities the case never needs (on
 //! a harness that has them the checks would never run). `harness-conformance spec` prints the
 //! [`index`] and `spec --check` fails on any of the [`problems`]; the corpus tests call the
 //! same functions.
@@ -107,15 +106,6 @@ pub fn problems(suite: &Suite) -> Vec<String> {
         if r.level == Level::Must && tested.is_empty() {
             out.push(format!("{} (MUST): no case tests it", r.id));
         }
-        for need in &r.applies {
-            if !needs::is_known_applies(need) {
-                out.push(format!(
-                    "{}: SPEC.md's Applies: line names {need:?}, which is not a capability (known: cap, {}, feature.<name>, behavior.<name>)",
-                    r.id,
-                    needs::NEED_NAMES.join(", ")
-                ));
-            }
-        }
     }
     let by_id: BTreeMap<&str, &Requirement> = suite
         .requirements
@@ -168,7 +158,7 @@ mod tests {
     use super::*;
     use crate::loader;
 
-    const SPEC: &str = "### VAL-1 (MUST) Validate first\nCases: `validation/a`\n\n### VAL-2 (MUST) Refuse quietly\nApplies: feature.budget\nCases: `validation/a`, `validation/z`\n\n### VAL-3 (SHOULD) Explain\nApplies: telepathy\nCases:\n\n### VAL-4 (MUST) Never tested\nCases:\n";
+    const SPEC: &str = "### VAL-1 (MUST) Validate first\nCases: `validation/a`\n\n### VAL-2 (MUST) Refuse quietly\nApplies: feature.budget\nCases: `validation/a`, `validation/z`\n\n### VAL-3 (SHOULD) Explain\nCases:\n\n### VAL-4 (MUST) Never tested\nCases:\n";
 
     fn case(id: &str, requirements: &str, blame: &str) -> String {
         format!(
@@ -238,7 +228,6 @@ mod tests {
             "VAL-1: case `validation/b` tests it, but SPEC.md's Cases: line does not list it",
             "VAL-2: SPEC.md's Cases: line lists `validation/z`",
             "VAL-2: case `validation/a` owns checks of it, but it applies only with feature.budget",
-            "VAL-3: SPEC.md's Applies: line names \"telepathy\"",
             "VAL-4 (MUST): no case tests it",
         ];
         assert_eq!(problems.len(), expected.len(), "{problems:#?}");

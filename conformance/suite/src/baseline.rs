@@ -373,6 +373,109 @@ pub fn from_run(
     }
 }
 
+/// What [`prune`] did: the smaller baseline, and one line per entry it removed or narrowed.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Pruned {
+    /// `old` without its stale entries.
+    pub baseline: Baseline,
+    /// What changed, one plain line each (`cap/x: passes now`).
+    pub changes: Vec<String>,
+}
+
+/// `old` without what a run (its `outcomes`, baseline applied) shows to be stale: a case entry
+/// whose case passes now is removed, one that fails fewer requirements is narrowed to those it
+/// still fails, one whose case is skipped now moves to `skips`; a skip whose case ran is
+/// removed; a `not_testable` entry the run tested (`stale_not_testable`) is removed; and an
+/// entry for a case not in `known` (the suite's ids) is removed. Cases the run did not select
+/// keep their entries. Nothing is added: a new failure stays a failure, to be looked at (and
+/// written with `--update` or `--write-baseline` if it is accepted).
+pub fn prune(
+    old: &Baseline,
+    outcomes: &[CaseOutcome],
+    stale_not_testable: &[String],
+    known: &BTreeSet<&str>,
+) -> Pruned {
+    let ran: BTreeMap<&str, &CaseOutcome> = outcomes.iter().map(|o| (o.id.as_str(), o)).collect();
+    let mut out = old.clone();
+    let mut changes = Vec::new();
+    for (id, entry) in &old.cases {
+        if !known.contains(id.as_str()) {
+            out.cases.remove(id);
+            changes.push(format!("{id}: not a case of this suite"));
+            continue;
+        }
+        let Some(o) = ran.get(id.as_str()) else {
+            continue;
+        };
+        if o.verdict != Verdict::Stale && o.verdict != Verdict::Fail {
+            continue;
+        }
+        if o.checks.is_empty() && o.verdict == Verdict::Stale {
+            out.cases.remove(id);
+            if let Some(skips) = &mut out.skips {
+                skips.insert(id.clone(), first_line(o.messages.first()));
+            }
+            changes.push(format!("{id}: skipped now (moved to `skips`)"));
+            continue;
+        }
+        let Some(known_fails) = &entry.fails else {
+            continue;
+        };
+        let failing = o.failing_requirements();
+        let still: BTreeSet<String> = known_fails
+            .iter()
+            .filter(|r| failing.contains(r.as_str()))
+            .cloned()
+            .collect();
+        if still.is_empty() {
+            out.cases.remove(id);
+            changes.push(if failing.is_empty() {
+                format!("{id}: passes now")
+            } else {
+                format!(
+                    "{id}: no longer fails {} (it fails {} instead, which is not added)",
+                    list(&known_fails.iter().map(String::as_str).collect()),
+                    list(&failing)
+                )
+            });
+        } else if &still != known_fails {
+            let gone: BTreeSet<&str> = known_fails
+                .iter()
+                .map(String::as_str)
+                .filter(|r| !still.contains(*r))
+                .collect();
+            changes.push(format!("{id}: no longer fails {}", list(&gone)));
+            if let Some(e) = out.cases.get_mut(id) {
+                e.fails = Some(still);
+            }
+        }
+    }
+    if let (Some(skips), Some(old_skips)) = (&mut out.skips, &old.skips) {
+        for id in old_skips.keys() {
+            let gone = if !known.contains(id.as_str()) {
+                Some("not a case of this suite")
+            } else {
+                ran.get(id.as_str())
+                    .filter(|o| !matches!(o.verdict, Verdict::Skip | Verdict::NewSkip))
+                    .map(|_| "runs now (removed from `skips`)")
+            };
+            if let Some(why) = gone {
+                skips.remove(id);
+                changes.push(format!("{id}: {why}"));
+            }
+        }
+    }
+    for id in stale_not_testable {
+        if out.not_testable.remove(id).is_some() {
+            changes.push(format!("{id}: tested now (removed from `not_testable`)"));
+        }
+    }
+    Pruned {
+        baseline: out,
+        changes,
+    }
+}
+
 fn first_line(s: Option<&String>) -> String {
     let line = s.map_or("", |s| s.lines().next().unwrap_or(""));
     line.chars().take(200).collect()
@@ -537,5 +640,87 @@ mod tests {
         assert_eq!(b.not_testable["ISO-1"].reason, "every case skipped");
         let again = Baseline::parse(&b.to_json(), "1.0.0").unwrap();
         assert_eq!(again, b);
+    }
+
+    /// `run --prune`: stale entries go (a pass, a narrowed failure, a skip that runs, a
+    /// not-testable entry tested, a case the suite no longer has), nothing is added (a new
+    /// failure stays a failure), cases the run did not select keep their entries.
+    #[test]
+    fn prune_removes_only_what_the_run_shows_stale() {
+        let mut old = Baseline::new();
+        let entry = |fails: &[&str]| Entry {
+            fails: Some(fails.iter().map(|r| (*r).to_owned()).collect()),
+            reason: "known".into(),
+            ..Entry::default()
+        };
+        old.cases.insert("a/pass".into(), entry(&["VAL-1"]));
+        old.cases
+            .insert("a/narrow".into(), entry(&["VAL-1", "VAL-2"]));
+        old.cases.insert("a/same".into(), entry(&["VAL-1"]));
+        old.cases.insert("a/unselected".into(), entry(&["VAL-1"]));
+        old.cases.insert("a/gone".into(), entry(&["VAL-1"]));
+        old.skips = Some(BTreeMap::from([
+            ("a/runs".to_owned(), "needs codes".to_owned()),
+            ("a/still-skipped".to_owned(), "needs codes".to_owned()),
+        ]));
+        old.not_testable
+            .insert("OUT-4".into(), Untestable { reason: "r".into() });
+        old.not_testable
+            .insert("OUT-6".into(), Untestable { reason: "r".into() });
+        let mut outcomes = vec![
+            outcome("a/pass", Verdict::Pass, &[]),
+            outcome("a/narrow", Verdict::Fail, &["VAL-1"]),
+            outcome("a/same", Verdict::Fail, &["VAL-1"]),
+            outcome("a/runs", Verdict::Pass, &[]),
+            outcome("a/still-skipped", Verdict::Skip, &[]),
+            outcome("a/new", Verdict::Fail, &["VAL-3"]),
+        ];
+        outcomes[0].checks.push(Check {
+            kind: CheckKind::IsError,
+            result: Some(0),
+            requirement: "VAL-1".into(),
+            failure: None,
+        });
+        for o in &mut outcomes {
+            apply(&old, o);
+        }
+        let known: BTreeSet<&str> = [
+            "a/pass",
+            "a/narrow",
+            "a/same",
+            "a/unselected",
+            "a/runs",
+            "a/still-skipped",
+            "a/new",
+        ]
+        .into();
+        let pruned = prune(&old, &outcomes, &["OUT-6".to_owned()], &known);
+        let b = &pruned.baseline;
+        assert_eq!(
+            b.cases.keys().map(String::as_str).collect::<Vec<_>>(),
+            vec!["a/narrow", "a/same", "a/unselected"]
+        );
+        assert_eq!(b.cases["a/narrow"].fails, entry(&["VAL-1"]).fails);
+        assert_eq!(b.cases["a/narrow"].reason, "known");
+        assert_eq!(
+            b.skips.as_ref().unwrap().keys().collect::<Vec<_>>(),
+            vec!["a/still-skipped"]
+        );
+        assert_eq!(b.not_testable.keys().collect::<Vec<_>>(), vec!["OUT-4"]);
+        assert_eq!(pruned.changes.len(), 5, "{:?}", pruned.changes);
+        // Pruning twice changes nothing more.
+        let mut again = outcomes.clone();
+        for o in &mut again {
+            o.verdict = if matches!(o.verdict, Verdict::Skip | Verdict::NewSkip) {
+                Verdict::Skip
+            } else if o.failing_requirements().is_empty() {
+                Verdict::Pass
+            } else {
+                Verdict::Fail
+            };
+            o.messages.truncate(1);
+            apply(b, o);
+        }
+        assert!(prune(b, &again, &[], &known).changes.is_empty());
     }
 }

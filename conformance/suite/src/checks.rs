@@ -524,12 +524,15 @@ pub fn check(case: &Case, wire: &WireCase, caps: &Capabilities, obs: &Observed) 
                     .filter(|k| !k.universal())
                     .chain(universal)
                 {
-                    r.unevaluated(
-                        kind,
-                        Some(i),
-                        Unevaluated::Unanswered,
-                        format!("{label} got no result: {}", pairing.why_absent),
-                    );
+                    match ruled_out(kind, exp, caps) {
+                        Some(reason) => r.not_run(kind, Some(i), reason),
+                        None => r.unevaluated(
+                            kind,
+                            Some(i),
+                            Unevaluated::Unanswered,
+                            format!("{label} got no result: {}", pairing.why_absent),
+                        ),
+                    }
                 }
             }
         }
@@ -901,6 +904,38 @@ fn output_text(tool: &ToolDef, unit: Unit) -> Result<Option<String>, String> {
 
 /// The codes a result may carry for `classes` under the harness's code map and folds, and the
 /// classes that have neither (their class check cannot be run).
+/// Why a result check cannot run on this harness whatever it answers, or `None` when it can. A
+/// check the declared capabilities rule out stays a capability skip (NOT TESTABLE) where the
+/// answer was missing or of the other kind, so NOT EVALUATED names only checks the answer kept
+/// from running.
+fn ruled_out(kind: CheckKind, exp: &ResultExpect, caps: &Capabilities) -> Option<String> {
+    match (kind, &exp.class) {
+        (CheckKind::Class, Some(classes)) => class_unmapped(classes.all(), caps),
+        _ => None,
+    }
+}
+
+/// Why the class check cannot run on this harness whatever it answers (no code map, or no code
+/// for any of the classes), or `None` when it can.
+fn class_unmapped(classes: &[String], caps: &Capabilities) -> Option<String> {
+    let (codes, unmapped) = acceptable_codes(classes, caps);
+    if !codes.is_empty() {
+        return None;
+    }
+    Some(if caps.codes.is_none() {
+        "the adapter declares no codes".to_owned()
+    } else {
+        format!(
+            "{UNMAPPED_CLASS}{}",
+            unmapped
+                .iter()
+                .map(|c| format!("`{c}`"))
+                .collect::<Vec<_>>()
+                .join(" or ")
+        )
+    })
+}
+
 fn acceptable_codes<'a>(
     classes: &'a [String],
     caps: &'a Capabilities,
@@ -988,32 +1023,23 @@ fn check_result(
                 .into_iter()
                 .filter(|k| !k.universal() && !matches!(k, CheckKind::IsError | CheckKind::SameAs))
             {
-                r.unevaluated(
-                    kind,
-                    i,
-                    Unevaluated::Presupposition,
-                    format!("{label} is {got} where the case expects {wanted}, which this check reads (is_error holds the failure)"),
-                );
+                match ruled_out(kind, exp, caps) {
+                    Some(reason) => r.not_run(kind, i, reason),
+                    None => r.unevaluated(
+                        kind,
+                        i,
+                        Unevaluated::Presupposition,
+                        format!("{label} is {got} where the case expects {wanted}, which this check reads (is_error holds the failure)"),
+                    ),
+                }
             }
             return true;
         }
     }
     if let Some(classes) = &exp.class {
         let classes = classes.all();
-        let (codes, unmapped) = acceptable_codes(classes, caps);
-        if codes.is_empty() {
-            let reason = if caps.codes.is_none() {
-                "the adapter declares no codes".to_owned()
-            } else {
-                format!(
-                    "{UNMAPPED_CLASS}{}",
-                    unmapped
-                        .iter()
-                        .map(|c| format!("`{c}`"))
-                        .collect::<Vec<_>>()
-                        .join(" or ")
-                )
-            };
+        let (codes, _) = acceptable_codes(classes, caps);
+        if let Some(reason) = class_unmapped(classes, caps) {
             r.not_run(CheckKind::Class, i, reason);
         } else if codes.contains(&res.code.as_deref().unwrap_or("\u{0}")) {
             r.pass(CheckKind::Class, i);

@@ -386,4 +386,20 @@ mod tests {
         let errs = load(&[("validation/a.json".into(), need.as_str())], SPEC).unwrap_err();
         assert!(errs[0].message.contains("telepathy"));
     }
+
+    #[test]
+    fn an_applies_line_naming_no_capability_is_a_load_error() {
+        let spec = "### VAL-1 (MUST) Validate first\nApplies: telepathy\nCases: `validation/a`\n";
+        let errs = load(
+            &[("validation/a.json".into(), case("validation/a").as_str())],
+            spec,
+        )
+        .unwrap_err();
+        assert!(
+            errs.iter().any(|e| e.path == "SPEC.md"
+                && e.message
+                    .contains("\"telepathy\", which is not a capability")),
+            "{errs:?}"
+        );
+    }
 }

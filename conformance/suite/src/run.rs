@@ -68,14 +68,16 @@ impl RunResult {
     }
 
     /// A run that never started: the handshake failed (`message` says why). Every case is
-    /// ERROR, pointing at the one message.
+    /// ERROR with the cause in one line ([`handshake_cause`]), so a report that shows cases
+    /// one by one (JUnit, an annotation) still says why.
     pub fn handshake_failed(cases: &[&Case], started: Instant, message: String) -> RunResult {
+        let why = format!(
+            "not run: the handshake failed: {}",
+            handshake_cause(&message)
+        );
         let outcomes: Vec<CaseOutcome> = cases
             .iter()
-            .map(|c| {
-                CaseOutcome::new(&c.id, &c.requirements, Verdict::Error)
-                    .with("not run: the handshake failed (the message above says why)")
-            })
+            .map(|c| CaseOutcome::new(&c.id, &c.requirements, Verdict::Error).with(why.clone()))
             .collect();
         // Nothing was tested, and nothing is known of the harness: no requirement standing
         // would be true, so there is none (the handshake is the one failure to report).
@@ -197,6 +199,30 @@ pub const SUMMARY_CASES: usize = 40;
 
 /// How many chars of each message [`RunResult::summary`] shows.
 pub const SUMMARY_MESSAGE_CHARS: usize = 600;
+
+/// The most chars of a handshake error repeated in each case's message.
+pub const HANDSHAKE_CAUSE_CHARS: usize = 600;
+
+/// A handshake error as one line of at most [`HANDSHAKE_CAUSE_CHARS`] chars: its lines joined
+/// with ` | `, and, when it is longer, its start and its end with the middle left out — an
+/// adapter's stderr ends with the line that says why (`ModuleNotFoundError: No module named
+/// …`), after a traceback that does not.
+pub fn handshake_cause(message: &str) -> String {
+    let line = message
+        .lines()
+        .map(str::trim)
+        .filter(|l| !l.is_empty())
+        .collect::<Vec<_>>()
+        .join(" | ");
+    let n = line.chars().count();
+    if n <= HANDSHAKE_CAUSE_CHARS {
+        return line;
+    }
+    let half = HANDSHAKE_CAUSE_CHARS / 2;
+    let head: String = line.chars().take(half).collect();
+    let tail: String = line.chars().skip(n - half).collect();
+    format!("{head} … ({} chars left out) … {tail}", n - 2 * half)
+}
 
 /// `s` cut to `max` chars, with a mark when something was cut.
 fn cut(s: &str, max: usize) -> String {
@@ -425,6 +451,33 @@ mod tests {
             coverage: Coverage::default(),
             elapsed: Duration::ZERO,
         }
+    }
+
+    /// Issue 29: every case of a run whose handshake failed says why, in one bounded line that
+    /// keeps the end of a long stderr (where an interpreter names the missing module).
+    #[test]
+    fn a_failed_handshake_puts_its_cause_in_every_case() {
+        let traceback = format!(
+            "the adapter closed its stdout before answering the handshake (exit status: 1); its stderr:\nTraceback (most recent call last):\n{}ModuleNotFoundError: No module named 'harness_conformance_adapter'\n",
+            "  File \"adapter.py\", line 19, in <module>\n".repeat(40)
+        );
+        let r = RunResult::handshake_failed(&[], Instant::now(), traceback.clone());
+        assert!(r.outcomes.is_empty());
+        let cause = handshake_cause(&traceback);
+        assert!(!cause.contains('\n'), "{cause}");
+        assert!(
+            cause.chars().count() < HANDSHAKE_CAUSE_CHARS + 40,
+            "{cause}"
+        );
+        assert!(
+            cause.starts_with("the adapter closed its stdout"),
+            "{cause}"
+        );
+        assert!(
+            cause.ends_with("No module named 'harness_conformance_adapter'"),
+            "{cause}"
+        );
+        assert_eq!(handshake_cause("short\n\n  cause "), "short | cause");
     }
 
     #[test]

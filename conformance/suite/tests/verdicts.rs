@@ -443,6 +443,46 @@ fn codes_are_checked_through_the_code_map_only_when_declared() {
     }
 }
 
+/// A class check the harness's declared codes rule out is a capability skip whatever the answer:
+/// a success where an error was expected, or no result at all, does not make it "not evaluated".
+#[test]
+fn a_class_check_without_codes_stays_a_capability_skip_on_any_answer() {
+    use harness_conformance_suite::{blame::CheckKind, checks::Unevaluated};
+    let case = decode_case(
+        r#"{"id": "t/code", "requirements": ["OUT-7"], "description": "d",
+            "tools": [], "calls": [{"id": "a", "name": "nope", "input": {}}],
+            "expect": {"results": [{"is_error": true, "class": "unknown_tool"}]}}"#,
+    )
+    .unwrap();
+    // (the harness's codes, the answer, why the class check did not run)
+    for (caps, answer, why) in [
+        (
+            json!({}),
+            vec![result("a", false, "ran")],
+            Unevaluated::Capability,
+        ),
+        (json!({}), vec![], Unevaluated::Capability),
+        (
+            json!({"codes": {"unknown_tool": "E_TOOL"}}),
+            vec![result("a", false, "ran")],
+            Unevaluated::Presupposition,
+        ),
+        (
+            json!({"codes": {"unknown_tool": "E_TOOL"}}),
+            vec![],
+            Unevaluated::Unanswered,
+        ),
+    ] {
+        let (o, _) = run_one(&case, caps.clone(), answering(answer));
+        let class = o
+            .not_run
+            .iter()
+            .find(|n| n.kind == CheckKind::Class)
+            .unwrap_or_else(|| panic!("{caps}: the class check ran: {:?}", o.messages));
+        assert_eq!(class.why, why, "{caps}: {}", class.reason);
+    }
+}
+
 #[test]
 fn equals_output_on_a_raising_tool_is_a_bug_in_the_case() {
     let case = decode_case(

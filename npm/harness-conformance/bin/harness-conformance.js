@@ -3,7 +3,10 @@
 // the platform package matching this machine (the esbuild/biome pattern: one optional dependency
 // per platform, npm installs only the one whose `os`/`cpu` match) and runs it with this process's
 // arguments, stdio and exit status. HARNESS_CONFORMANCE_BINARY=/path/to/binary overrides the
-// lookup (an unsupported platform, or a binary built from a checkout).
+// lookup (an unsupported platform, or a binary built from a checkout). Run through npm (npx, npm
+// exec, an npm script) the runner is the project's own, so the launcher tells it to print its
+// reproducers as `npx harness-conformance …` (HARNESS_CONFORMANCE_COMMAND), the command the user
+// can type.
 "use strict";
 
 const { spawnSync } = require("child_process");
@@ -45,8 +48,16 @@ function fail(message) {
   process.exit(2);
 }
 
+/** The environment for the binary: npm sets npm_command for npx, npm exec and npm scripts. */
+function childEnv(env) {
+  if (env.npm_command && !env.HARNESS_CONFORMANCE_COMMAND) {
+    return { ...env, HARNESS_CONFORMANCE_COMMAND: "npx harness-conformance" };
+  }
+  return env;
+}
+
 const binary = findBinary();
-const child = spawnSync(binary, process.argv.slice(2), { stdio: "inherit" });
+const child = spawnSync(binary, process.argv.slice(2), { stdio: "inherit", env: childEnv(process.env) });
 if (child.error) {
   fail(`could not run ${path.resolve(binary)}: ${child.error.message}`);
 }

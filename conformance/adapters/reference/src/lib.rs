@@ -278,6 +278,10 @@ impl ReferenceAdapter {
     }
 
     fn reference_hello(&self) -> Hello {
+        fn repository(suffix: &str) -> Option<String> {
+            let repo = env!("CARGO_PKG_REPOSITORY");
+            (!repo.is_empty()).then(|| format!("{repo}{suffix}"))
+        }
         let defaults = HarnessConfig::default();
         Hello {
             protocol: PROTOCOL_VERSION,
@@ -286,6 +290,9 @@ impl ReferenceAdapter {
                 language: "rust".to_owned(),
                 version: env!("CARGO_PKG_VERSION").to_owned(),
                 homepage: Some(env!("CARGO_PKG_REPOSITORY").to_owned()),
+                // The repository, once the workspace names one (Cargo.toml, `repository`).
+                source: repository(""),
+                issues: repository("/issues"),
             },
             capabilities: Capabilities {
                 cap: Some(CapCapability {

@@ -28,6 +28,10 @@ HOSTILE = (
     "evil\x1b[2J\x1b]8;;https://evil.example/\x07link\x1b]8;;\x07\rPASS\u009b31m"
     "\u202etxt.exe\nresult: ok"
 )
+# HTML that would run script if a page put it in markup raw: in every hello string and as links.
+HOSTILE_HTML = (
+    "<script>alert(1)</script><img src=x onerror=alert(2)>\"'</td></tr><svg onload=alert(3)>"
+)
 # Markdown that would open blocks, raw HTML and an image if pasted into a report raw.
 HOSTILE_MD = (
     "<img src=x onerror=alert(1)>\n# Injected heading\n![x](https://evil.example/x.png)\n"
@@ -68,6 +72,18 @@ def hello():
         "implementation": {"name": name, "language": "python", "version": "0"},
         "capabilities": {"cap": None, "keywords": keywords},
     }
+    if MODE == "hostile-html":
+        # Every implementation string a page shows, and links no page may make live.
+        keywords += ["required", "additionalProperties", "items", "enum", "minimum", "maxLength"]
+        hello["implementation"] = {
+            "name": HOSTILE_HTML,
+            "language": "py<script>alert(4)</script>",
+            "version": '1"><script>alert(5)</script>',
+            "homepage": "javascript:alert(6)",
+            "source": "data:text/html,<script>alert(7)</script>",
+            "issues": 'https://example.invalid/"onmouseover="alert(8)',
+        }
+        hello["capabilities"]["codes"] = {"invalid_arguments": HOSTILE_HTML}
     if MODE == "big-text":
         # An MCP client, so that the content-block cases reach it.
         hello["capabilities"]["features"] = ["mcp-client"]
@@ -174,7 +190,7 @@ def misbehave(seq, case):
 
 def hostile_reply(seq, case):
     """Adapter-supplied text in every field the runner prints: skip and error reasons."""
-    text = HOSTILE if MODE == "hostile-text" else HOSTILE_MD
+    text = {"hostile-text": HOSTILE, "hostile-html": HOSTILE_HTML}.get(MODE, HOSTILE_MD)
     if case["id"].endswith("/error") or case["id"].startswith("calls/"):
         return {"seq": seq, "case": case["id"], "error": "adapter broke: " + text}
     return {"seq": seq, "case": case["id"], "skip": "cannot express: " + text}
@@ -211,7 +227,7 @@ def main():
             send(hello())
         elif cmd == "run":
             case = msg["case"]
-            if MODE in ("hostile-text", "hostile-markdown"):
+            if MODE in ("hostile-text", "hostile-markdown", "hostile-html"):
                 send(hostile_reply(msg["seq"], case))
             elif MODE == "big-text":
                 # Every result a 4 MiB text: the checks run over all of it.

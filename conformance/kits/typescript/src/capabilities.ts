@@ -20,12 +20,16 @@ export type Strategy = (typeof vocabulary.CAP_STRATEGIES)[number];
 export type OutcomeClass = (typeof vocabulary.OUTCOME_CLASSES)[number];
 export type CallForm = (typeof vocabulary.CALL_FORMS)[number];
 
-/** The harness (not the adapter). */
+/** The harness (not the adapter), with optional links the matrix site shows. */
 export interface Implementation {
   name: string;
   language: string;
   version: string;
   homepage?: string;
+  /** Its source repository. */
+  source?: string;
+  /** Its issue tracker. */
+  issues?: string;
 }
 
 /**
@@ -89,7 +93,7 @@ export const CAPABILITY_KEYS = [
 ] as const satisfies readonly (keyof Capabilities)[];
 
 /** Every field of `Implementation` (compared with vocabulary.IMPLEMENTATION_FIELDS). */
-export const IMPLEMENTATION_KEYS = ['name', 'language', 'version', 'homepage'] as const satisfies readonly (keyof Implementation)[];
+export const IMPLEMENTATION_KEYS = ['name', 'language', 'version', 'homepage', 'source', 'issues'] as const satisfies readonly (keyof Implementation)[];
 
 const invalid = (field: string, problem: string) => new KitError(ErrorCode.INVALID_CAPABILITY, { field, problem });
 
@@ -110,8 +114,10 @@ function validateImplementation(impl: Implementation): void {
       throw new KitError(ErrorCode.INVALID_IMPLEMENTATION, { field: name, problem: 'must be a non-empty string' });
     }
   }
-  if (impl.homepage !== undefined && typeof impl.homepage !== 'string') {
-    throw new KitError(ErrorCode.INVALID_IMPLEMENTATION, { field: 'homepage', problem: 'must be a string' });
+  for (const name of ['homepage', 'source', 'issues'] as const) {
+    if (impl[name] !== undefined && typeof impl[name] !== 'string') {
+      throw new KitError(ErrorCode.INVALID_IMPLEMENTATION, { field: name, problem: 'must be a string' });
+    }
   }
 }
 

@@ -10,12 +10,15 @@
 // against `command` with a JSON report (before the first test), and turns each case's verdict into
 // its test's outcome — PASS passes, FAIL / ERROR / BUG IN CASE / STALE fail with the runner's
 // messages and reproducer, SKIP and XFAIL are skipped with the reason. The runner is `runner`,
-// else $HARNESS_CONFORMANCE, else `harness-conformance` on PATH.
+// else $HARNESS_CONFORMANCE, else the project's own (`npm install -D harness-conformance`, found
+// from the working directory up, as Node resolves a package — `node --test` does not put
+// node_modules/.bin on PATH), else `harness-conformance` on PATH.
 
 import { execFileSync, spawnSync } from 'node:child_process';
 import { accessSync, constants, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
-import { delimiter, join } from 'node:path';
+import { delimiter, dirname, join } from 'node:path';
 import { before, describe, it, type TestContext } from 'node:test';
 import { ErrorCode, KitError } from './errors.js';
 import { loads } from './json.js';
@@ -45,8 +48,25 @@ interface Outcome {
 
 const MESSAGE_LIMIT = 4000;
 
-/** The runner binary: the option, else $HARNESS_CONFORMANCE, else PATH (throws KitError). */
-export function findRunner(option?: string, env: NodeJS.ProcessEnv = process.env): string {
+/**
+ * The runner installed in the project (`npm install -D harness-conformance`): its launcher,
+ * resolved from `dir` upward the way Node resolves a package, or undefined.
+ */
+export function localRunner(dir: string = process.cwd()): string | undefined {
+  try {
+    const manifest = createRequire(join(dir, 'package.json')).resolve('harness-conformance/package.json');
+    const bin = (JSON.parse(readFileSync(manifest, 'utf8')) as { bin?: Record<string, string> }).bin?.['harness-conformance'];
+    return bin ? join(dirname(manifest), bin) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * The runner: the option, else $HARNESS_CONFORMANCE, else the project's own (`localRunner`), else
+ * PATH (throws KitError).
+ */
+export function findRunner(option?: string, env: NodeJS.ProcessEnv = process.env, dir: string = process.cwd()): string {
   const executable = (p: string) => {
     try {
       accessSync(p, constants.X_OK);
@@ -60,18 +80,26 @@ export function findRunner(option?: string, env: NodeJS.ProcessEnv = process.env
     if (!executable(explicit)) throw new KitError(ErrorCode.RUNNER_NOT_FOUND, { problem: `${JSON.stringify(explicit)} is not executable` });
     return explicit;
   }
+  const local = localRunner(dir);
+  if (local && executable(local)) return local;
   for (const dir of (env.PATH ?? '').split(delimiter)) {
     const candidate = join(dir, 'harness-conformance');
     if (dir && executable(candidate)) return candidate;
   }
-  throw new KitError(ErrorCode.RUNNER_NOT_FOUND, { problem: 'not on PATH; pass `runner` or set HARNESS_CONFORMANCE' });
+  throw new KitError(ErrorCode.RUNNER_NOT_FOUND, {
+    problem: 'not installed in this project (npm install -D harness-conformance) nor on PATH; pass `runner` or set HARNESS_CONFORMANCE',
+  });
 }
 
 /** Registers one test per case under a describe() block (call it at the top level of a test file). */
 export function conformanceTests(options: ConformanceOptions): void {
   const runner = findRunner(options.runner);
+  // The project's own runner is run with npx from a shell: its reproducers say so.
+  const env = runner === localRunner() && !process.env.HARNESS_CONFORMANCE_COMMAND
+    ? { ...process.env, HARNESS_CONFORMANCE_COMMAND: 'npx harness-conformance' }
+    : process.env;
   const filters = (options.run ?? []).flatMap((glob) => ['--run', glob]);
-  const listed = execFileSync(runner, ['list', ...filters], { encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 });
+  const listed = execFileSync(runner, ['list', ...filters], { encoding: 'utf8', maxBuffer: 64 * 1024 * 1024, env });
   const ids = listed.split('\n').filter((l) => l.trim()).map((l) => l.split('\t')[0] as string);
   const outcomes = new Map<string, Outcome>();
   describe(options.name ?? 'harness-conformance', () => {
@@ -82,7 +110,7 @@ export function conformanceTests(options: ConformanceOptions): void {
         const args = ['run', '--harness', options.command, '--format', 'json', '-o', report, '--quiet',
           '--jobs', String(options.jobs ?? 2), ...filters];
         if (options.baseline) args.push('--baseline', options.baseline);
-        const done = spawnSync(runner, args, { encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 });
+        const done = spawnSync(runner, args, { encoding: 'utf8', maxBuffer: 64 * 1024 * 1024, env });
         let text = '';
         try {
           text = readFileSync(report, 'utf8');

@@ -7,7 +7,7 @@ export const PROTOCOL_VERSION = 1;
 export const CAPABILITY_FIELDS = ["cap", "codes", "retryability", "deadline", "keywords", "call_forms", "parallel", "history", "features", "folds", "behaviors", "call_ids"] as const;
 
 /** Every field of a hello's `implementation`. */
-export const IMPLEMENTATION_FIELDS = ["name", "language", "version", "homepage"] as const;
+export const IMPLEMENTATION_FIELDS = ["name", "language", "version", "homepage", "source", "issues"] as const;
 
 /** What a cap counts: UTF-8 bytes or Unicode scalar values. */
 export const CAP_UNITS = ["bytes", "chars", "lines"] as const;

@@ -43,4 +43,4 @@ __all__ = [
     "ContentBlocks", "Errors", "HandlerStopped", "HarnessRaised", "McpResult", "Implementation", "Json", "KitError", "ReturnInstead", "Script", "Skip", "Tool",
     "Turn", "dumps", "expand", "hello", "loads", "measure", "serve", "to_json",
 ]
-__version__ = "0.1.0"
+__version__ = "1.1.0"

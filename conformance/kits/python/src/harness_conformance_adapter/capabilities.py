@@ -44,25 +44,32 @@ def _unique(field_name: str, values: Sequence[str]) -> None:
 
 @dataclass(frozen=True)
 class Implementation:
-    """The harness (not the adapter): its name, language, version and optional homepage."""
+    """The harness (not the adapter): its name, language, version, and optional links the matrix
+    site shows: its homepage, its source repository and its issue tracker."""
 
     name: str
     language: str
     version: str
     homepage: str | None = None
+    source: str | None = None
+    issues: str | None = None
 
     def validate(self) -> None:
         for name in ("name", "language", "version"):
             value = getattr(self, name)
             if not isinstance(value, str) or (name != "version" and not value):
                 raise KitError(ErrorCode.INVALID_IMPLEMENTATION, field=name, problem="must be a non-empty string")
-        if self.homepage is not None and not isinstance(self.homepage, str):
-            raise KitError(ErrorCode.INVALID_IMPLEMENTATION, field="homepage", problem="must be a string")
+        for name in ("homepage", "source", "issues"):
+            value = getattr(self, name)
+            if value is not None and not isinstance(value, str):
+                raise KitError(ErrorCode.INVALID_IMPLEMENTATION, field=name, problem="must be a string")
 
     def to_json(self) -> dict[str, Json]:
         out: dict[str, Json] = {"name": self.name, "language": self.language, "version": self.version}
-        if self.homepage is not None:
-            out["homepage"] = self.homepage
+        for name in ("homepage", "source", "issues"):
+            value = getattr(self, name)
+            if value is not None:
+                out[name] = value
         return out
 
 

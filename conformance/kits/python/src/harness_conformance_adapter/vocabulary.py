@@ -8,7 +8,7 @@ PROTOCOL_VERSION: int = 1
 CAPABILITY_FIELDS: tuple[str, ...] = ("cap", "codes", "retryability", "deadline", "keywords", "call_forms", "parallel", "history", "features", "folds", "behaviors", "call_ids")
 """Every field a hello's `capabilities` may carry (hello.schema.json)."""
 
-IMPLEMENTATION_FIELDS: tuple[str, ...] = ("name", "language", "version", "homepage")
+IMPLEMENTATION_FIELDS: tuple[str, ...] = ("name", "language", "version", "homepage", "source", "issues")
 """Every field of a hello's `implementation`."""
 
 CAP_UNITS: tuple[str, ...] = ("bytes", "chars", "lines")
