@@ -2388,6 +2388,51 @@ mod tests {
         }
     }
 
+    /// An error's message cut like an output, framed three ways a harness may: framed then
+    /// capped whole (the note counts the framed text's total), capped then framed (the
+    /// message's), and framed then cut head-only (the remedy cut with the message). Each note is
+    /// honest and passes; a wrong omitted amount fails, and a cut followed only by a remedy is a
+    /// silent one.
+    #[test]
+    fn an_errors_note_is_read_against_its_message_or_its_framed_text() {
+        let o = lines(100, "retry after 30s"); // 1,715 chars
+        let framing = "tool \"pay\" is unavailable: ";
+        let remedy = " — retrying may help";
+        let (head, tail) = (&o[..300], &o[o.len() - 200..]);
+        let gone = o.len() - 500;
+        let whole = framing.len() + o.len() + remedy.chars().count();
+        let cap = cap(1000, Unit::Chars);
+        let read = |c: &str| {
+            let unframed = without_remedy(&o, &unframe(&o, c)).to_owned();
+            error_note_counts(&o, &result(true, c), &unframed, &cap)
+        };
+        let framed_whole =
+            format!("{framing}{head}\n[{gone} of {whole} chars omitted]\n{tail}{remedy}");
+        let capped_then_framed = format!(
+            "{framing}{head}\n[{gone} of {} chars omitted]\n{tail}{remedy}",
+            o.len()
+        );
+        let head_only = format!(
+            "{framing}{head}\n[{} of {whole} chars omitted]",
+            whole - framing.len() - head.len()
+        );
+        for c in [&framed_whole, &capped_then_framed, &head_only] {
+            assert_eq!(read(c), Ok(()), "{c}");
+        }
+        let wrong = format!(
+            "{framing}{head}\n[{} chars omitted]\n{tail}{remedy}",
+            gone + 100
+        );
+        assert!(read(&wrong).is_err());
+        let silent = format!("{framing}{head}{tail}{remedy}");
+        let unframed = without_remedy(&o, &unframe(&o, &silent)).to_owned();
+        assert!(silent_cut(&o, &result(true, &unframed)));
+        assert!(!silent_cut(
+            &o,
+            &result(true, &without_remedy(&o, &unframe(&o, &framed_whole)))
+        ));
+    }
+
     #[test]
     fn rejections_state_size_and_limit_in_any_grouping() {
         let o = "x".repeat(12_000);

@@ -1507,11 +1507,8 @@ fn perturb_result(
             ) =>
         {
             if let (Some(_), Some(error)) = (result.truncation(), result.error()) {
-                let head = perturb::head_units(
-                    &error.message,
-                    cx.intended.limit as u64,
-                    cx.intended.unit,
-                );
+                let head =
+                    perturb::head_units(&error.message, cx.intended.limit as u64, cx.intended.unit);
                 o.content = head.to_owned();
             }
         }
