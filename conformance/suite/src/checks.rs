@@ -2429,7 +2429,7 @@ mod tests {
         assert!(silent_cut(&o, &result(true, &unframed)));
         assert!(!silent_cut(
             &o,
-            &result(true, &without_remedy(&o, &unframe(&o, &framed_whole)))
+            &result(true, without_remedy(&o, &unframe(&o, &framed_whole)))
         ));
     }
 
