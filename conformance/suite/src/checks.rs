@@ -22,7 +22,7 @@ use std::collections::BTreeMap;
 
 use harness_conformance_protocol::{
     materialize, measure, resolve_size_value, Behavior, Call, Capabilities, Invocation,
-    ObservedResult, Output, Strategy, ToolDef, TruncationMeta, Unit, WireCase,
+    ObservedResult, Output, RaiseKind, Strategy, ToolDef, TruncationMeta, Unit, WireCase,
 };
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
@@ -1093,7 +1093,12 @@ fn check_result(
         check_content(label, index, content, &res.content, &expected, cap, r);
     }
     if let Some(cap_exp) = &exp.cap {
-        check_cap(label, index, call, cap_exp, cap, res, &expected, wire, r);
+        match tool.and_then(|t| error_text(&t.behavior)) {
+            Some(message) if expected == Expected::None => {
+                check_error_cap(label, index, call, cap_exp, cap, res, message, wire, r);
+            }
+            _ => check_cap(label, index, call, cap_exp, cap, res, &expected, wire, r),
+        }
     }
     if exp.represents_output {
         check_represents(label, index, tool, res, &expected, r);
@@ -1358,6 +1363,178 @@ fn cut_checks(exp: &CapExpect) -> Vec<CheckKind> {
     kinds
 }
 
+/// The message of a domain refusal or a transport failure the behaviour ends in: text the model
+/// sees, capped like an output (SPEC.md CAP-8). An internal error's message is never shown
+/// (OUT-5), so there is no cut of it to judge.
+fn error_text(b: &Behavior) -> Option<&str> {
+    match b {
+        Behavior::Raise { raise } if raise.kind != RaiseKind::Internal => Some(&raise.message),
+        Behavior::Raise { .. } | Behavior::Return { .. } => None,
+        Behavior::Sleep { then, .. } | Behavior::MutateArgs { then, .. } => error_text(then),
+    }
+}
+
+/// The cap checks of an error whose message is over the cap, read like an output's: the
+/// message is O, and the content from where the message starts is C. What a harness writes
+/// around the message (`tool "t" is unavailable: ` before it, a remedy after it) is its own
+/// framing, not a cut: text after the kept tail is read as a note is (C = H + N + T + M). The
+/// checks that compare a whole output (`truncated: false`, `idempotent`, the strategies') have
+/// no meaning here: a case asking for them is a bug.
+#[allow(clippy::too_many_arguments)]
+fn check_error_cap(
+    label: &str,
+    index: usize,
+    call: &Call,
+    exp: &CapExpect,
+    cap: &EffectiveCap,
+    res: &ObservedResult,
+    message: &str,
+    wire: &WireCase,
+    r: &mut Recorder,
+) {
+    let whole_output_only = exp.truncated == Some(false)
+        || exp.idempotent
+        || exp.rejected
+        || exp.spilled
+        || exp.artifact
+        || exp.counted
+        || exp.configured;
+    if whole_output_only {
+        r.bug(format!(
+            "{label}: an error's message takes only the cut checks (`truncated: true`, `keeps_head`, `keeps_last_line`, `note_counts`, `note_lines`)"
+        ));
+        return;
+    }
+    let framed = ObservedResult {
+        content: unframe(message, &res.content),
+        ..res.clone()
+    };
+    // The message whole, whatever the harness wrote around it, is an uncut message; the
+    // harness's words after the message's last line with no number in them (a remedy) are not
+    // a note, so a cut they follow is a silent one.
+    let framed = if framed.content.contains(message) {
+        ObservedResult {
+            content: message.to_owned(),
+            ..framed
+        }
+    } else {
+        let content = without_remedy(message, &framed.content).to_owned();
+        ObservedResult { content, ..framed }
+    };
+    let o = Expected::Text(message.to_owned());
+    let rest = CapExpect {
+        note_counts: false,
+        ..exp.clone()
+    };
+    check_cap(label, index, call, &rest, cap, &framed, &o, wire, r);
+    if !exp.note_counts || !cap.declared {
+        return;
+    }
+    let i = Some(index);
+    if silent_cut(message, &framed) {
+        r.unevaluated(
+            CheckKind::CapNoteCounts,
+            i,
+            Unevaluated::Presupposition,
+            "the cut carries no note to read numbers from (cap.truncated holds that failure)",
+        );
+        return;
+    }
+    // An uncut message has no note to read; whether it had to be cut is `cap.within`'s question.
+    let failure = (framed.content != message)
+        .then(|| error_note_counts(message, res, &framed.content, cap).err())
+        .flatten()
+        .map(|want| {
+            format!(
+                "{label}: expected a note stating truly how much of the error's message was omitted ({want}), the harness returned {}",
+                quote(&res.content)
+            )
+        });
+    r.outcome(CheckKind::CapNoteCounts, i, failure);
+}
+
+/// `c` without the text after the message's last line when that text has no digit in it: a
+/// note states a number, so such text is the harness's own words (a remedy), not a note.
+fn without_remedy<'c>(o: &str, c: &'c str) -> &'c str {
+    let last = last_line(o);
+    match c.rfind(last).filter(|_| !last.is_empty()) {
+        Some(at) if !c[at + last.len()..].contains(|ch: char| ch.is_ascii_digit()) => {
+            &c[..at + last.len()]
+        }
+        _ => c,
+    }
+}
+
+/// The note's numbers of an error's cut, read two ways, either of which is honest: against the
+/// message (`unframed`: the content from the message's start), or against the error text as
+/// the harness composed it before capping it whole — its framing on the message's line, the
+/// message, and what follows the message's last line up to a line break or the end (a remedy;
+/// a note after it is not part of it). A harness that caps the message then frames it, and one
+/// that frames it then caps the whole, omit the same amount; their totals differ by the framing.
+fn error_note_counts(
+    o: &str,
+    res: &ObservedResult,
+    unframed: &str,
+    cap: &EffectiveCap,
+) -> Result<(), String> {
+    let counts = |o: &str, c: &str| match res.truncation.as_ref().filter(|t| t.omitted.is_some()) {
+        Some(meta) => meta_counts(o, c, meta, cap),
+        None => note::check_counts(o, c, cap),
+    };
+    let first = counts(o, unframed);
+    if first.is_ok() {
+        return first;
+    }
+    let c = res.content.as_str();
+    let probe = note::head_probe(o);
+    let Some(start) = c.find(probe).filter(|_| !probe.is_empty()) else {
+        return first;
+    };
+    let framing = &c[c[..start].rfind('\n').map_or(0, |k| k + 1)..start];
+    let last = last_line(o);
+    let Some(end) = c.rfind(last).filter(|_| !last.is_empty()) else {
+        // No tail kept (a head-only cut): the harness's words after the message were cut with
+        // it, and their length is unknown. A stated number above the message's omitted amount
+        // is read as that amount plus such words, up to a note's worth of them.
+        let gone = measure(o, cap.unit) - measure(&o[..note::common_prefix(unframed, o)], cap.unit);
+        let numbers = unframed
+            .split(|ch: char| !(ch.is_ascii_digit() || ch == ',' || ch == '_'))
+            .filter_map(|n| n.replace([',', '_'], "").parse::<u64>().ok());
+        for v in numbers.filter(|v| (gone..=gone + note::LEADING_NOTE_MAX as u64).contains(v)) {
+            let words = " ".repeat((v - gone) as usize);
+            if counts(&format!("{framing}{o}{words}"), c).is_ok() {
+                return Ok(());
+            }
+        }
+        return first;
+    };
+    let after = &c[end + last.len()..];
+    let ends = after
+        .match_indices('\n')
+        .map(|(k, _)| k)
+        .chain([0, after.len()]);
+    for k in ends {
+        let composed = format!("{framing}{o}{}", &after[..k]);
+        if counts(&composed, c).is_ok() {
+            return Ok(());
+        }
+    }
+    first
+}
+
+/// `c` with the harness's framing before the message `o` set aside: the text on the line where
+/// the message starts, before its start ([`note::head_probe`]). Lines before that line stay, as
+/// a note placed before the kept head may be one of them. Content where the message's start is
+/// not found is read whole (and its head checks fail).
+fn unframe(o: &str, c: &str) -> String {
+    let probe = note::head_probe(o);
+    let Some(start) = c.find(probe).filter(|_| !probe.is_empty()) else {
+        return c.to_owned();
+    };
+    let line_start = c[..start].rfind('\n').map_or(0, |k| k + 1);
+    format!("{}{}", &c[..line_start], &c[start..])
+}
+
 #[allow(clippy::too_many_arguments)]
 fn check_cap(
     label: &str,
@@ -1431,16 +1608,7 @@ fn check_cap(
         }
         return;
     }
-    // A cut with nothing to say so: content that is the output's head, or its head then its
-    // tail, and nothing else (no note, no truncation metadata announcing it), or nothing at all.
-    let silent_cut = c != o && {
-        let p = note::common_prefix(c, o);
-        let announced = res
-            .truncation
-            .as_ref()
-            .is_some_and(|t| t.omitted.is_some_and(|n| n > 0));
-        c.is_empty() || (o.ends_with(&c[p..]) && !announced)
-    };
+    let silent_cut = silent_cut(o, res);
     if exp.truncated == Some(true) {
         if c == o {
             // Nothing was cut, so there is no cut whose note could be judged: whether the output
@@ -1612,6 +1780,20 @@ fn check_cap(
                 r.outcome(CheckKind::CapArtifact, i, failure);
             }
         }
+    }
+}
+
+/// A cut with nothing to say so: content that is the output's head, or its head then its tail,
+/// and nothing else (no note, no truncation metadata announcing it), or nothing at all.
+fn silent_cut(o: &str, res: &ObservedResult) -> bool {
+    let c = res.content.as_str();
+    c != o && {
+        let p = note::common_prefix(c, o);
+        let announced = res
+            .truncation
+            .as_ref()
+            .is_some_and(|t| t.omitted.is_some_and(|n| n > 0));
+        c.is_empty() || (o.ends_with(&c[p..]) && !announced)
     }
 }
 
@@ -2230,6 +2412,51 @@ mod tests {
             content: content.to_owned(),
             ..ObservedResult::default()
         }
+    }
+
+    /// An error's message cut like an output, framed three ways a harness may: framed then
+    /// capped whole (the note counts the framed text's total), capped then framed (the
+    /// message's), and framed then cut head-only (the remedy cut with the message). Each note is
+    /// honest and passes; a wrong omitted amount fails, and a cut followed only by a remedy is a
+    /// silent one.
+    #[test]
+    fn an_errors_note_is_read_against_its_message_or_its_framed_text() {
+        let o = lines(100, "retry after 30s"); // 1,715 chars
+        let framing = "tool \"pay\" is unavailable: ";
+        let remedy = " — retrying may help";
+        let (head, tail) = (&o[..300], &o[o.len() - 200..]);
+        let gone = o.len() - 500;
+        let whole = framing.len() + o.len() + remedy.chars().count();
+        let cap = cap(1000, Unit::Chars);
+        let read = |c: &str| {
+            let unframed = without_remedy(&o, &unframe(&o, c)).to_owned();
+            error_note_counts(&o, &result(true, c), &unframed, &cap)
+        };
+        let framed_whole =
+            format!("{framing}{head}\n[{gone} of {whole} chars omitted]\n{tail}{remedy}");
+        let capped_then_framed = format!(
+            "{framing}{head}\n[{gone} of {} chars omitted]\n{tail}{remedy}",
+            o.len()
+        );
+        let head_only = format!(
+            "{framing}{head}\n[{} of {whole} chars omitted]",
+            whole - framing.len() - head.len()
+        );
+        for c in [&framed_whole, &capped_then_framed, &head_only] {
+            assert_eq!(read(c), Ok(()), "{c}");
+        }
+        let wrong = format!(
+            "{framing}{head}\n[{} chars omitted]\n{tail}{remedy}",
+            gone + 100
+        );
+        assert!(read(&wrong).is_err());
+        let silent = format!("{framing}{head}{tail}{remedy}");
+        let unframed = without_remedy(&o, &unframe(&o, &silent)).to_owned();
+        assert!(silent_cut(&o, &result(true, &unframed)));
+        assert!(!silent_cut(
+            &o,
+            &result(true, without_remedy(&o, &unframe(&o, &framed_whole)))
+        ));
     }
 
     #[test]

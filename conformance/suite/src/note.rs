@@ -82,12 +82,7 @@ const LEADING_PROBE: usize = 32;
 /// then the head), or 0. Such a note is accepted where the content does not start with the
 /// output but the output's start follows a line break within [`LEADING_NOTE_MAX`] bytes.
 pub(crate) fn leading_note(o: &str, c: &str) -> usize {
-    let mut end = o.len().min(LEADING_PROBE);
-    while !o.is_char_boundary(end) {
-        end -= 1;
-    }
-    // The output's first line, at most `end` bytes of it.
-    let probe = o[..end].split('\n').next().unwrap_or("");
+    let probe = head_probe(o);
     if probe.is_empty() || c.starts_with(probe) {
         return 0;
     }
@@ -100,6 +95,13 @@ pub(crate) fn leading_note(o: &str, c: &str) -> usize {
         .map(|(at, _)| at + 1)
         .find(|&at| c[at..].starts_with(probe))
         .unwrap_or(0)
+}
+
+/// The output's start that marks where its kept head begins: its first line, at most
+/// [`LEADING_PROBE`] bytes of it.
+pub(crate) fn head_probe(o: &str) -> &str {
+    let end = floor_boundary(o, o.len().min(LEADING_PROBE));
+    o[..end].split('\n').next().unwrap_or("")
 }
 
 /// [`readings`] of content that starts with the kept head (or has no head at all).

@@ -182,11 +182,15 @@ pub enum Fault {
     DropsBlockResults,
     /// The truncation note states twice the number of lines that were omitted.
     MiscountsOmittedLines,
+    /// A domain refusal's or transport failure's message over the cap is cut head-only at the
+    /// limit, with no note: the rules for output are not applied to error text, and the
+    /// message's last line (`retry after 30s`) is lost.
+    CutsErrorsHeadOnly,
 }
 
 impl Fault {
     /// Every fault, in documentation order.
-    pub const ALL: [Fault; 70] = [
+    pub const ALL: [Fault; 71] = [
         Fault::RunsHandlerBeforeValidating,
         Fault::CoercesTypes,
         Fault::DropsUnknownFields,
@@ -257,6 +261,7 @@ impl Fault {
         Fault::DropsRefusedCalls,
         Fault::DropsBlockResults,
         Fault::MiscountsOmittedLines,
+        Fault::CutsErrorsHeadOnly,
     ];
 
     /// The variants whose fault is in the optional repair profile: each is a broken version of
@@ -370,6 +375,7 @@ impl Fault {
             Fault::DropsRefusedCalls => "drops-refused-calls",
             Fault::DropsBlockResults => "drops-block-results",
             Fault::MiscountsOmittedLines => "miscounts-omitted-lines",
+            Fault::CutsErrorsHeadOnly => "cuts-errors-head-only",
         }
     }
 
@@ -394,7 +400,7 @@ impl Fault {
             Fault::DropsFailedCalls => &["OUT-2", "OUT-3", "OUT-5", "CORR-1", "MCP-1", "IDEM-4"],
             Fault::DropsTimedOutCalls => &["OUT-4", "CORR-1"],
             Fault::CrashesOnLargeOutput => &[
-                "VAL-2", "CALL-1", "OUT-1", "OUT-2", "CORR-1", "STRAT-3", "BLOCK-1",
+                "VAL-2", "CALL-1", "OUT-1", "OUT-2", "OUT-3", "CORR-1", "STRAT-3", "BLOCK-1",
             ],
             Fault::DropsRefusedCalls => &[
                 "CORR-1", "AUTH-1", "AUTH-2", "AUTH-3", "AUTH-4", "BUDGET-1", "BUDGET-3", "IDEM-2",
@@ -404,6 +410,7 @@ impl Fault {
             ],
             Fault::DropsBlockResults => &["CORR-1", "BLOCK-1", "MCP-2", "MCP-3"],
             Fault::MiscountsOmittedLines => &["CAP-6", "HT-3"],
+            Fault::CutsErrorsHeadOnly => &["CAP-5", "HT-2"],
             Fault::CapsHeadOnly => &["HT-1", "HT-2"],
             Fault::CoercesTypes => &["VAL-1", "VAL-2", "VAL-3", "VAL-6", "VAL-9", "VAL-10"],
             Fault::CommitsUnverifiedTokens => &[
@@ -640,6 +647,9 @@ impl Fault {
             Fault::DropsBlockResults => "drops a result that carries an image or a resource",
             Fault::MiscountsOmittedLines => {
                 "states twice the number of omitted lines in its truncation note"
+            }
+            Fault::CutsErrorsHeadOnly => {
+                "cuts a long refusal or transport error head-only at the cap, with no note"
             }
         }
     }

@@ -1550,6 +1550,18 @@ fn perturb_result(
                 o.content = result.content().replacen(&truncation.note(), &note, 1);
             }
         }
+        Fault::CutsErrorsHeadOnly
+            if matches!(
+                code,
+                Some(ErrorCode::ToolRefused | ErrorCode::ToolUnavailable)
+            ) =>
+        {
+            if let (Some(_), Some(error)) = (result.truncation(), result.error()) {
+                let head =
+                    perturb::head_units(&error.message, cx.intended.limit as u64, cx.intended.unit);
+                o.content = head.to_owned();
+            }
+        }
         Fault::TrustsNoteInOutput => {
             if let Some(truncation) = result.truncation() {
                 let head =

@@ -983,6 +983,24 @@ fn demo(fault: Fault) -> Demo {
                 );
             },
         ),
+        Fault::CutsErrorsHeadOnly => (
+            one_tool(
+                json!({"cap": {"limit": 400, "unit": "chars", "strategy": "head_tail"}}),
+                json!({}),
+                json!({"raise": {"kind": "transport", "message": format!("{}\nretry after 30s", "upstream reset\n".repeat(100))}}),
+                json!([call("a", json!({}))]),
+            ),
+            |reference, variant| {
+                assert!(content(reference).contains("retry after 30s"));
+                assert!(content(reference).contains("omitted"));
+                let cut = content(variant);
+                assert!(
+                    cut.contains("upstream reset\n") && cut.chars().count() == 400,
+                    "{cut:?}"
+                );
+                assert!(!cut.contains("retry after 30s") && !cut.contains("omitted"));
+            },
+        ),
         other => panic!("no demonstration case for {other}: add one here"),
     }
 }
