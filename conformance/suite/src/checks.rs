@@ -902,8 +902,6 @@ fn output_text(tool: &ToolDef, unit: Unit) -> Result<Option<String>, String> {
     }
 }
 
-/// The codes a result may carry for `classes` under the harness's code map and folds, and the
-/// classes that have neither (their class check cannot be run).
 /// Why a result check cannot run on this harness whatever it answers, or `None` when it can. A
 /// check the declared capabilities rule out stays a capability skip (NOT TESTABLE) where the
 /// answer was missing or of the other kind, so NOT EVALUATED names only checks the answer kept
@@ -936,6 +934,8 @@ fn class_unmapped(classes: &[String], caps: &Capabilities) -> Option<String> {
     })
 }
 
+/// The codes a result may carry for `classes` under the harness's code map and folds, and the
+/// classes that have neither (their class check cannot be run).
 fn acceptable_codes<'a>(
     classes: &'a [String],
     caps: &'a Capabilities,
