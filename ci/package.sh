@@ -28,15 +28,29 @@ ci/suite-data.sh link
 trap 'ci/suite-data.sh unlink' EXIT
 cargo package --workspace --exclude harness-ref-snapshots --allow-dirty "${verify[@]}"
 
-# Only the suite crate reads files at compile time; any other crate doing so would need its
-# files in its include list, which --no-verify would not notice.
-if grep -rlE 'include_(str|bytes|dir)!' --include='*.rs' \
-    conformance/protocol/src conformance/driver/src conformance/report/src \
-    conformance/generate/src conformance/cli/src conformance/adapters/reference/src \
-    harness-ref/src props/src; then
-    echo "package: the files above read files at compile time: extend their crate's include list and this check" >&2
-    exit 1
-fi
+# A crate that reads a file at compile time (include_str!, include_bytes!) must pack that file:
+# --no-verify would not notice a missing one. Each such file, resolved from the source that
+# names it, must be in its crate's package list (the suite crate's include_dir! is checked below).
+missing=0
+for crate_dir in conformance/protocol conformance/driver conformance/report conformance/generate \
+    conformance/cli conformance/adapters/reference harness-ref props; do
+  name=$(sed -n 's/^name = "\(.*\)"/\1/p' "$crate_dir/Cargo.toml" | head -1)
+  listed=
+  while IFS=: read -r src path; do
+    [[ -n $listed ]] || listed=$(cargo package -p "$name" --list --allow-dirty 2>/dev/null)
+    file=$(realpath -m --relative-to="$crate_dir" "$(dirname "$src")/$path")
+    if ! grep -qxF "$file" <<<"$listed"; then
+      echo "package: $src reads $path at compile time, but $name's package does not hold $file (extend its include list)" >&2
+      missing=1
+    fi
+  done < <(grep -roE 'include_(str|bytes)!\("[^"]+"\)' --include='*.rs' "$crate_dir/src" |
+    sed -E 's/^([^:]+):include_(str|bytes)!\("([^"]+)"\)$/\1:\3/')
+  if grep -rqE 'include_dir!' --include='*.rs' "$crate_dir/src"; then
+    echo "package: $crate_dir uses include_dir!, which only the suite crate may (its data is checked below)" >&2
+    missing=1
+  fi
+done
+((missing == 0)) || exit 1
 
 # The suite crate embeds its data at build time (include_dir!, include_str!): the package must
 # hold every case file of the checkout and the documents the `copy` command writes out.
