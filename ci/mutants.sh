@@ -12,7 +12,9 @@
 #                                      itself, its first parent): the PR gate, in .ci/run
 #
 # Options: --jobs J (parallel build directories, default 1: the tree is mutated in place, no
-# copies: do not edit or build in it meanwhile), --timeout S (per mutant's test, default 120 s;
+# copies: do not edit or build in it meanwhile), --profile P (the cargo profile for the baseline
+# and every mutant, default .cargo/mutants.toml's `mutants`; `.ci/run` passes `test` to reuse the
+# build its tests step made, so the gate needs no build of its own), --timeout S (per mutant's test, default 120 s;
 # the test bounds each case at 30 s itself; a build may take MUTANTS_BUILD_TIMEOUT, default
 # 900 s), --output DIR (where mutants.out goes, default target/mutants-out), and after `--`
 # anything else for cargo-mutants, e.g. `-- --re 'harness-ref/src/cap\.rs'` for one file
@@ -31,6 +33,7 @@ mode=full
 shard=
 base=
 jobs=1
+profile=mutants
 timeout=120
 output=target/mutants-out
 extra=()
@@ -41,6 +44,7 @@ while [[ $# -gt 0 ]]; do
       if [[ $# -gt 1 && $2 != -* ]]; then base=$2; shift; fi ;;
     --shard) shard=$2; shift ;;
     --jobs) jobs=$2; shift ;;
+    --profile) profile=$2; shift ;;
     --timeout) timeout=$2; shift ;;
     --output) output=$2; shift ;;
     --) shift; extra=("$@"); break ;;
@@ -55,7 +59,7 @@ if [[ $(cargo mutants --version 2>/dev/null) != "cargo-mutants $CARGO_MUTANTS" ]
   cargo install --locked cargo-mutants --version "$CARGO_MUTANTS"
 fi
 
-args=(--timeout "$timeout" --output "$output" --colors never --no-times)
+args=(--timeout "$timeout" --output "$output" --colors never --no-times --profile "$profile")
 if [[ $jobs -le 1 ]]; then
   # No copy of the tree: the build reuses target/ from run to run, and nothing large is
   # written outside it. cargo-mutants restores each file after its mutant.
@@ -97,7 +101,7 @@ fi
 # cargo-mutants' own baseline would run the mutated packages' tests rather than test_package's
 # (cargo-mutants 27.1: lab.rs run_baseline), so this script runs it and skips cargo-mutants'.
 echo "ci/mutants.sh: baseline: the suite against the unmutated reference"
-nice -n "${MUTANTS_NICE:-10}" cargo test --locked --profile mutants \
+nice -n "${MUTANTS_NICE:-10}" cargo test --locked --profile "$profile" \
   -p harness-conformance-suite --test reference_fast
 args+=(--baseline skip --build-timeout "${MUTANTS_BUILD_TIMEOUT:-900}")
 
