@@ -13,8 +13,8 @@
 #
 # Options: --jobs J (parallel build directories, default 1: the tree is mutated in place, no
 # copies: do not edit or build in it meanwhile), --profile P (the cargo profile for the baseline
-# and every mutant, default .cargo/mutants.toml's `mutants`; `.ci/run` passes `test` to reuse the
-# build its tests step made, so the gate needs no build of its own), --timeout S (per mutant's test, default 120 s;
+# and every mutant, default `test`, as .cargo/mutants.toml says: in `.ci/run` it reuses the build
+# of the tests step), --timeout S (per mutant's test, default 120 s;
 # the test bounds each case at 30 s itself; a build may take MUTANTS_BUILD_TIMEOUT, default
 # 900 s), --output DIR (where mutants.out goes, default target/mutants-out), and after `--`
 # anything else for cargo-mutants, e.g. `-- --re 'harness-ref/src/cap\.rs'` for one file
@@ -33,7 +33,7 @@ mode=full
 shard=
 base=
 jobs=1
-profile=mutants
+profile="test"
 timeout=120
 output=target/mutants-out
 extra=()
