@@ -14,6 +14,12 @@ Usage (Python 3, standard library only):
 DIR is a mutants.out directory (or one that holds mutants.out directories, searched
 recursively), as cargo-mutants writes it: outcomes.json has one entry per mutant tested.
 
+Mutants that .cargo/mutants.toml leaves out (not in examine_globs, or in exclude_globs or
+exclude_re) are left out of every
+figure even when they were tested: cargo-mutants 27.1 tests "delete field" mutants, and some in
+files named on the command line, whatever the exclusions say. The report says how many it left
+out.
+
 The triage file (ci/mutants-triage.tsv) has one line per triaged mutant: its key, a verdict and a
 reason, tab-separated. The key is the mutant's name with the line and column left out, followed
 by ` @ ` and the mutated source line, trimmed, so that a key survives code moving up or down:
@@ -24,10 +30,12 @@ next run can confirm). Lines starting with `#` are comments.
 """
 from __future__ import annotations
 
+import fnmatch
 import json
 import re
 import statistics
 import sys
+import tomllib
 from pathlib import Path
 from typing import NamedTuple
 
@@ -120,6 +128,30 @@ def caught_by(log: str) -> list[str]:
     return [r for r in data.get("requirements", []) if isinstance(r, str)]
 
 
+def glob_match(path: str, pattern: str) -> bool:
+    """A cargo-mutants glob: `*` within a path, `**/` any number of directories, none included."""
+    return fnmatch.fnmatch(path, pattern) or fnmatch.fnmatch(path, pattern.replace("**/", ""))
+
+
+def exclusions(config=None):
+    """The predicate `excluded(mutant)` of the cargo-mutants configuration (default
+    .cargo/mutants.toml): a mutant in a file that no examine_globs entry names (when there are
+    any) or that an exclude_globs entry names, or whose name matches an exclude_re entry. No
+    configuration file: nothing is excluded."""
+    path = Path(config) if config else ROOT / ".cargo" / "mutants.toml"
+    data = tomllib.loads(path.read_text(encoding="utf-8")) if path.exists() else {}
+    examined = list(data.get("examine_globs", []))
+    globs = list(data.get("exclude_globs", []))
+    regexes = [re.compile(r) for r in data.get("exclude_re", [])]
+
+    def excluded(mutant: dict) -> bool:
+        file = mutant["file"]
+        return ((examined and not any(glob_match(file, g) for g in examined))
+                or any(glob_match(file, g) for g in globs)
+                or any(r.search(mutant["name"]) for r in regexes))
+    return excluded
+
+
 def load(dirs):
     """{mutant name: Tested} over every outcomes.json under dirs (later ones win)."""
     mutants = {}
@@ -146,6 +178,12 @@ def load(dirs):
                     pass
             mutants[m["name"]] = Tested(m, kind, seconds, reqs)
     return mutants
+
+
+def without_excluded(mutants, excluded):
+    """(the mutants `excluded` keeps, how many it left out)."""
+    kept = {name: t for name, t in mutants.items() if not excluded(t.mutant)}
+    return kept, len(mutants) - len(kept)
 
 
 def load_triage(path):
@@ -203,7 +241,7 @@ def fault_map(mutants):
     return out + [""]
 
 
-def report(mutants, triage):
+def report(mutants, triage, left_out=0):
     by_file, by_area, total = {}, {}, dict.fromkeys(KINDS, 0)
     for t in mutants.values():
         by_file.setdefault(t.mutant["file"], dict.fromkeys(KINDS, 0))[t.kind] += 1
@@ -222,7 +260,9 @@ def report(mutants, triage):
     killed = total["caught"] + total["timeout"]
     out = ["# Mutation testing of the reference: report", "",
            f"{sum(total.values())} mutants: {total['caught']} caught, {total['missed']} missed, "
-           f"{total['unviable']} unviable, {total['timeout']} timeout.", ""]
+           f"{total['unviable']} unviable, {total['timeout']} timeout."
+           + (f" {left_out} more were tested although .cargo/mutants.toml excludes them, and are"
+              " left out." if left_out else ""), ""]
     if viable:
         rate = 100 * killed / max(viable - equivalent, 1)
         out += [f"Caught (timeouts included) of the viable mutants that are not equivalent or "
@@ -253,10 +293,10 @@ def main(argv):
     if not args:
         print(__doc__.split("\n\n")[2], file=sys.stderr)
         return 2
-    mutants = load(args)
+    mutants, left_out = without_excluded(load(args), exclusions())
     triage = load_triage(triage_path)
     if not gate:
-        sys.stdout.write(report(mutants, triage))
+        sys.stdout.write(report(mutants, triage, left_out))
         return 0
     open_ones = [t.mutant for t in mutants.values()
                  if t.kind == "missed" and triage.get(key_of(t.mutant), ("",))[0] not in ACCEPTED]

@@ -200,6 +200,32 @@ class Report(Fixture):
                                f"{mr.key_of(GATE)}\tunobservable\tthe audit log only\n")
         self.assertEqual(self.run_main("--gate", accepted, shards)[0], 0)
 
+    def test_a_mutant_the_configuration_excludes_is_left_out_and_counted(self):
+        # cargo-mutants 27.1 tests "delete field" mutants whatever exclude_re says: the report
+        # applies the configuration's exclusions itself.
+        config = self.root / ".cargo" / "mutants.toml"
+        config.parent.mkdir()
+        config.write_text('examine_globs = ["harness-ref/src/**/*.rs"]\n'
+                          'exclude_globs = ["harness-ref/src/security/*"]\n'
+                          'exclude_re = ["schema\\\\.rs:.*in describe"]\n', encoding="utf-8")
+        excluded = mr.exclusions()
+        self.assertTrue(excluded(GATE))
+        self.assertFalse(excluded(CAP_LT))
+        self.assertFalse(excluded(SCHEMA))
+        self.assertTrue(excluded({"file": "conformance/adapters/reference/src/names.rs",
+                                  "name": "conformance/adapters/reference/src/names.rs:13:5: "
+                                          "replace find -> Option<T> with None"}))
+        self.assertTrue(excluded({"file": "harness-ref/src/schema.rs",
+                                  "name": "harness-ref/src/schema.rs:9:1: delete ! in describe"}))
+        shards = self.shards()
+        status, text = self.run_main("--gate", self.triage(""), shards)
+        self.assertEqual(status, 1)
+        self.assertIn("1 missed mutant(s)", text)
+        self.assertNotIn(GATE["name"], text)
+        status, text = self.run_main(shards)
+        self.assertIn("4 mutants: 1 caught, 1 missed, 1 unviable, 1 timeout. 1 more were tested "
+                      "although .cargo/mutants.toml excludes them, and are left out.", text)
+
 
 if __name__ == "__main__":
     unittest.main()
