@@ -10,8 +10,11 @@
 # component, installed here when missing: the profile format follows the compiler's LLVM, so
 # the system's llvm-cov cannot read it). Prints one line per target and crate (lines and
 # regions covered of the crate's own source) and writes the full per-file reports to
-# fuzz/coverage/<target>/report.txt. A corpus directory given in FUZZ_CORPUS_<target> replaces
-# fuzz/corpus/<target> (to compare two corpora of one target).
+# fuzz/coverage/<target>/report.txt. With more than one target it then merges their profiles
+# and prints harness-ref's coverage per module from all the corpora together (a line is covered
+# when any target's input reaches it; full report in fuzz/coverage/all/report.txt). A corpus
+# directory given in FUZZ_CORPUS_<target> replaces fuzz/corpus/<target> (to compare two corpora
+# of one target).
 #
 # Not part of the gate: it needs nightly and a corpus, and takes minutes per target.
 # See docs/fuzzing.md ("Coverage").
@@ -42,6 +45,8 @@ fi
 crates=(harness-ref/src props/src conformance/protocol/src conformance/suite/src conformance/driver/src)
 
 summary=()
+binaries=()
+profiles=()
 for target in "${targets[@]}"; do
     var="FUZZ_CORPUS_${target}"
     corpus="${!var:-corpus/$target}"
@@ -58,6 +63,8 @@ for target in "${targets[@]}"; do
     binary="target/$host/coverage/$host/release/$target"
     profile="coverage/$target/coverage.profdata"
     mkdir -p "coverage/$target"
+    binaries+=("$binary")
+    profiles+=("$profile")
     "$tools/llvm-cov" report "$binary" -instr-profile="$profile" \
         >"coverage/$target/report.txt"
     # Sum the per-file rows of each crate's own sources (paths under this repository; the
@@ -80,3 +87,26 @@ done
 echo
 echo "fuzz-coverage: covered of each crate's own source (full reports in fuzz/coverage/<target>/report.txt)"
 printf '  %s\n' "${summary[@]}"
+
+[[ ${#binaries[@]} -gt 1 ]] || exit 0
+# All targets together: one merged profile over every target's binary. Per module of
+# harness-ref (a file, or a directory of files such as security/), summed from the per-file rows.
+mkdir -p coverage/all
+"$tools/llvm-profdata" merge -sparse "${profiles[@]}" -o coverage/all/coverage.profdata
+objects=()
+for b in "${binaries[@]:1}"; do objects+=(-object "$b"); done
+"$tools/llvm-cov" report "${binaries[0]}" "${objects[@]}" -instr-profile=coverage/all/coverage.profdata \
+    >coverage/all/report.txt
+echo
+echo "fuzz-coverage: harness-ref per module, all ${#binaries[@]} targets' corpora together (lines covered)"
+awk -v prefix="${root#/}/harness-ref/src/" '
+    { sub(/^\//, "", $1) }
+    index($1, prefix) == 1 {
+        m = substr($1, length(prefix) + 1)
+        if (index(m, "/") > 0) m = substr(m, 1, index(m, "/"))
+        l[m] += $8; lm[m] += $9; L += $8; LM += $9
+    }
+    END {
+        for (m in l) printf "  %-22s %5d/%-5d (%5.1f%%)\n", m, l[m] - lm[m], l[m], 100 * (l[m] - lm[m]) / l[m]
+        printf "  %-22s %5d/%-5d (%5.1f%%)\n", "harness-ref (all)", L - LM, L, 100 * (L - LM) / L
+    }' coverage/all/report.txt | sort

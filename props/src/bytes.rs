@@ -66,6 +66,19 @@ impl<'a> Reader<'a> {
         String::from_utf8_lossy(self.short_bytes()).into_owned()
     }
 
+    /// A length-prefixed string cut to at most 255 bytes at a char boundary (replacement
+    /// characters can make the lossy decoding longer than its bytes), so that
+    /// [`Writer::short_string`] writes it back.
+    pub fn short_text(&mut self) -> String {
+        let mut s = self.short_string();
+        let mut end = s.len().min(255);
+        while !s.is_char_boundary(end) {
+            end -= 1;
+        }
+        s.truncate(end);
+        s
+    }
+
     /// Everything not read yet.
     pub fn rest(&mut self) -> &'a [u8] {
         std::mem::take(&mut self.data)

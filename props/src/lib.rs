@@ -14,6 +14,7 @@
 pub mod bytes;
 pub mod cap;
 pub mod case_file;
+pub mod parts;
 pub mod protocol;
 pub mod repair;
 pub mod schema;

@@ -1,8 +1,8 @@
 //! The hand-picked seeds of the targets with structured inputs, described in code.
 //!
 //! Seeds for targets whose input is plain text (a tool_use block, a protocol line, a case
-//! file) are committed as files and read as they are. The ones here are for `cap_output` and
-//! `structured_call`, whose bytes a person cannot type: each is a readable description,
+//! file) are committed as files and read as they are. The ones here are for the targets with
+//! structured inputs, whose bytes a person cannot type: each is a readable description,
 //! encoded with the [`crate::bytes`] grammar. `props/tests/replay.rs` checks that the files
 //! under `fuzz/seeds/` are exactly what this module produces; to rewrite them after a change,
 //! run `WRITE_SEEDS=1 cargo test -p harness-ref-props --test replay`.
@@ -11,6 +11,7 @@ use harness_ref::cap::{Strategy, Unit};
 use serde_json::json;
 
 use crate::cap::CapOutput;
+use crate::parts::{Answer, PartChoice, PartsCall, PartsTurn};
 use crate::repair::{Encoding, RepairCall};
 use crate::schema::{Additional, Bounds, ObjectSchema, Policy, Schema, Ty};
 use crate::security::{GatedSession, ModeChoice, Step};
@@ -560,6 +561,7 @@ pub fn all() -> Vec<Seed> {
     seeds.extend(structured_seeds());
     seeds.extend(security_seeds());
     seeds.extend(repair_seeds());
+    seeds.extend(parts_seeds());
     seeds
 }
 
@@ -804,6 +806,150 @@ fn repair_seeds() -> Vec<Seed> {
             0,
             vec![(0, Compact)],
             r#"{"tags": []}"#,
+        ),
+    ]
+}
+
+fn parts_seed(
+    name: &'static str,
+    cap_limit: u16,
+    cancelled_before: bool,
+    calls: Vec<PartsCall>,
+) -> Seed {
+    let input = PartsTurn {
+        cap_limit,
+        cap_chars: false,
+        cancelled_before,
+        calls,
+    };
+    Seed {
+        target: "parts_turn",
+        name,
+        bytes: input.to_bytes(),
+    }
+}
+
+fn inline(answer: Answer) -> PartsCall {
+    PartsCall {
+        isolated: false,
+        cancels: false,
+        answer,
+    }
+}
+
+/// `parts_turn`: each kind of part, a cut text part beside an image, an unsupported image, MCP
+/// results (mapped, `isError`, malformed), and cancellations (by an inline handler with an
+/// isolated call beside it; before the turn starts).
+fn parts_seeds() -> Vec<Seed> {
+    let text = |t: &str| PartChoice::Text(t.into());
+    let png = PartChoice::Image(0, "iVBORw0KGgo=".into());
+    let resource = PartChoice::Resource {
+        uri: "file:///notes.md".into(),
+        mime_type: Some("text/markdown".into()),
+        blob: false,
+        body: "# notes".into(),
+    };
+    let blob = PartChoice::Resource {
+        uri: "file:///a.bin".into(),
+        mime_type: None,
+        blob: true,
+        body: "AAEC".into(),
+    };
+    let long = "line of output\n".repeat(12);
+    vec![
+        parts_seed(
+            "text-image-resource",
+            4096,
+            false,
+            vec![inline(Answer::Parts(vec![
+                text("a chart:"),
+                png.clone(),
+                resource.clone(),
+                blob,
+            ]))],
+        ),
+        parts_seed(
+            "text-cut-image-kept",
+            40,
+            false,
+            vec![inline(Answer::Parts(vec![
+                text(&long),
+                png.clone(),
+                text(&long),
+            ]))],
+        ),
+        parts_seed(
+            "unsupported-image-type",
+            4096,
+            false,
+            vec![inline(Answer::Parts(vec![
+                text("x"),
+                PartChoice::Image(4, "Qk0=".into()),
+            ]))],
+        ),
+        parts_seed(
+            "mcp-result-mapped",
+            4096,
+            false,
+            vec![inline(Answer::Mcp {
+                parts: vec![text("done"), png.clone(), resource],
+                is_error: false,
+            })],
+        ),
+        parts_seed(
+            "mcp-is-error",
+            4096,
+            false,
+            vec![inline(Answer::Mcp {
+                parts: vec![text("no such file")],
+                is_error: true,
+            })],
+        ),
+        parts_seed(
+            "mcp-malformed",
+            4096,
+            false,
+            vec![
+                inline(Answer::RawMcp(
+                    r#"{"content": [{"type": "audio", "data": "x"}]}"#.into(),
+                )),
+                inline(Answer::RawMcp(r#"{"content": "text"}"#.into())),
+                inline(Answer::RawMcp(
+                    r#"{"content": [{"type": "resource", "resource": {"uri": "u"}}]}"#.into(),
+                )),
+            ],
+        ),
+        parts_seed(
+            "inline-handler-cancels-the-turn",
+            4096,
+            false,
+            vec![
+                inline(Answer::Parts(vec![text("before")])),
+                PartsCall {
+                    isolated: true,
+                    cancels: false,
+                    answer: Answer::Parts(vec![text("beside")]),
+                },
+                PartsCall {
+                    isolated: false,
+                    cancels: true,
+                    answer: Answer::Parts(vec![text("cancels")]),
+                },
+                inline(Answer::Parts(vec![text("after")])),
+            ],
+        ),
+        parts_seed(
+            "cancelled-before-it-starts",
+            4096,
+            true,
+            vec![
+                inline(Answer::Parts(vec![png])),
+                PartsCall {
+                    isolated: true,
+                    cancels: false,
+                    answer: Answer::Parts(vec![text("never")]),
+                },
+            ],
         ),
     ]
 }

@@ -10,6 +10,7 @@ use harness_ref_props::{
     cap::CapOutput,
     case_file::CaseFile,
     decode,
+    parts::{Answer, PartChoice, PartsCall, PartsTurn},
     protocol::ProtocolLine,
     repair::{Encoding, RepairCall},
     security::{GatedSession, ModeChoice, Step},
@@ -297,6 +298,55 @@ fn repair_call_strategy() -> impl Strategy<Value = Vec<u8>> {
         })
 }
 
+/// A part of a multi-part answer: short or long text, images of every media type, resources.
+fn part_strategy() -> impl Strategy<Value = PartChoice> {
+    prop_oneof![
+        3 => "[a-z\n é😀]{0,40}".prop_map(PartChoice::Text),
+        1 => "(line\n){10,40}".prop_map(PartChoice::Text),
+        2 => (0u8..8, "[A-Za-z0-9+/=]{0,16}").prop_map(|(m, d)| PartChoice::Image(m, d)),
+        1 => ("[a-z:/.]{0,16}", proptest::option::of("[a-z/]{0,12}"), any::<bool>(), "[a-zA-Z0-9 ]{0,20}")
+            .prop_map(|(uri, mime_type, blob, body)| PartChoice::Resource { uri, mime_type, blob, body }),
+    ]
+}
+
+/// A turn of multi-part answers, some through MCP, some isolated, some cancelling, as fuzz bytes.
+fn parts_turn_strategy() -> impl Strategy<Value = Vec<u8>> {
+    let parts = || prop::collection::vec(part_strategy(), 0..5);
+    let answer = prop_oneof![
+        3 => parts().prop_map(Answer::Parts),
+        2 => (parts(), any::<bool>()).prop_map(|(parts, is_error)| Answer::Mcp { parts, is_error }),
+        1 => prop_oneof![
+            Just("{}".to_string()),
+            Just(r#"{"content": [{"type": "audio"}]}"#.to_string()),
+            Just(r#"{"content": {}, "isError": true}"#.to_string()),
+            "[\\[\\]{}\":a-z ,]{0,30}",
+        ]
+        .prop_map(Answer::RawMcp),
+    ];
+    let call = (any::<bool>(), prop::bool::weighted(0.2), answer).prop_map(
+        |(isolated, cancels, answer)| PartsCall {
+            isolated,
+            cancels,
+            answer,
+        },
+    );
+    (
+        0u16..200,
+        any::<bool>(),
+        prop::bool::weighted(0.1),
+        prop::collection::vec(call, 1..6),
+    )
+        .prop_map(|(cap_limit, cap_chars, cancelled_before, calls)| {
+            PartsTurn {
+                cap_limit,
+                cap_chars,
+                cancelled_before,
+                calls,
+            }
+            .to_bytes()
+        })
+}
+
 proptest! {
     /// The structured_call mutator keeps the policy, the handler and the schema on three
     /// seeds in four (only the arguments change), and stays within `max_size`.
@@ -403,6 +453,25 @@ proptest! {
     fn prop_repair_call_bytes_round_trip(bytes in prop::collection::vec(any::<u8>(), 0..64)) {
         let input: RepairCall = decode(&bytes).unwrap();
         let again: RepairCall = decode(&input.to_bytes()).unwrap();
+        prop_assert_eq!(again, input);
+    }
+
+    #[test]
+    fn prop_parts_turn(bytes in parts_turn_strategy()) {
+        let input: PartsTurn = decode(&bytes).unwrap();
+        harness_ref_props::parts::check(&input);
+    }
+
+    #[test]
+    fn prop_parts_turn_raw_bytes(bytes in prop::collection::vec(any::<u8>(), 0..200)) {
+        let input: PartsTurn = decode(&bytes).unwrap();
+        harness_ref_props::parts::check(&input);
+    }
+
+    #[test]
+    fn prop_parts_turn_bytes_round_trip(bytes in prop::collection::vec(any::<u8>(), 0..200)) {
+        let input: PartsTurn = decode(&bytes).unwrap();
+        let again: PartsTurn = decode(&input.to_bytes()).unwrap();
         prop_assert_eq!(again, input);
     }
 }

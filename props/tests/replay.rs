@@ -10,7 +10,7 @@ use std::fs;
 use std::path::{Path, PathBuf};
 
 use harness_ref_props::{
-    cap, case_file, decode, protocol, repair, security, seeds, structured, tool_use,
+    cap, case_file, decode, parts, protocol, repair, security, seeds, structured, tool_use,
 };
 
 mod support;
@@ -30,6 +30,7 @@ fn property(target: &str) -> Option<fn(&[u8])> {
         "case_file" => |b| case_file::check(&decode(b).unwrap(), &support::case_file_api()),
         "security_gates" => |b| security::check(&decode(b).unwrap()),
         "repair_call" => |b| repair::check(&decode(b).unwrap()),
+        "parts_turn" => |b| parts::check(&decode(b).unwrap()),
         _ => return None,
     })
 }
@@ -122,6 +123,10 @@ fn structured_seeds_decode_to_their_descriptions() {
             }
             "repair_call" => {
                 let decoded: repair::RepairCall = decode(&seed.bytes).unwrap();
+                assert_eq!(decoded.to_bytes(), seed.bytes, "{}", seed.name);
+            }
+            "parts_turn" => {
+                let decoded: parts::PartsTurn = decode(&seed.bytes).unwrap();
                 assert_eq!(decoded.to_bytes(), seed.bytes, "{}", seed.name);
             }
             other => panic!("unexpected generated seed target {other}"),

@@ -622,9 +622,10 @@ fn sleepers(cases: &[&Case]) -> Vec<usize> {
         .collect()
 }
 
-/// One variant to run.
+/// One run of the selftest: the reference, or a variant of it.
 #[derive(Debug, Clone, Copy)]
 enum Job {
+    Reference,
     Broken(Fault),
     Legitimate(Variant),
 }
@@ -632,6 +633,7 @@ enum Job {
 impl Job {
     fn name(self) -> &'static str {
         match self {
+            Job::Reference => "reference",
             Job::Broken(fault) => fault.name(),
             Job::Legitimate(variant) => variant.name(),
         }
@@ -639,6 +641,7 @@ impl Job {
 
     fn harness(self, schemas: &SchemaCache) -> InProcess {
         let harness = match self {
+            Job::Reference => InProcess::new(None),
             Job::Broken(fault) => InProcess::new(Some(fault)),
             Job::Legitimate(variant) => InProcess::legitimate(variant),
         };
@@ -674,46 +677,46 @@ pub fn selftest(
     // Every variant registers the same tools case after case: their schemas are compiled once
     // for the whole selftest.
     let schemas = SchemaCache::new();
-    let reference = runner::run_with_sleepers(
-        cases,
-        &sleepers(cases),
-        &|| -> Box<dyn Harness + Send> {
-            Box::new(InProcess::new(None).with_schema_cache(schemas.clone()))
-        },
-        cfg,
-        &|_, _, _| {},
-    );
-    log(&format!(
-        "selftest: reference done in {:.2}s",
-        reference.elapsed.as_secs_f64()
-    ));
-    // The variants run side by side (`VARIANTS_AT_ONCE` at a time): the suite's wall time is
-    // mostly handlers sleeping past deadlines, so overlapping variants costs little CPU.
-    // The bases of broken variants that are not the reference: run first, and counted as
-    // their legitimate variant's run too.
-    let mut bases: Vec<(Variant, RunResult)> = Vec::new();
+    // The correct configurations broken variants are judged against: the reference, and the
+    // bases of broken variants that are not the reference (each counted as its legitimate
+    // variant's run too).
+    let mut base_variants: Vec<Variant> = Vec::new();
     for fault in Fault::ALL.iter().filter(|_| sides.broken()) {
-        if let Some(base) = fault.base().filter(|b| bases.iter().all(|(v, _)| v != b)) {
-            let result = run_job(cases, Job::Legitimate(base), cfg, &schemas);
-            log(&format!(
-                "selftest: base {} done in {:.2}s",
-                base.name(),
-                result.elapsed.as_secs_f64()
-            ));
-            bases.push((base, result));
+        if let Some(base) = fault.base().filter(|b| !base_variants.contains(b)) {
+            base_variants.push(base);
         }
     }
-    // Judging is unchanged by the order of work: each variant runs every case it is given,
-    // and its outcomes are in the cases' order.
+    let judges: Vec<Job> = std::iter::once(Job::Reference)
+        .chain(base_variants.iter().map(|v| Job::Legitimate(*v)))
+        .collect();
     let broken = Fault::ALL.iter().filter(|_| sides.broken());
     let legitimate = Variant::ALL
         .iter()
-        .filter(|v| sides.legitimate() && bases.iter().all(|(b, _)| b != *v));
-    let jobs: Vec<Job> = broken
-        .map(|f| Job::Broken(*f))
+        .filter(|v| sides.legitimate() && !base_variants.contains(v));
+    // Judging is unchanged by the order of work: each run runs every case it is given, and
+    // its outcomes are in the cases' order. The judges run side by side with the variants
+    // (`VARIANTS_AT_ONCE` runs at a time), not before them: a run's wall time is mostly its
+    // slowest handlers sleeping past deadlines, so a run alone leaves the cores idle.
+    let jobs: Vec<Job> = judges
+        .iter()
+        .copied()
+        .chain(broken.map(|f| Job::Broken(*f)))
         .chain(legitimate.map(|v| Job::Legitimate(*v)))
         .collect();
-    // Popped from the end: reversed, so they start in documentation order.
+    let judged: Vec<std::sync::OnceLock<RunResult>> =
+        judges.iter().map(|_| std::sync::OnceLock::new()).collect();
+    // The run `fault` is judged against, once it has finished. The judges are first in the
+    // queue, so each was taken by a worker that runs it without waiting on anything before
+    // any variant's worker waits for it here.
+    let judge_of = |fault: Fault| -> &RunResult {
+        let at = fault
+            .base()
+            .and_then(|v| base_variants.iter().position(|b| *b == v))
+            .map_or(0, |i| i + 1);
+        judged[at].wait()
+    };
+    // Popped from the end: reversed, so they start in order (the judges first, then the
+    // variants in documentation order).
     let queue = std::sync::Mutex::new(jobs.into_iter().enumerate().rev().collect::<Vec<_>>());
     let done = std::sync::Mutex::new(Vec::new());
     std::thread::scope(|s| {
@@ -723,17 +726,26 @@ pub fn selftest(
                 let Some((i, job)) = next else { break };
                 let result = run_job(cases, job, cfg, &schemas);
                 let secs = result.elapsed.as_secs_f64();
+                if let Some(slot) = judged.get(i) {
+                    log(&match job {
+                        Job::Reference => format!("selftest: reference done in {secs:.2}s"),
+                        _ => format!("selftest: base {} done in {secs:.2}s", job.name()),
+                    });
+                    let _ = slot.set(result);
+                    continue;
+                }
                 log(&match job {
                     Job::Broken(fault) => format!(
                         "selftest: {} — {} case(s) catch it ({secs:.2}s)",
                         fault.name(),
-                        caught(judge(&reference, &bases, fault), &result).len(),
+                        caught(judge_of(fault), &result).len(),
                     ),
                     Job::Legitimate(variant) => format!(
                         "selftest: {} — {} false alarm(s) ({secs:.2}s)",
                         variant.name(),
                         false_alarms(variant, &result).len(),
                     ),
+                    Job::Reference => String::new(),
                 });
                 if let Ok(mut d) = done.lock() {
                     d.push((i, job, result));
@@ -741,27 +753,53 @@ pub fn selftest(
             });
         }
     });
+    let mut judged: Vec<RunResult> = judges
+        .iter()
+        .zip(judged)
+        .map(|(job, slot)| {
+            slot.into_inner()
+                .unwrap_or_else(|| panic!("{} did not run", job.name()))
+        })
+        .collect();
+    // The reference is the first judge; the bases follow in `base_variants`' order.
+    let mut reference = judged.remove(0);
+    let mut bases: Vec<(Variant, RunResult)> = base_variants.into_iter().zip(judged).collect();
     let mut done = done.into_inner().unwrap_or_default();
     done.sort_by_key(|(i, _, _)| *i);
-    // A variant whose account is off (a wrong owner, a false alarm) runs once more, alone. The
-    // deadline, cancellation and ordering cases judge time, and with variants side by side on a
-    // loaded machine a quick call can starve past its deadline: at load 34, a different variant
-    // failed OUT-4 or CANCEL-1 in each of three runs. A fault of the suite shows again alone;
-    // starvation does not. The second run's result is the one judged.
+    // A run whose account is off (a reference with unexpected results, a base or legitimate
+    // variant with a false alarm, a broken variant with a wrong owner) runs once more, alone.
+    // The deadline, cancellation and ordering cases judge time, and with runs side by side on
+    // a loaded machine a quick call can starve past its deadline: at load 34, a different
+    // variant failed OUT-4 or CANCEL-1 in each of three runs. A fault of the suite shows again
+    // alone; starvation does not. The second run's result is the one judged. The judges go
+    // first, since the variants are judged against them.
+    let again = |job: Job, why: &str| {
+        let result = run_job(cases, job, cfg, &schemas);
+        log(&format!(
+            "selftest: {} run again alone, {why} beside the others ({:.2}s)",
+            job.name(),
+            result.elapsed.as_secs_f64()
+        ));
+        result
+    };
+    if reference.failed() {
+        reference = again(Job::Reference, "it had unexpected results");
+    }
+    for (variant, result) in &mut bases {
+        if !false_alarms(*variant, result).is_empty() {
+            *result = again(Job::Legitimate(*variant), "its account was off");
+        }
+    }
     for (_, job, result) in &mut done {
         let off = match *job {
             Job::Broken(fault) => {
                 !blame_of(fault, judge(&reference, &bases, fault), result).exact()
             }
             Job::Legitimate(variant) => !false_alarms(variant, result).is_empty(),
+            Job::Reference => false,
         };
         if off {
-            *result = run_job(cases, *job, cfg, &schemas);
-            log(&format!(
-                "selftest: {} run again alone, its account was off beside the others ({:.2}s)",
-                job.name(),
-                result.elapsed.as_secs_f64()
-            ));
+            *result = again(*job, "its account was off");
         }
     }
     let mut report = SelftestReport {
@@ -775,6 +813,7 @@ pub fn selftest(
         match job {
             Job::Broken(fault) => report.broken.push((fault, result)),
             Job::Legitimate(variant) => report.legitimate.push((variant, result)),
+            Job::Reference => {}
         }
     }
     if sides.legitimate() {
