@@ -186,11 +186,15 @@ pub enum Fault {
     /// limit, with no note: the rules for output are not applied to error text, and the
     /// message's last line (`retry after 30s`) is lost.
     CutsErrorsHeadOnly,
+    /// Arguments text is parsed twice: the validator's parser keeps a repeated key's first
+    /// value, the handler's its last, so `{"amount": 5, "amount": 5000}` is validated as 5 and
+    /// runs with 5000 (a parser differential).
+    ParsesArgumentsTwice,
 }
 
 impl Fault {
     /// Every fault, in documentation order.
-    pub const ALL: [Fault; 71] = [
+    pub const ALL: [Fault; 72] = [
         Fault::RunsHandlerBeforeValidating,
         Fault::CoercesTypes,
         Fault::DropsUnknownFields,
@@ -262,6 +266,7 @@ impl Fault {
         Fault::DropsBlockResults,
         Fault::MiscountsOmittedLines,
         Fault::CutsErrorsHeadOnly,
+        Fault::ParsesArgumentsTwice,
     ];
 
     /// The variants whose fault is in the optional repair profile: each is a broken version of
@@ -376,6 +381,7 @@ impl Fault {
             Fault::DropsBlockResults => "drops-block-results",
             Fault::MiscountsOmittedLines => "miscounts-omitted-lines",
             Fault::CutsErrorsHeadOnly => "cuts-errors-head-only",
+            Fault::ParsesArgumentsTwice => "parses-arguments-twice",
         }
     }
 
@@ -477,7 +483,7 @@ impl Fault {
                 "BUDGET-3", "IDEM-1", "IDEM-2", "IDEM-3", "IDEM-4", "IDEM-5", "IDEM-7", "PREP-1",
                 "PREP-2", "PREP-3", "PREP-4", "PREP-5", "PREP-6", "PREP-7", "PREP-8", "PREP-9",
                 "PATH-1", "PATH-2", "PATH-3", "PATH-5", "BOUND-1", "BOUND-2", "BOUND-3",
-                "CANCEL-2", "PATH-7",
+                "CANCEL-2", "PATH-7", "VAL-11", "CALL-10",
             ],
             Fault::RunsToolsNotOffered => &["TURN-1", "TURN-2"],
             Fault::RunsUnvalidatedRepairs => &["VAL-1", "REPAIR-1"],
@@ -496,6 +502,7 @@ impl Fault {
                 "CORR-2", "CORR-5", "VOCAB-1", "TURN-1",
             ],
             Fault::ValidatesErrorResults => &["STRUCT-3"],
+            Fault::ParsesArgumentsTwice => &["VAL-11", "CALL-10"],
         }
     }
 
@@ -650,6 +657,9 @@ impl Fault {
             }
             Fault::CutsErrorsHeadOnly => {
                 "cuts a long refusal or transport error head-only at the cap, with no note"
+            }
+            Fault::ParsesArgumentsTwice => {
+                "validates a repeated key's first value in arguments text and hands the handler its last"
             }
         }
     }
