@@ -190,11 +190,15 @@ pub enum Fault {
     /// value, the handler's its last, so `{"amount": 5, "amount": 5000}` is validated as 5 and
     /// runs with 5000 (a parser differential).
     ParsesArgumentsTwice,
+    /// Tools are validated against their schema as rewritten for a provider that rejects
+    /// references (google-gemini/gemini-cli #13326): `$defs` dropped, every `$ref` and
+    /// `$dynamicRef` accepting anything, so a violation reachable only through a reference runs.
+    ValidatesWithoutRefs,
 }
 
 impl Fault {
     /// Every fault, in documentation order.
-    pub const ALL: [Fault; 72] = [
+    pub const ALL: [Fault; 73] = [
         Fault::RunsHandlerBeforeValidating,
         Fault::CoercesTypes,
         Fault::DropsUnknownFields,
@@ -267,6 +271,7 @@ impl Fault {
         Fault::MiscountsOmittedLines,
         Fault::CutsErrorsHeadOnly,
         Fault::ParsesArgumentsTwice,
+        Fault::ValidatesWithoutRefs,
     ];
 
     /// The variants whose fault is in the optional repair profile: each is a broken version of
@@ -382,6 +387,7 @@ impl Fault {
             Fault::MiscountsOmittedLines => "miscounts-omitted-lines",
             Fault::CutsErrorsHeadOnly => "cuts-errors-head-only",
             Fault::ParsesArgumentsTwice => "parses-arguments-twice",
+            Fault::ValidatesWithoutRefs => "validates-without-refs",
         }
     }
 
@@ -503,6 +509,7 @@ impl Fault {
             ],
             Fault::ValidatesErrorResults => &["STRUCT-3"],
             Fault::ParsesArgumentsTwice => &["VAL-11", "CALL-10"],
+            Fault::ValidatesWithoutRefs => &["VAL-1", "VAL-2", "VAL-6"],
         }
     }
 
@@ -660,6 +667,9 @@ impl Fault {
             }
             Fault::ParsesArgumentsTwice => {
                 "validates a repeated key's first value in arguments text and hands the handler its last"
+            }
+            Fault::ValidatesWithoutRefs => {
+                "validates against the schema rewritten for a provider: $defs dropped, $ref and $dynamicRef accept anything"
             }
         }
     }

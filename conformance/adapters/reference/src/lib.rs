@@ -479,6 +479,12 @@ impl ReferenceAdapter {
             );
             let schema = if permissive {
                 Value::Object(Map::new())
+            } else if fault == Some(Fault::ValidatesWithoutRefs) {
+                // The schema rewritten for a provider that rejects references, then validated
+                // in place of the tool's own.
+                let mut schema = tool.input_schema.clone();
+                rewrite::strip_refs(&mut schema);
+                schema
             } else {
                 tool.input_schema.clone()
             };

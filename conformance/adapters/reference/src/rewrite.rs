@@ -269,6 +269,27 @@ impl<'de> serde::de::Visitor<'de> for FirstWins {
     }
 }
 
+/// `validates-without-refs`: a schema rewritten for a provider that rejects references
+/// (google-gemini/gemini-cli #13326): `$defs` and `definitions` are dropped, and every subschema
+/// that refers elsewhere (`$ref`, `$dynamicRef`) accepts anything.
+pub(crate) fn strip_refs(schema: &mut Value) {
+    match schema {
+        Value::Object(map) => {
+            if map.contains_key("$ref") || map.contains_key("$dynamicRef") {
+                map.clear();
+                return;
+            }
+            map.remove("$defs");
+            map.remove("definitions");
+            for value in map.values_mut() {
+                strip_refs(value);
+            }
+        }
+        Value::Array(items) => items.iter_mut().for_each(strip_refs),
+        _ => {}
+    }
+}
+
 /// The registered name a folding harness finds for `name`, when it differs from `name`.
 pub(crate) fn fold_tool_name<'a>(
     name: &str,
@@ -348,6 +369,17 @@ mod tests {
         );
         assert_eq!(fold_tool_name("get_weather", names.into_iter()), None);
         assert_eq!(fold_tool_name("nothing", names.into_iter()), None);
+    }
+
+    #[test]
+    fn stripped_refs_accept_anything() {
+        let mut schema = json!({"type": "object", "$defs": {"n": {"type": "integer"}},
+            "properties": {"a": {"$ref": "#/$defs/n"}, "b": {"items": [{"$dynamicRef": "#x"}]}}});
+        strip_refs(&mut schema);
+        assert_eq!(
+            schema,
+            json!({"type": "object", "properties": {"a": {}, "b": {"items": [{}]}}})
+        );
     }
 
     #[test]

@@ -1016,6 +1016,21 @@ fn demo(fault: Fault) -> Demo {
                 assert_eq!(args, [&json!({"n": 5000})]);
             },
         ),
+        Fault::ValidatesWithoutRefs => (
+            one_tool(
+                json!({}),
+                json!({"type": "object", "$defs": {"n": {"type": "integer", "maximum": 10}},
+                       "properties": {"n": {"$ref": "#/$defs/n"}}, "required": ["n"]}),
+                echo(),
+                json!([call("a", json!({"n": 5000}))]),
+            ),
+            |reference, variant| {
+                assert_eq!(code(reference, 0), Some("invalid_arguments"));
+                assert!(invocations(reference).is_empty());
+                assert!(!results(variant)[0].is_error);
+                assert_eq!(invocations(variant)[0].args, json!({"n": 5000}));
+            },
+        ),
         other => panic!("no demonstration case for {other}: add one here"),
     }
 }
