@@ -72,7 +72,7 @@ RESULT_KINDS = {
     "cap.idempotent", "cap.rejected", "cap.spilled", "cap.artifact", "cap.counted", "cap.configured", "blocks.delivered", "blocks.order", "blocks.no_payload_text", "blocks.intact", "answered",
 }
 CASE_KINDS = {"results.count", "text.valid", "cap.within", "secret", "invocations",
-              "received_args", "history_unchanged", "stopped", "repeatable", "invalid_not_run"}
+              "received_args", "runs_only_with", "history_unchanged", "stopped", "repeatable", "invalid_not_run"}
 GROUPS = {"content", "cap", "blocks"}
 # The owner a check has when no `blame` names one; kinds missing here must be blamed.
 DEFAULT_OWNER = {
@@ -368,6 +368,8 @@ def live_checks(case):
         out.append((None, "invalid_not_run"))
     if "received_args" in expect:
         out.append((None, "received_args"))
+    if "runs_only_with" in expect:
+        out.append((None, "runs_only_with"))
     if expect.get("history_unchanged"):
         out.append((None, "history_unchanged"))
     if expect.get("stopped"):

@@ -1323,10 +1323,16 @@ fn arguments<'a>(
         }
         (Some(input), None) => input,
         (None, Some(arguments)) => match arguments.as_ref() {
-            Value::String(text) => Cow::Owned(
-                serde_json::from_str(text)
-                    .map_err(|e| Failure::malformed(messages::not_json("\"arguments\"", &e)))?,
-            ),
+            Value::String(text) => {
+                let args = serde_json::from_str(text)
+                    .map_err(|e| Failure::malformed(messages::not_json("\"arguments\"", &e)))?;
+                // The parse above keeps a repeated key's last value; refusing the text keeps
+                // every reader of it on the same value (SPEC.md CALL-10).
+                if let Some((pointer, key)) = crate::unique_keys::first_duplicate(text) {
+                    return Err(Failure::malformed(messages::duplicate_key(&pointer, &key)));
+                }
+                Cow::Owned(args)
+            }
             _ => arguments,
         },
         (None, None) => return Err(Failure::malformed("missing \"input\"".to_string())),

@@ -105,6 +105,7 @@ pub mod schema;
 pub mod security;
 mod threads;
 mod tool;
+mod unique_keys;
 
 pub use cancel::CancelToken;
 pub use cap::{CapConfig, Strategy, Truncation, Unit};

@@ -195,6 +195,15 @@ pub(crate) fn not_json(what: &str, e: &serde_json::Error) -> String {
     )
 }
 
+/// Arguments text that repeats a key in one object: which value was meant cannot be known.
+pub(crate) fn duplicate_key(pointer: &str, key: &str) -> String {
+    format!(
+        "\"arguments\" repeats the key {} in the object at {}, so which value was meant is unknown; send each key once",
+        quoted(key),
+        crate::schema::display_pointer(pointer)
+    )
+}
+
 pub(crate) fn duplicate_id(id: &str) -> String {
     format!("duplicate tool call id {}: an earlier call in this turn already used it, so this call was not run", quoted(id))
 }

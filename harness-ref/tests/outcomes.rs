@@ -324,6 +324,12 @@ fn malformed_calls_are_answered_with_the_id_when_readable() {
             r#""arguments" is not valid JSON"#,
         ),
         (
+            json!({"id": "t1", "name": "echo", "arguments": "{\"path\": \"a\", \"path\": \"b\"}"})
+                .into(),
+            Some("t1"),
+            r#""arguments" repeats the key "path" in the object at (root)"#,
+        ),
+        (
             json!({"id": "t1", "type": "text", "name": "echo", "input": {}}).into(),
             Some("t1"),
             r#"expected "type" to be "tool_use""#,

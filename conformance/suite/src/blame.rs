@@ -110,11 +110,13 @@ pub enum CheckKind {
     /// `invalid_arguments`) and its tool's runs are counted: that tool's handler ran no more
     /// often than the case expects. VAL-1's canary, owned by VAL-1 whatever else the case checks.
     InvalidNotRun,
+    /// `runs_only_with`: every run of a listed tool received one of the listed arguments.
+    RunsOnlyWith,
 }
 
 impl CheckKind {
     /// Every kind, in report order.
-    pub const ALL: [CheckKind; 41] = [
+    pub const ALL: [CheckKind; 42] = [
         CheckKind::ResultsCount,
         CheckKind::Answered,
         CheckKind::ToolUseId,
@@ -153,6 +155,7 @@ impl CheckKind {
         CheckKind::Invocations,
         CheckKind::InvalidNotRun,
         CheckKind::ReceivedArgs,
+        CheckKind::RunsOnlyWith,
         CheckKind::HistoryUnchanged,
         CheckKind::Stopped,
         CheckKind::Repeatable,
@@ -202,6 +205,7 @@ impl CheckKind {
             CheckKind::Repeatable => "repeatable",
             CheckKind::Answered => "answered",
             CheckKind::InvalidNotRun => "invalid_not_run",
+            CheckKind::RunsOnlyWith => "runs_only_with",
         }
     }
 
@@ -216,6 +220,7 @@ impl CheckKind {
                 | CheckKind::Stopped
                 | CheckKind::Repeatable
                 | CheckKind::InvalidNotRun
+                | CheckKind::RunsOnlyWith
         )
     }
 
@@ -358,6 +363,9 @@ pub fn planned(case: &Case) -> Vec<(CheckKind, Option<usize>)> {
     }
     if case.expect.received_args.is_some() {
         out.push((CheckKind::ReceivedArgs, None));
+    }
+    if case.expect.runs_only_with.is_some() {
+        out.push((CheckKind::RunsOnlyWith, None));
     }
     if case.expect.history_unchanged {
         out.push((CheckKind::HistoryUnchanged, None));

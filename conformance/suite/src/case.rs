@@ -49,6 +49,11 @@ pub struct Expect {
     /// What the handlers received on entry, in order.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub received_args: Option<Vec<ReceivedArgs>>,
+    /// Every handler run of a listed tool received one of the listed arguments; no run at all
+    /// passes, and tools not listed are not checked. For a call that may fairly be refused or
+    /// run (arguments text repeating a key: the one value a run may carry is the valid one).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub runs_only_with: Option<Vec<ReceivedArgs>>,
     /// The transcript keeps the calls exactly as the model sent them (needs `history`).
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub history_unchanged: bool,

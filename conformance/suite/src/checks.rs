@@ -29,7 +29,9 @@ use serde_json::Value;
 
 use crate::blame::{self, CheckKind};
 use crate::blocks;
-use crate::case::{final_output, CapExpect, Case, ContentExpect, IdExpect, ResultExpect};
+use crate::case::{
+    final_output, CapExpect, Case, ContentExpect, IdExpect, ReceivedArgs, ResultExpect,
+};
 use crate::needs;
 use crate::note;
 use crate::quote::{quote, quote_json};
@@ -2193,6 +2195,38 @@ fn check_invocations(case: &Case, obs: &Observed, r: &mut Recorder) {
         });
         r.outcome(CheckKind::ReceivedArgs, None, failure);
     }
+    if let Some(allowed) = &case.expect.runs_only_with {
+        check_runs_only_with(allowed, obs, r);
+    }
+}
+
+/// `runs_only_with`: a run of a listed tool carried one of the listed arguments (numbers by
+/// value). Whether the tool ran at all is not this check's business.
+fn check_runs_only_with(allowed: &[ReceivedArgs], obs: &Observed, r: &mut Recorder) {
+    let listed = |tool: &str| allowed.iter().any(|a| a.tool == tool);
+    let wrong: Vec<String> = obs
+        .invocations
+        .iter()
+        .filter(|i| listed(&i.tool))
+        .filter(|i| {
+            !allowed
+                .iter()
+                .any(|a| a.tool == i.tool && json_equal(&a.args, &i.args))
+        })
+        .map(|i| format!("{}({})", i.tool, quote_json(&i.args)))
+        .collect();
+    let failure = (!wrong.is_empty()).then(|| {
+        let want: Vec<String> = allowed
+            .iter()
+            .map(|a| format!("{}({})", a.tool, quote_json(&a.args)))
+            .collect();
+        format!(
+            "a handler ran with arguments that were not the validated ones: it received [{}], where a run may only receive [{}]",
+            wrong.join(", "),
+            want.join(", ")
+        )
+    });
+    r.outcome(CheckKind::RunsOnlyWith, None, failure);
 }
 
 /// VAL-1's canary: no handler ran for a call the case says is invalid. Counted per tool, so a

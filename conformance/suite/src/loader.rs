@@ -253,12 +253,17 @@ pub fn consistency(case: &Case, known: &BTreeSet<&str>) -> Vec<String> {
             ));
         }
     }
-    for r in case.expect.received_args.iter().flatten() {
-        if !tools.contains(r.tool.as_str()) {
-            problems.push(format!(
-                "`expect.received_args` names {:?}, which is not a tool of the case",
-                r.tool
-            ));
+    for (field, list) in [
+        ("received_args", &case.expect.received_args),
+        ("runs_only_with", &case.expect.runs_only_with),
+    ] {
+        for r in list.iter().flatten() {
+            if !tools.contains(r.tool.as_str()) {
+                problems.push(format!(
+                    "`expect.{field}` names {:?}, which is not a tool of the case",
+                    r.tool
+                ));
+            }
         }
     }
     for (secret, message) in case.secrets() {

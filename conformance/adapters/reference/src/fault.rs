@@ -186,11 +186,19 @@ pub enum Fault {
     /// limit, with no note: the rules for output are not applied to error text, and the
     /// message's last line (`retry after 30s`) is lost.
     CutsErrorsHeadOnly,
+    /// Arguments text is parsed twice: the validator's parser keeps a repeated key's first
+    /// value, the handler's its last, so `{"amount": 5, "amount": 5000}` is validated as 5 and
+    /// runs with 5000 (a parser differential).
+    ParsesArgumentsTwice,
+    /// Tools are validated against their schema as rewritten for a provider that rejects
+    /// references (google-gemini/gemini-cli #13326): `$defs` dropped, every `$ref` and
+    /// `$dynamicRef` accepting anything, so a violation reachable only through a reference runs.
+    ValidatesWithoutRefs,
 }
 
 impl Fault {
     /// Every fault, in documentation order.
-    pub const ALL: [Fault; 71] = [
+    pub const ALL: [Fault; 73] = [
         Fault::RunsHandlerBeforeValidating,
         Fault::CoercesTypes,
         Fault::DropsUnknownFields,
@@ -262,6 +270,8 @@ impl Fault {
         Fault::DropsBlockResults,
         Fault::MiscountsOmittedLines,
         Fault::CutsErrorsHeadOnly,
+        Fault::ParsesArgumentsTwice,
+        Fault::ValidatesWithoutRefs,
     ];
 
     /// The variants whose fault is in the optional repair profile: each is a broken version of
@@ -376,6 +386,8 @@ impl Fault {
             Fault::DropsBlockResults => "drops-block-results",
             Fault::MiscountsOmittedLines => "miscounts-omitted-lines",
             Fault::CutsErrorsHeadOnly => "cuts-errors-head-only",
+            Fault::ParsesArgumentsTwice => "parses-arguments-twice",
+            Fault::ValidatesWithoutRefs => "validates-without-refs",
         }
     }
 
@@ -477,7 +489,7 @@ impl Fault {
                 "BUDGET-3", "IDEM-1", "IDEM-2", "IDEM-3", "IDEM-4", "IDEM-5", "IDEM-7", "PREP-1",
                 "PREP-2", "PREP-3", "PREP-4", "PREP-5", "PREP-6", "PREP-7", "PREP-8", "PREP-9",
                 "PATH-1", "PATH-2", "PATH-3", "PATH-5", "BOUND-1", "BOUND-2", "BOUND-3",
-                "CANCEL-2", "PATH-7",
+                "CANCEL-2", "PATH-7", "VAL-11", "CALL-10",
             ],
             Fault::RunsToolsNotOffered => &["TURN-1", "TURN-2"],
             Fault::RunsUnvalidatedRepairs => &["VAL-1", "REPAIR-1"],
@@ -496,6 +508,8 @@ impl Fault {
                 "CORR-2", "CORR-5", "VOCAB-1", "TURN-1",
             ],
             Fault::ValidatesErrorResults => &["STRUCT-3"],
+            Fault::ParsesArgumentsTwice => &["VAL-11", "CALL-10"],
+            Fault::ValidatesWithoutRefs => &["VAL-1", "VAL-2", "VAL-6"],
         }
     }
 
@@ -650,6 +664,12 @@ impl Fault {
             }
             Fault::CutsErrorsHeadOnly => {
                 "cuts a long refusal or transport error head-only at the cap, with no note"
+            }
+            Fault::ParsesArgumentsTwice => {
+                "validates a repeated key's first value in arguments text and hands the handler its last"
+            }
+            Fault::ValidatesWithoutRefs => {
+                "validates against the schema rewritten for a provider: $defs dropped, $ref and $dynamicRef accept anything"
             }
         }
     }

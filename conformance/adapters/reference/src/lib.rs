@@ -479,6 +479,12 @@ impl ReferenceAdapter {
             );
             let schema = if permissive {
                 Value::Object(Map::new())
+            } else if fault == Some(Fault::ValidatesWithoutRefs) {
+                // The schema rewritten for a provider that rejects references, then validated
+                // in place of the tool's own.
+                let mut schema = tool.input_schema.clone();
+                rewrite::strip_refs(&mut schema);
+                schema
             } else {
                 tool.input_schema.clone()
             };
@@ -515,6 +521,16 @@ impl ReferenceAdapter {
         // What the harness reads of each call, after the variant's edits (if any).
         let peeked: Vec<Peeked> = case.calls.iter().map(Peeked::of).collect();
         let mut edits = edit_calls(case, &peeked, fault);
+        // `keeps-last-duplicate-key`: one parser, keeping a repeated key's last value, reads
+        // arguments text for the validator and the handler alike.
+        if variant == Some(Variant::KeepsLastDuplicateKey) {
+            for (edit, call) in edits.iter_mut().zip(&case.calls) {
+                if let Some((_, last)) = call.arguments_text().and_then(rewrite::duplicate_readings)
+                {
+                    edit.args = Some(last);
+                }
+            }
+        }
         // `refuses-every-duplicate-id`: the first call of a reused id goes to harness-ref under
         // a name no tool has, so nothing runs and the id still counts as used; its answer is
         // rewritten as a duplicate-id refusal.
@@ -536,6 +552,11 @@ impl ReferenceAdapter {
         for (p, e) in peeked.iter().zip(&edits) {
             if let (Some(original), Some(renamed)) = (&p.id, &e.id) {
                 lock(&state.aliases).insert(renamed.clone(), original.clone());
+            }
+        }
+        for (p, e) in fed.iter().zip(&edits) {
+            if let (Some(id), Some(args)) = (&p.id, &e.handed) {
+                lock(&state.handed).insert(id.clone(), args.clone());
             }
         }
         let calls: Vec<harness_ref::Call> = case
@@ -801,6 +822,9 @@ struct RunState {
     /// How many handlers are running now, so a cancelled turn's report waits for the handlers
     /// it told to stop (their `stopped` is recorded as they leave).
     running: (Mutex<usize>, std::sync::Condvar),
+    /// `parses-arguments-twice`: the arguments a handler receives instead of the validated
+    /// ones, by the id the harness gave the call.
+    handed: Mutex<HashMap<String, Value>>,
 }
 
 /// A running handler, counted in [`RunState::running`] until it is dropped.
@@ -955,6 +979,10 @@ fn scripted_handler(
                 Outcome::Raised(RaiseKind::Internal, "the handler thread ended early".into())
             });
             return into_tool_output(outcome, fault, variant);
+        }
+        // `parses-arguments-twice`: the handler reads the text again, with another parser.
+        if let Some(other) = lock(&state.handed).remove(id) {
+            args = other;
         }
         let entry = args.clone();
         let _running = state.enter();
@@ -1299,6 +1327,8 @@ struct Edit {
     id: Option<String>,
     name: Option<String>,
     args: Option<Value>,
+    /// `parses-arguments-twice`: what the handler receives in place of the validated `args`.
+    handed: Option<Value>,
 }
 
 impl Edit {
@@ -1353,6 +1383,13 @@ fn edit_calls(case: &WireCase, peeked: &[Peeked], fault: Option<Fault>) -> Vec<E
                 if !peek.args.as_ref().is_some_and(Value::is_object) =>
             {
                 edit.args = call.arguments_text().and_then(rewrite::lenient_arguments);
+            }
+            Some(Fault::ParsesArgumentsTwice) => {
+                let readings = call.arguments_text().and_then(rewrite::duplicate_readings);
+                if let Some((first, last)) = readings {
+                    edit.args = Some(first);
+                    edit.handed = Some(last);
+                }
             }
             Some(Fault::FoldsToolNames) => {
                 edit.name = peek.name.as_deref().and_then(|name| {

@@ -12,6 +12,10 @@
 //! `parses-arguments-leniently` reads arguments text like Python's `raw_decode` plus a second
 //! decode of double-encoded JSON, and `folds-tool-names` looks tools up through a normalised
 //! name.
+//!
+//! Arguments text that repeats a key has two readings, the first value's and the last's:
+//! `parses-arguments-twice` validates one and hands the handler the other, and the legitimate
+//! `keeps-last-duplicate-key` uses the last for both.
 
 use serde_json::{Map, Number, Value};
 
@@ -193,6 +197,99 @@ pub(crate) fn lenient_arguments(text: &str) -> Option<Value> {
     }
 }
 
+/// `parses-arguments-twice`, `keeps-last-duplicate-key`: arguments text that repeats a key, as
+/// a parser keeping each key's first value reads it and as one keeping its last value does
+/// (serde_json, `JSON.parse`, Python's `json.loads`). `None` when the text is not JSON or both
+/// readings agree.
+pub(crate) fn duplicate_readings(text: &str) -> Option<(Value, Value)> {
+    use serde::de::DeserializeSeed;
+    let last: Value = serde_json::from_str(text).ok()?;
+    let mut parser = serde_json::Deserializer::from_str(text);
+    let first = FirstWins.deserialize(&mut parser).ok()?;
+    (first != last).then_some((first, last))
+}
+
+/// A JSON value whose objects keep the first value of a repeated key.
+struct FirstWins;
+
+impl<'de> serde::de::DeserializeSeed<'de> for FirstWins {
+    type Value = Value;
+
+    fn deserialize<D: serde::Deserializer<'de>>(self, deserializer: D) -> Result<Value, D::Error> {
+        deserializer.deserialize_any(self)
+    }
+}
+
+impl<'de> serde::de::Visitor<'de> for FirstWins {
+    type Value = Value;
+
+    fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("a JSON value")
+    }
+
+    fn visit_bool<E>(self, v: bool) -> Result<Value, E> {
+        Ok(Value::Bool(v))
+    }
+
+    fn visit_i64<E>(self, v: i64) -> Result<Value, E> {
+        Ok(Value::from(v))
+    }
+
+    fn visit_u64<E>(self, v: u64) -> Result<Value, E> {
+        Ok(Value::from(v))
+    }
+
+    fn visit_f64<E>(self, v: f64) -> Result<Value, E> {
+        Ok(Number::from_f64(v).map_or(Value::Null, Value::Number))
+    }
+
+    fn visit_str<E>(self, v: &str) -> Result<Value, E> {
+        Ok(Value::from(v))
+    }
+
+    fn visit_unit<E>(self) -> Result<Value, E> {
+        Ok(Value::Null)
+    }
+
+    fn visit_seq<A: serde::de::SeqAccess<'de>>(self, mut seq: A) -> Result<Value, A::Error> {
+        let mut items = Vec::new();
+        while let Some(item) = seq.next_element_seed(FirstWins)? {
+            items.push(item);
+        }
+        Ok(Value::Array(items))
+    }
+
+    fn visit_map<A: serde::de::MapAccess<'de>>(self, mut map: A) -> Result<Value, A::Error> {
+        let mut out = Map::new();
+        while let Some(key) = map.next_key::<String>()? {
+            let value = map.next_value_seed(FirstWins)?;
+            out.entry(key).or_insert(value);
+        }
+        Ok(Value::Object(out))
+    }
+}
+
+/// `validates-without-refs`: a schema rewritten for a provider that rejects references
+/// (google-gemini/gemini-cli #13326): `$defs` and `definitions` are dropped, and every subschema
+/// that refers elsewhere (`$ref`, `$dynamicRef`) accepts anything.
+pub(crate) fn strip_refs(schema: &mut Value) {
+    match schema {
+        Value::Object(map) => {
+            if map.contains_key("$ref") || map.contains_key("$dynamicRef") {
+                map.clear();
+                return;
+            }
+            map.remove("$defs");
+            map.remove("definitions");
+            for value in map.values_mut() {
+                strip_refs(value);
+            }
+        }
+        Value::Array(items) => items.iter_mut().for_each(strip_refs),
+        _ => {}
+    }
+}
+
 /// The registered name a folding harness finds for `name`, when it differs from `name`.
 pub(crate) fn fold_tool_name<'a>(
     name: &str,
@@ -272,5 +369,27 @@ mod tests {
         );
         assert_eq!(fold_tool_name("get_weather", names.into_iter()), None);
         assert_eq!(fold_tool_name("nothing", names.into_iter()), None);
+    }
+
+    #[test]
+    fn stripped_refs_accept_anything() {
+        let mut schema = json!({"type": "object", "$defs": {"n": {"type": "integer"}},
+            "properties": {"a": {"$ref": "#/$defs/n"}, "b": {"items": [{"$dynamicRef": "#x"}]}}});
+        strip_refs(&mut schema);
+        assert_eq!(
+            schema,
+            json!({"type": "object", "properties": {"a": {}, "b": {"items": [{}]}}})
+        );
+    }
+
+    #[test]
+    fn duplicate_readings_keep_the_first_and_the_last_value() {
+        let (first, last) =
+            duplicate_readings(r#"{"a": 1, "b": {"q": 2000, "q": 2}, "a": [3]}"#).unwrap();
+        assert_eq!(first, json!({"a": 1, "b": {"q": 2000}}));
+        assert_eq!(last, json!({"a": [3], "b": {"q": 2}}));
+        assert_eq!(duplicate_readings(r#"{"a": 1, "a": 1}"#), None);
+        assert_eq!(duplicate_readings(r#"{"a": 1, "b": 2}"#), None);
+        assert_eq!(duplicate_readings(r#"{"a": 1,"#), None);
     }
 }

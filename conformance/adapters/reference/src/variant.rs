@@ -121,11 +121,16 @@ pub enum Variant {
     /// client for a model without vision must. Content blocks are never delivered, so BLOCK-3
     /// (order) is NOT TESTABLE for it; every other block requirement must pass.
     RefusesNonTextBlocks,
+    /// Arguments text that repeats a key is read by one parser that keeps the key's last value
+    /// (as `JSON.parse` and Python's `json.loads` do), for validation and handler alike: the
+    /// handler receives exactly what was validated. Departs from CALL-10 (a SHOULD: refuse
+    /// such text as malformed), which it may fail.
+    KeepsLastDuplicateKey,
 }
 
 impl Variant {
     /// Every variant, in documentation order.
-    pub const ALL: [Variant; 29] = [
+    pub const ALL: [Variant; 30] = [
         Variant::FoldsMalformedCall,
         Variant::NonObjectAsInvalidArguments,
         Variant::EmptyNameAsUnknownTool,
@@ -155,6 +160,7 @@ impl Variant {
         Variant::UninterruptibleHandlers,
         Variant::RefusesExtraCallsWhenSerial,
         Variant::RefusesNonTextBlocks,
+        Variant::KeepsLastDuplicateKey,
     ];
 
     /// The kebab-case name used on the command line and in reports.
@@ -189,6 +195,7 @@ impl Variant {
             Variant::UninterruptibleHandlers => "uninterruptible-handlers",
             Variant::RefusesExtraCallsWhenSerial => "refuses-extra-calls-when-serial",
             Variant::RefusesNonTextBlocks => "refuses-non-text-blocks",
+            Variant::KeepsLastDuplicateKey => "keeps-last-duplicate-key",
         }
     }
 
@@ -256,6 +263,9 @@ impl Variant {
             Variant::RefusesNonTextBlocks => {
                 "refuses a tool answer holding an image or a resource, naming the kind it cannot show"
             }
+            Variant::KeepsLastDuplicateKey => {
+                "runs arguments text that repeats a key with the key's last value, validated and handed alike (departs from CALL-10)"
+            }
         }
     }
 
@@ -270,6 +280,7 @@ impl Variant {
             Variant::InlineNote => &["HT-3"],
             Variant::RefusesEveryDuplicateId => &["CORR-6"],
             Variant::UninterruptibleHandlers => &["CANCEL-2"],
+            Variant::KeepsLastDuplicateKey => &["CALL-10"],
             _ => &[],
         }
     }

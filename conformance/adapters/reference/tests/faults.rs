@@ -1001,6 +1001,36 @@ fn demo(fault: Fault) -> Demo {
                 assert!(!cut.contains("retry after 30s") && !cut.contains("omitted"));
             },
         ),
+        Fault::ParsesArgumentsTwice => (
+            one_tool(
+                json!({}),
+                json!({"type": "object", "properties": {"n": {"type": "integer", "maximum": 10}}, "required": ["n"]}),
+                echo(),
+                json!([{"id": "a", "name": "t", "arguments_text": "{\"n\": 5, \"n\": 5000}"}]),
+            ),
+            |reference, variant| {
+                assert_eq!(code(reference, 0), Some("malformed_call"));
+                assert!(invocations(reference).is_empty());
+                assert!(!results(variant)[0].is_error);
+                let args: Vec<&Value> = invocations(variant).iter().map(|i| &i.args).collect();
+                assert_eq!(args, [&json!({"n": 5000})]);
+            },
+        ),
+        Fault::ValidatesWithoutRefs => (
+            one_tool(
+                json!({}),
+                json!({"type": "object", "$defs": {"n": {"type": "integer", "maximum": 10}},
+                       "properties": {"n": {"$ref": "#/$defs/n"}}, "required": ["n"]}),
+                echo(),
+                json!([call("a", json!({"n": 5000}))]),
+            ),
+            |reference, variant| {
+                assert_eq!(code(reference, 0), Some("invalid_arguments"));
+                assert!(invocations(reference).is_empty());
+                assert!(!results(variant)[0].is_error);
+                assert_eq!(invocations(variant)[0].args, json!({"n": 5000}));
+            },
+        ),
         other => panic!("no demonstration case for {other}: add one here"),
     }
 }

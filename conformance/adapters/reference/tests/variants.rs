@@ -520,6 +520,33 @@ fn demo(variant: Variant) -> Demo {
                 assert!(v.blocks.is_none());
             },
         ),
+        Variant::KeepsLastDuplicateKey => (
+            one_tool(
+                json!({}),
+                json!({"type": "object", "properties": {"n": {"type": "integer", "maximum": 10}}, "required": ["n"]}),
+                json!({"return": {"echo_args": true}}),
+                json!([
+                    {"id": "a", "name": "t", "arguments_text": "{\"n\": 5000, \"n\": 5}"},
+                    {"id": "b", "name": "t", "arguments_text": "{\"n\": 5, \"n\": 5000}"}
+                ]),
+            ),
+            |reference, variant| {
+                assert!(results(reference)
+                    .iter()
+                    .all(|r| r.code.as_deref() == Some("malformed_call")));
+                let v = results(variant);
+                assert!(!v[0].is_error);
+                assert_eq!(v[1].code.as_deref(), Some("invalid_arguments"));
+                let args: Vec<&Value> = variant
+                    .invocations
+                    .as_ref()
+                    .unwrap()
+                    .iter()
+                    .map(|i| &i.args)
+                    .collect();
+                assert_eq!(args, [&json!({"n": 5})]);
+            },
+        ),
         other => panic!("no demonstration for {other:?}"),
     }
 }
