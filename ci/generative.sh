@@ -45,7 +45,8 @@ UNSEEN[serial-drops-extra-calls]="a parallel-calls-off fault; generated turns ke
 UNSEEN[cuts-errors-head-only]="an error-text cap fault; generated error messages are short, never over the cap (caught by selftest)"
 UNSEEN[sdk-default-deadline]="an inner-default deadline fault; generated handlers never outlast a short inner default within a longer configured deadline (caught by selftest)"
 for f in replaces-blocks-with-placeholders flattens-blocks-to-text ignores-mcp-is-error \
-  moves-blocks-after-text caps-block-payloads drops-block-results; do
+  moves-blocks-after-text caps-block-payloads drops-block-results drops-resource-links \
+  throws-on-unknown-block-kind renders-links-without-uri; do
   UNSEEN[$f]="a content-block fault; generated tools return text or JSON only (caught by selftest)"
 done
 
