@@ -47,7 +47,8 @@ UNSEEN[parses-arguments-twice]="a duplicate-key fault; generated arguments text 
 UNSEEN[validates-without-refs]="a schema-reference fault; generated schemas use no \$ref, \$defs or \$dynamicRef (caught by selftest)"
 UNSEEN[sdk-default-deadline]="an inner-default deadline fault; generated handlers never outlast a short inner default within a longer configured deadline (caught by selftest)"
 for f in replaces-blocks-with-placeholders flattens-blocks-to-text ignores-mcp-is-error \
-  moves-blocks-after-text caps-block-payloads drops-block-results; do
+  moves-blocks-after-text caps-block-payloads drops-block-results drops-resource-links \
+  throws-on-unknown-block-kind renders-links-without-uri; do
   UNSEEN[$f]="a content-block fault; generated tools return text or JSON only (caught by selftest)"
 done
 

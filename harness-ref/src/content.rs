@@ -1,4 +1,5 @@
-//! Multi-part results: text, images and embedded resources, and the MCP client side.
+//! Multi-part results: text, images, embedded resources, audio and resource links, and the MCP
+//! client side.
 //!
 //! A tool may answer with parts instead of one text ([`crate::ToolOutput::Parts`]). The harness
 //! delivers each part as a block of its kind — the Anthropic `tool_result` content allows text,
@@ -6,7 +7,10 @@
 //! placeholder. The cap applies to text: each text part is capped on its own (an image is not
 //! text and is never cut, so a payload can never be split). An image of a media type the
 //! Messages API does not take is refused as `invalid_tool_output`, with a message naming the
-//! type, rather than sent to fail at the API.
+//! type, rather than sent to fail at the API; so is audio, which a `tool_result` cannot carry.
+//! A resource link (MCP 2025-06-18) stays a part of its own, and goes to the API as a text
+//! block that keeps its URI and name (the API has no link block): the model can still use the
+//! link, and nothing of it is dropped.
 //!
 //! [`from_mcp_result`] is the MCP client side: a server's `CallToolResult` (its JSON) as a
 //! handler's outcome — `isError: true` is the tool's refusal carrying the server's text, and
@@ -38,6 +42,58 @@ pub enum Part {
         /// What it holds.
         body: ResourceBody,
     },
+    /// Audio: its media type and its bytes as base64 (refused: a `tool_result` takes no audio).
+    Audio {
+        /// `audio/wav`, `audio/mpeg`, …
+        media_type: String,
+        /// Base64 (RFC 4648).
+        data: String,
+    },
+    /// A link to a resource, not its contents (MCP's `resource_link`).
+    ResourceLink(Link),
+}
+
+/// A resource link: MCP's `ResourceLink` fields.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct Link {
+    /// Where the resource lives.
+    pub uri: String,
+    /// Its name.
+    pub name: String,
+    /// A title for display.
+    pub title: Option<String>,
+    /// What it is.
+    pub description: Option<String>,
+    /// Its MIME type.
+    pub mime_type: Option<String>,
+    /// Its size in bytes.
+    pub size: Option<u64>,
+}
+
+impl Link {
+    /// The link as the text the model reads where no link block exists: its name (and title),
+    /// its URI, and whatever else the server said of it.
+    pub fn to_text(&self) -> String {
+        let mut out = format!("resource link {:?}", self.name);
+        if let Some(title) = &self.title {
+            out.push_str(&format!(" ({title})"));
+        }
+        out.push_str(&format!(": {}", self.uri));
+        let facts: Vec<String> = [
+            self.mime_type.clone(),
+            self.size.map(|n| format!("{n} bytes")),
+        ]
+        .into_iter()
+        .flatten()
+        .collect();
+        if !facts.is_empty() {
+            out.push_str(&format!(" [{}]", facts.join(", ")));
+        }
+        if let Some(description) = &self.description {
+            out.push_str(&format!(" — {description}"));
+        }
+        out
+    }
 }
 
 /// What an embedded resource holds.
@@ -70,6 +126,9 @@ impl Part {
                     IMAGE_TYPES.join(", ")
                 ))
             }
+            Part::Audio { media_type, .. } => Some(format!(
+                "audio content ({media_type:?}) is not supported: a tool result can carry text, images and documents"
+            )),
             _ => None,
         }
     }
@@ -100,6 +159,11 @@ impl Part {
                     }),
                 };
                 json!({"type": "document", "source": source, "title": uri})
+            }
+            Part::ResourceLink(link) => json!({"type": "text", "text": link.to_text()}),
+            // Refused before delivery ([`Part::unsupported`]); shown as what it is if asked.
+            Part::Audio { media_type, .. } => {
+                json!({"type": "text", "text": format!("[audio content ({media_type}) not delivered]")})
             }
         }
     }
@@ -136,6 +200,21 @@ fn part_of_mcp(block: &Value) -> Result<Part, String> {
                 body,
             })
         }
+        Some("audio") => match (field("mimeType"), field("data")) {
+            (Some(media_type), Some(data)) => Ok(Part::Audio { media_type, data }),
+            _ => Err("an audio block without `data` and `mimeType`".to_owned()),
+        },
+        Some("resource_link") => match (field("uri"), field("name")) {
+            (Some(uri), Some(name)) => Ok(Part::ResourceLink(Link {
+                uri,
+                name,
+                title: field("title"),
+                description: field("description"),
+                mime_type: field("mimeType"),
+                size: block.get("size").and_then(Value::as_u64),
+            })),
+            _ => Err("a resource_link block without `uri` and `name`".to_owned()),
+        },
         Some(other) => Err(format!("a {other:?} content block is not supported")),
         None => Err("a content block without a `type`".to_owned()),
     }
@@ -204,7 +283,35 @@ mod tests {
         };
         assert_eq!(parts[1], Part::Text("a chart".into()));
         assert!(matches!(&parts[0], Part::Image { data, .. } if data == "iVBO"));
-        let e = from_mcp_result(&json!({"content": [{"type": "audio", "data": "x"}]})).unwrap_err();
-        assert!(e.message().contains("\"audio\""), "{}", e.message());
+        let e = from_mcp_result(&json!({"content": [{"type": "video", "data": "x"}]})).unwrap_err();
+        assert!(e.message().contains("\"video\""), "{}", e.message());
+    }
+
+    #[test]
+    fn a_resource_link_keeps_its_uri_and_name_on_the_way_to_the_api() {
+        let Ok(ToolOutput::Parts(parts)) = from_mcp_result(&json!({"content": [
+            {"type": "text", "text": "1 match"},
+            {"type": "resource_link", "uri": "file:///src/main.rs", "name": "main.rs", "mimeType": "text/x-rust", "size": 120}
+        ]})) else {
+            panic!()
+        };
+        let Part::ResourceLink(link) = &parts[1] else {
+            panic!("{parts:?}")
+        };
+        assert_eq!(
+            (link.uri.as_str(), link.size),
+            ("file:///src/main.rs", Some(120))
+        );
+        let block = parts[1].to_block();
+        let text = block["text"].as_str().unwrap();
+        assert!(
+            text.contains("file:///src/main.rs") && text.contains("main.rs"),
+            "{text}"
+        );
+        let audio = Part::Audio {
+            media_type: "audio/wav".into(),
+            data: "UklG".into(),
+        };
+        assert!(audio.unsupported().unwrap().contains("audio"));
     }
 }

@@ -513,6 +513,17 @@ impl Output {
         }
     }
 
+    /// The behaviours (`behaviors`) the kinds of its blocks need beyond the output's own
+    /// ([`ContentBlock::behavior_need`]): a handler's blocks or a raw MCP result's content.
+    pub fn block_needs(&self) -> impl Iterator<Item = &'static str> + '_ {
+        let blocks: &[crate::ContentBlock] = match self {
+            Output::ContentBlocks(blocks) => blocks,
+            Output::McpResult(result) => &result.content,
+            _ => &[],
+        };
+        blocks.iter().filter_map(crate::ContentBlock::behavior_need)
+    }
+
     /// The feature (`features`) an adapter must declare to receive this output, if any.
     pub fn feature_need(&self) -> Option<&'static str> {
         match self {

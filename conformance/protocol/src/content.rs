@@ -35,6 +35,40 @@ pub enum ContentBlock {
         /// The resource.
         resource: EmbeddedResource,
     },
+    /// Audio: base64 data and its MIME type (MCP 2025-03-26; behaviour `audio_blocks`).
+    Audio {
+        /// The audio's bytes, base64 (RFC 4648, with padding).
+        data: String,
+        /// `audio/wav`, `audio/mpeg`, …
+        #[serde(rename = "mimeType")]
+        mime_type: String,
+    },
+    /// A link to a resource the model (or the client) can read later, not its contents (MCP
+    /// 2025-06-18; behaviour `resource_link_blocks`).
+    ResourceLink(ResourceLink),
+}
+
+/// A [`ContentBlock::ResourceLink`]: MCP's `ResourceLink`, a URI and a name with optional
+/// descriptive fields.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ResourceLink {
+    /// Where the resource lives: what the model needs to use the link.
+    pub uri: String,
+    /// Its name (a file name, an identifier).
+    pub name: String,
+    /// A title for display.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub title: Option<String>,
+    /// What it is.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub description: Option<String>,
+    /// Its MIME type, if known.
+    #[serde(rename = "mimeType", default, skip_serializing_if = "Option::is_none")]
+    pub mime_type: Option<String>,
+    /// Its size in bytes, if known.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub size: Option<u64>,
 }
 
 /// The resource inside a [`ContentBlock::Resource`].
@@ -55,12 +89,26 @@ pub struct EmbeddedResource {
 }
 
 impl ContentBlock {
-    /// The block's kind as it appears on the wire (`text`, `image`, `resource`).
+    /// The block's kind as it appears on the wire (`text`, `image`, `resource`, `audio`,
+    /// `resource_link`).
     pub fn kind(&self) -> &'static str {
         match self {
             ContentBlock::Text { .. } => "text",
             ContentBlock::Image { .. } => "image",
             ContentBlock::Resource { .. } => "resource",
+            ContentBlock::Audio { .. } => "audio",
+            ContentBlock::ResourceLink(_) => "resource_link",
+        }
+    }
+
+    /// The behaviour (`behaviors`) an adapter declares to receive and report a block of this
+    /// kind, if it needs one: the kinds added after `content_blocks` each have their own, so an
+    /// adapter written before them skips their cases instead of failing on them.
+    pub fn behavior_need(&self) -> Option<&'static str> {
+        match self {
+            ContentBlock::Audio { .. } => Some("audio_blocks"),
+            ContentBlock::ResourceLink(_) => Some("resource_link_blocks"),
+            _ => None,
         }
     }
 
@@ -75,9 +123,9 @@ impl ContentBlock {
     /// The base64 payload of an image or a binary resource: what must never become text.
     pub fn payload(&self) -> Option<&str> {
         match self {
-            ContentBlock::Image { data, .. } => Some(data),
+            ContentBlock::Image { data, .. } | ContentBlock::Audio { data, .. } => Some(data),
             ContentBlock::Resource { resource } => resource.blob.as_deref(),
-            ContentBlock::Text { .. } => None,
+            ContentBlock::Text { .. } | ContentBlock::ResourceLink(_) => None,
         }
     }
 
@@ -137,20 +185,34 @@ mod tests {
         let blocks: Vec<ContentBlock> = serde_json::from_value(json!([
             {"type": "text", "text": "a"},
             {"type": "image", "data": "iVBO", "mimeType": "image/png"},
-            {"type": "resource", "resource": {"uri": "file:///r.txt", "mimeType": "text/plain", "text": "r"}}
+            {"type": "resource", "resource": {"uri": "file:///r.txt", "mimeType": "text/plain", "text": "r"}},
+            {"type": "audio", "data": "UklG", "mimeType": "audio/wav"},
+            {"type": "resource_link", "uri": "file:///r.txt", "name": "r.txt", "size": 1}
         ]))
         .unwrap();
         assert_eq!(
             blocks.iter().map(ContentBlock::kind).collect::<Vec<_>>(),
-            ["text", "image", "resource"]
+            ["text", "image", "resource", "audio", "resource_link"]
         );
+        assert_eq!(
+            blocks
+                .iter()
+                .filter_map(ContentBlock::behavior_need)
+                .collect::<Vec<_>>(),
+            ["audio_blocks", "resource_link_blocks"]
+        );
+        assert_eq!(blocks[3].payload(), Some("UklG"));
+        assert_eq!(blocks[4].payload(), None);
         assert_eq!(text_of(&blocks), "a");
         assert_eq!(blocks[1].payload(), Some("iVBO"));
         assert!(blocks.iter().all(|b| b.check().is_ok()));
         for bad in [
             json!({"type": "image", "data": "x"}),
             json!({"type": "image", "data": "x", "mimeType": "image/png", "extra": 1}),
-            json!({"type": "audio", "data": "x", "mimeType": "audio/wav"}),
+            json!({"type": "audio", "data": "x"}),
+            json!({"type": "resource_link", "uri": "file:///r.txt"}),
+            json!({"type": "resource_link", "uri": "u", "name": "n", "extra": 1}),
+            json!({"type": "video", "data": "x", "mimeType": "video/mp4"}),
         ] {
             assert!(
                 serde_json::from_value::<ContentBlock>(bad.clone()).is_err(),

@@ -39,7 +39,7 @@ pub use case::{
     NonJson, NonJsonIn, Output, Raise, RaiseKind, Size, SleepMs, StopReason, Strategy, ToolDef,
     Unit, WireCase,
 };
-pub use content::{text_of, ContentBlock, EmbeddedResource, McpResult};
+pub use content::{text_of, ContentBlock, EmbeddedResource, McpResult, ResourceLink};
 pub use generate::{
     materialize, measure, resolve_case, resolve_case_with, resolve_size_value, GenError,
     MAX_GENERATED_SIZE, MAX_SLEEP_MS,

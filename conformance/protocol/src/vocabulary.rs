@@ -145,11 +145,17 @@ pub const FEATURES: [&str; 12] = [
 /// Scripted behaviours beyond protocol 1's base set, which an adapter declares it can run
 /// (`behaviors`). A case using one that is not declared is skipped, so adapters written before
 /// it existed keep working.
-pub const BEHAVIORS: [&str; 4] = [
+///
+/// `audio_blocks` and `resource_link_blocks`: the adapter passes a handler's (or an MCP
+/// server's) `audio` and `resource_link` content blocks to its harness and reports them in a
+/// reply's `blocks`, as it does the kinds of `content_blocks` (MCP 2025-03-26 and 2025-06-18).
+pub const BEHAVIORS: [&str; 6] = [
     "non_finite_in",
     "non_json",
     "output_schema",
     "content_blocks",
+    "audio_blocks",
+    "resource_link_blocks",
 ];
 
 /// Every field a hello's `capabilities` object may carry, in `hello.schema.json`'s order.

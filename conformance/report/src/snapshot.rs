@@ -431,6 +431,18 @@ fn block_layout(blocks: &[harness_conformance_protocol::ContentBlock]) -> String
                     "blob"
                 }
             ),
+            ContentBlock::Audio { data, mime_type } => {
+                format!(
+                    "audio ({}, {} base64 chars)",
+                    bounded(mime_type),
+                    data.len()
+                )
+            }
+            ContentBlock::ResourceLink(link) => format!(
+                "resource link ({}, {})",
+                bounded(&link.uri),
+                bounded(&link.name)
+            ),
         })
         .collect();
     if blocks.len() > 16 {

@@ -7,12 +7,14 @@
 //! result) with what the harness delivered:
 //!
 //! - `blocks.delivered`: on a success, every non-text block reaches the model as a block of its
-//!   kind (a text resource may also arrive as text holding its text): none is dropped, replaced
-//!   by a placeholder or flattened into text; an error result passes when its message names a
-//!   kind it refused (`image`; `resource`, `document`, `file`, `blob`), so a harness that cannot
-//!   show images and says so is correct;
+//!   kind (a text resource may also arrive as text holding its text; a resource link as text
+//!   holding its URI, or as the resource it names): none is dropped, replaced by a placeholder
+//!   or flattened into text; an error result passes when its message names a kind it refused
+//!   (`image`; `resource`, `document`, `file`, `blob`; `audio`; `link`), so a harness that
+//!   cannot show images and says so is correct;
 //! - `blocks.intact`: every non-text block that reached the model is one the handler returned,
-//!   byte for byte — none cut (by a cap counting its payload as text) or altered on the way. A
+//!   byte for byte — none cut (by a cap counting its payload as text) or altered on the way (a
+//!   resource link may leave out the optional fields it carried, never change one). A
 //!   missing block is `blocks.delivered`'s failure, an altered one this check's, so a harness
 //!   that drops images and one that cuts them fail different checks;
 //! - `blocks.no_payload_text`: no content text, success or error, holds a run of a base64
@@ -152,14 +154,57 @@ fn kind_words(block: &ContentBlock) -> &'static [&'static str] {
     match block {
         ContentBlock::Image { .. } => &["image", "picture", "png", "jpeg", "jpg"],
         ContentBlock::Resource { .. } => &["resource", "document", "file", "blob", "embedded"],
+        ContentBlock::Audio { .. } => &["audio", "sound", "wav", "mp3", "mpeg"],
+        ContentBlock::ResourceLink(_) => &["link", "resource"],
         ContentBlock::Text { .. } => &[],
     }
 }
 
-/// Whether `block` reached the model: an equal block, or (a text resource) its text.
+/// Whether `got` delivers the handler's block `want` faithfully: it is equal, or — a resource
+/// link — it is the same link (same URI and name) that left out optional fields without
+/// changing any, or the resource it names embedded (same URI; the harness read the link for
+/// the model). Layout and optional metadata are the harness's choice; the URI is what the
+/// model needs to use the link.
+fn faithful(want: &ContentBlock, got: &ContentBlock) -> bool {
+    if want == got {
+        return true;
+    }
+    match (want, got) {
+        (ContentBlock::ResourceLink(w), ContentBlock::ResourceLink(g)) => {
+            fn kept<T: PartialEq>(w: &Option<T>, g: &Option<T>) -> bool {
+                g.is_none() || g == w
+            }
+            w.uri == g.uri
+                && w.name == g.name
+                && kept(&w.title, &g.title)
+                && kept(&w.description, &g.description)
+                && kept(&w.mime_type, &g.mime_type)
+                && kept(&w.size, &g.size)
+        }
+        (ContentBlock::ResourceLink(w), ContentBlock::Resource { resource }) => {
+            w.uri == resource.uri
+        }
+        _ => false,
+    }
+}
+
+/// Whether some block of `got` delivers `want` faithfully.
+fn delivers(got: &[ContentBlock], want: &ContentBlock) -> bool {
+    got.iter().any(|g| faithful(want, g))
+}
+
+/// Whether `block` reached the model: a faithful block, or as text — a text resource's text,
+/// a resource link's URI.
 fn arrived(block: &ContentBlock, got: &[ContentBlock], text: &str) -> bool {
-    got.contains(block)
-        || matches!(block, ContentBlock::Resource { resource } if resource.text.as_deref().is_some_and(|t| !t.is_empty() && text.contains(t)))
+    delivers(got, block)
+        || match block {
+            ContentBlock::Resource { resource } => resource
+                .text
+                .as_deref()
+                .is_some_and(|t| !t.is_empty() && text.contains(t)),
+            ContentBlock::ResourceLink(link) => !link.uri.is_empty() && text.contains(&link.uri),
+            _ => false,
+        }
 }
 
 /// Whether `res` is an error that says which kind of block it cannot deliver (or the handler
@@ -196,10 +241,11 @@ fn check_delivered(
     let mut used = vec![false; got.len()];
     let mut take = |b: &ContentBlock| {
         let at = (0..got.len())
-            .find(|&k| !used[k] && &got[k] == b)
+            .find(|&k| !used[k] && faithful(b, &got[k]))
             .or_else(|| {
-                (0..got.len())
-                    .find(|&k| !used[k] && same_kind(&got[k], b) && !want.contains(&got[k]))
+                (0..got.len()).find(|&k| {
+                    !used[k] && same_kind(&got[k], b) && !want.iter().any(|w| faithful(w, &got[k]))
+                })
             });
         if let Some(k) = at {
             used[k] = true;
@@ -239,7 +285,7 @@ fn check_intact(
     match got
         .iter()
         .filter(|b| b.text().is_none())
-        .find(|b| !want.contains(b))
+        .find(|b| !want.iter().any(|w| faithful(w, b)))
     {
         None => Finding::Pass,
         Some(altered) => Finding::Fail(format!(
@@ -341,7 +387,7 @@ fn layout(blocks: &[ContentBlock], want: &[ContentBlock]) -> Option<Vec<Step>> {
                 _ => steps.push(Step::Text(text.clone())),
             },
             other => {
-                let at = (0..want.len()).find(|&i| !used[i] && &want[i] == other)?;
+                let at = (0..want.len()).find(|&i| !used[i] && faithful(&want[i], other))?;
                 used[at] = true;
                 steps.push(Step::Block(at));
             }
@@ -368,7 +414,7 @@ fn check_order(
     let text = harness_conformance_protocol::text_of(got);
     if want
         .iter()
-        .any(|b| b.text().is_none() && !got.contains(b) && !arrived(b, got, &text))
+        .any(|b| b.text().is_none() && !arrived(b, got, &text))
     {
         return Finding::NotRun("a block did not arrive (blocks.delivered)".into());
     }
@@ -437,6 +483,14 @@ fn describe_one(block: &ContentBlock) -> String {
             } else {
                 "blob"
             }
+        ),
+        ContentBlock::Audio { data, mime_type } => {
+            format!("audio ({}, {} base64 chars)", quote(mime_type), data.len())
+        }
+        ContentBlock::ResourceLink(link) => format!(
+            "resource link {} (name {})",
+            quote(&link.uri),
+            quote(&link.name)
         ),
     }
 }

@@ -179,6 +179,9 @@ pub fn case_needs(case: &Case) -> Vec<String> {
         if let Some(f) = crate::case::final_output(&tool.behavior).and_then(|o| o.feature_need()) {
             needs.insert(format!("feature.{f}"));
         }
+        if let Some(o) = crate::case::final_output(&tool.behavior) {
+            needs.extend(o.block_needs().map(|b| format!("behavior.{b}")));
+        }
     }
     for tool in &case.tools {
         for kw in schema_keywords(&tool.input_schema) {

@@ -7,8 +7,10 @@
 //! result goes through `harness_ref::from_mcp_result`, the reference's MCP client side, as its
 //! JSON: the same bytes an MCP server would answer `tools/call` with.
 
-use harness_conformance_protocol::{ContentBlock, EmbeddedResource, McpResult, ObservedResult};
-use harness_ref::{CapConfig, Part, ResourceBody, ToolError, ToolOutput};
+use harness_conformance_protocol::{
+    ContentBlock, EmbeddedResource, McpResult, ObservedResult, ResourceLink,
+};
+use harness_ref::{CapConfig, Link, Part, ResourceBody, ToolError, ToolOutput};
 
 use crate::fault::Fault;
 use crate::variant::Variant;
@@ -29,6 +31,18 @@ pub(crate) fn part_of(block: &ContentBlock) -> Part {
                 (None, blob) => ResourceBody::Blob(blob.clone().unwrap_or_default()),
             },
         },
+        ContentBlock::Audio { data, mime_type } => Part::Audio {
+            media_type: mime_type.clone(),
+            data: data.clone(),
+        },
+        ContentBlock::ResourceLink(link) => Part::ResourceLink(Link {
+            uri: link.uri.clone(),
+            name: link.name.clone(),
+            title: link.title.clone(),
+            description: link.description.clone(),
+            mime_type: link.mime_type.clone(),
+            size: link.size,
+        }),
     }
 }
 
@@ -57,6 +71,18 @@ pub(crate) fn block_of(part: &Part) -> ContentBlock {
                 },
             }
         }
+        Part::Audio { media_type, data } => ContentBlock::Audio {
+            data: data.clone(),
+            mime_type: media_type.clone(),
+        },
+        Part::ResourceLink(link) => ContentBlock::ResourceLink(ResourceLink {
+            uri: link.uri.clone(),
+            name: link.name.clone(),
+            title: link.title.clone(),
+            description: link.description.clone(),
+            mime_type: link.mime_type.clone(),
+            size: link.size,
+        }),
         // `Part` is non-exhaustive: a text part, or any kind added later, shows its text.
         other => ContentBlock::Text {
             text: other.text().unwrap_or_default().to_owned(),
@@ -69,10 +95,32 @@ pub(crate) fn blocks_output(
     blocks: &[ContentBlock],
     fault: Option<Fault>,
 ) -> Result<ToolOutput, ToolError> {
+    throw_on_unknown_kind(blocks, fault)?;
     Ok(ToolOutput::Parts(perturb_parts(
         blocks.iter().map(part_of).collect(),
         fault,
     )))
+}
+
+/// `throws-on-unknown-block-kind`: a converter that knows text, images and embedded resources
+/// throws on any other kind, and the whole result — its text too — is lost to an internal
+/// error that does not say what was refused (kirodotdev/Kiro #8960).
+fn throw_on_unknown_kind(blocks: &[ContentBlock], fault: Option<Fault>) -> Result<(), ToolError> {
+    if fault != Some(Fault::ThrowsOnUnknownBlockKind) {
+        return Ok(());
+    }
+    match blocks.iter().find(|b| {
+        !matches!(
+            b,
+            ContentBlock::Text { .. } | ContentBlock::Image { .. } | ContentBlock::Resource { .. }
+        )
+    }) {
+        Some(b) => Err(ToolError::internal(format!(
+            "unexpected content block type {:?}",
+            b.kind()
+        ))),
+        None => Ok(()),
+    }
 }
 
 /// A tool answered by an MCP server with `result`: harness-ref's MCP client side.
@@ -80,6 +128,7 @@ pub(crate) fn mcp_output(
     result: &McpResult,
     fault: Option<Fault>,
 ) -> Result<ToolOutput, ToolError> {
+    throw_on_unknown_kind(&result.content, fault)?;
     let mut result = result.clone();
     if fault == Some(Fault::IgnoresMcpIsError) {
         // The client reads `content` and never looks at the flag.
@@ -117,6 +166,19 @@ fn perturb_parts(parts: Vec<Part>, fault: Option<Fault>) -> Vec<Part> {
                     "data:{};base64,{data}",
                     mime_type.as_deref().unwrap_or("application/octet-stream")
                 )),
+                other => other,
+            })
+            .collect(),
+        Some(Fault::DropsResourceLinks) => parts
+            .into_iter()
+            .filter(|p| !matches!(p, Part::ResourceLink(_)))
+            .collect(),
+        Some(Fault::RendersLinksWithoutUri) => parts
+            .into_iter()
+            .map(|p| match p {
+                Part::ResourceLink(link) => {
+                    Part::Text(format!("[{}]", link.title.as_deref().unwrap_or(&link.name)))
+                }
                 other => other,
             })
             .collect(),
@@ -165,12 +227,28 @@ pub(crate) fn perturb_result(o: &mut ObservedResult, fault: Option<Fault>, cap: 
     }
 }
 
-/// `refuses-non-text-blocks`: an output holding an image or a resource is refused, naming the
-/// kind, as a text-only client does.
+/// The legitimate block variants: `refuses-non-text-blocks` refuses an output holding an
+/// image, a resource, audio or a resource link, naming the kind, as a text-only client does;
+/// `renders-links-as-text` gives a resource link to the model as a text block keeping its URI
+/// and name (harness-ref's own text for the API), as a harness without link blocks may.
 pub(crate) fn refuse_non_text_in(
     out: ToolOutput,
     variant: Option<Variant>,
 ) -> Result<ToolOutput, ToolError> {
+    if variant == Some(Variant::RendersLinksAsText) {
+        return Ok(match out {
+            ToolOutput::Parts(parts) => ToolOutput::Parts(
+                parts
+                    .into_iter()
+                    .map(|p| match p {
+                        Part::ResourceLink(link) => Part::Text(link.to_text()),
+                        other => other,
+                    })
+                    .collect(),
+            ),
+            other => other,
+        });
+    }
     if variant != Some(Variant::RefusesNonTextBlocks) {
         return Ok(out);
     }
@@ -178,6 +256,8 @@ pub(crate) fn refuse_non_text_in(
         let kind = parts.iter().find_map(|p| match p {
             Part::Image { .. } => Some("image"),
             Part::Resource { .. } => Some("embedded resource"),
+            Part::Audio { .. } => Some("audio"),
+            Part::ResourceLink(_) => Some("resource link"),
             _ => None,
         });
         if let Some(kind) = kind {

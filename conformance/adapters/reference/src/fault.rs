@@ -194,11 +194,21 @@ pub enum Fault {
     /// references (google-gemini/gemini-cli #13326): `$defs` dropped, every `$ref` and
     /// `$dynamicRef` accepting anything, so a violation reachable only through a reference runs.
     ValidatesWithoutRefs,
+    /// A `resource_link` block a tool returns is dropped and the rest of the result is
+    /// delivered as a success (knowsuchagency/mcp2cli #89).
+    DropsResourceLinks,
+    /// A converter that knows only text, images and embedded resources throws on any other
+    /// block kind (a resource link, audio), and the whole result is lost to an internal error
+    /// that does not say what was refused (kirodotdev/Kiro #8960).
+    ThrowsOnUnknownBlockKind,
+    /// A resource link is rewritten to text that keeps its name or title but not its URI: the
+    /// model cannot use the link (agentclientprotocol/claude-agent-acp PR #1093).
+    RendersLinksWithoutUri,
 }
 
 impl Fault {
     /// Every fault, in documentation order.
-    pub const ALL: [Fault; 73] = [
+    pub const ALL: [Fault; 76] = [
         Fault::RunsHandlerBeforeValidating,
         Fault::CoercesTypes,
         Fault::DropsUnknownFields,
@@ -272,6 +282,9 @@ impl Fault {
         Fault::CutsErrorsHeadOnly,
         Fault::ParsesArgumentsTwice,
         Fault::ValidatesWithoutRefs,
+        Fault::DropsResourceLinks,
+        Fault::ThrowsOnUnknownBlockKind,
+        Fault::RendersLinksWithoutUri,
     ];
 
     /// The variants whose fault is in the optional repair profile: each is a broken version of
@@ -388,6 +401,9 @@ impl Fault {
             Fault::CutsErrorsHeadOnly => "cuts-errors-head-only",
             Fault::ParsesArgumentsTwice => "parses-arguments-twice",
             Fault::ValidatesWithoutRefs => "validates-without-refs",
+            Fault::DropsResourceLinks => "drops-resource-links",
+            Fault::ThrowsOnUnknownBlockKind => "throws-on-unknown-block-kind",
+            Fault::RendersLinksWithoutUri => "renders-links-without-uri",
         }
     }
 
@@ -420,9 +436,12 @@ impl Fault {
                 "PREP-8", "PREP-9", "PATH-1", "PATH-2", "PATH-3", "PATH-5", "BOUND-1", "BOUND-2",
                 "BOUND-3", "PATH-7",
             ],
-            Fault::DropsBlockResults => &["CORR-1", "BLOCK-1", "MCP-2", "MCP-3"],
+            Fault::DropsBlockResults => &["CORR-1", "BLOCK-1", "MCP-2", "MCP-3", "BLOCK-5"],
             Fault::MiscountsOmittedLines => &["CAP-6", "HT-3"],
             Fault::CutsErrorsHeadOnly => &["CAP-5", "HT-2"],
+            Fault::DropsResourceLinks => &["BLOCK-5"],
+            Fault::ThrowsOnUnknownBlockKind => &["BLOCK-1", "BLOCK-5"],
+            Fault::RendersLinksWithoutUri => &["BLOCK-5"],
             Fault::CapsHeadOnly => &["HT-1", "HT-2"],
             Fault::CoercesTypes => &["VAL-1", "VAL-2", "VAL-3", "VAL-6", "VAL-9", "VAL-10"],
             Fault::CommitsUnverifiedTokens => &[
@@ -450,6 +469,7 @@ impl Fault {
                 "AUTH-3", "AUTH-4", "BUDGET-1", "BUDGET-3", "IDEM-2", "IDEM-4", "IDEM-7", "PREP-1",
                 "PREP-2", "PREP-3", "PREP-4", "PREP-5", "PREP-6", "PREP-7", "PREP-8", "PREP-9",
                 "PATH-1", "PATH-2", "PATH-3", "PATH-5", "BOUND-1", "BOUND-2", "BOUND-3", "PATH-7",
+                "BLOCK-1",
             ],
             Fault::FirstViolationOnly => &["TEACH-2", "TEACH-3"],
             Fault::FlattensBlocksToText => &["BLOCK-1", "BLOCK-2", "MCP-3"],
@@ -670,6 +690,15 @@ impl Fault {
             }
             Fault::ValidatesWithoutRefs => {
                 "validates against the schema rewritten for a provider: $defs dropped, $ref and $dynamicRef accept anything"
+            }
+            Fault::DropsResourceLinks => {
+                "drops a resource_link block and delivers the rest of the result as a success"
+            }
+            Fault::ThrowsOnUnknownBlockKind => {
+                "throws on a block kind other than text, image or resource: the whole result becomes an internal error"
+            }
+            Fault::RendersLinksWithoutUri => {
+                "rewrites a resource link to text that keeps its name but not its URI"
             }
         }
     }

@@ -116,16 +116,20 @@ pub enum Variant {
     /// With parallel tool calls disabled, the first call of a batch runs and every other call
     /// is refused visibly (`tool_refused`: one call per turn), never dropped.
     RefusesExtraCallsWhenSerial,
-    /// A text-only harness: a tool answer holding an image or a resource is refused with an
-    /// error that names the kind it cannot show (`image content is not supported`), as a
-    /// client for a model without vision must. Content blocks are never delivered, so BLOCK-3
-    /// (order) is NOT TESTABLE for it; every other block requirement must pass.
+    /// A text-only harness: a tool answer holding an image, a resource, audio or a resource
+    /// link is refused with an error that names the kind it cannot show (`image content is not
+    /// supported`), as a client for a model without vision must. Content blocks are never
+    /// delivered, so BLOCK-3 (order) is NOT TESTABLE for it; every other block requirement
+    /// must pass.
     RefusesNonTextBlocks,
     /// Arguments text that repeats a key is read by one parser that keeps the key's last value
     /// (as `JSON.parse` and Python's `json.loads` do), for validation and handler alike: the
     /// handler receives exactly what was validated. Departs from CALL-10 (a SHOULD: refuse
     /// such text as malformed), which it may fail.
     KeepsLastDuplicateKey,
+    /// A harness without link blocks: a resource link reaches the model as a text block that
+    /// keeps its URI and name (and its other fields), in its place among the blocks.
+    RendersLinksAsText,
 }
 
 impl Variant {
@@ -161,6 +165,7 @@ impl Variant {
         Variant::RefusesExtraCallsWhenSerial,
         Variant::RefusesNonTextBlocks,
         Variant::KeepsLastDuplicateKey,
+        Variant::RendersLinksAsText,
     ];
 
     /// The kebab-case name used on the command line and in reports.
@@ -196,6 +201,7 @@ impl Variant {
             Variant::RefusesExtraCallsWhenSerial => "refuses-extra-calls-when-serial",
             Variant::RefusesNonTextBlocks => "refuses-non-text-blocks",
             Variant::KeepsLastDuplicateKey => "keeps-last-duplicate-key",
+            Variant::RendersLinksAsText => "renders-links-as-text",
         }
     }
 
@@ -261,7 +267,10 @@ impl Variant {
                 "with parallel tool calls disabled, runs the first call and refuses the others visibly"
             }
             Variant::RefusesNonTextBlocks => {
-                "refuses a tool answer holding an image or a resource, naming the kind it cannot show"
+                "refuses a tool answer holding an image, a resource, audio or a link, naming the kind it cannot show"
+            }
+            Variant::RendersLinksAsText => {
+                "gives a resource link to the model as text keeping its URI and name"
             }
             Variant::KeepsLastDuplicateKey => {
                 "runs arguments text that repeats a key with the key's last value, validated and handed alike (departs from CALL-10)"

@@ -40,6 +40,10 @@ fn png() -> Value {
     json!({"type": "image", "data": PNG, "mimeType": "image/png"})
 }
 
+fn link() -> Value {
+    json!({"type": "resource_link", "uri": "file:///src/lexer.rs", "name": "lexer.rs"})
+}
+
 /// One tool returning `output` (blocks or an MCP result), one call.
 fn blocks_case(output: Value) -> WireCase {
     one_call(json!({"return": output}))
@@ -1029,6 +1033,36 @@ fn demo(fault: Fault) -> Demo {
                 assert!(invocations(reference).is_empty());
                 assert!(!results(variant)[0].is_error);
                 assert_eq!(invocations(variant)[0].args, json!({"n": 5000}));
+            },
+        ),
+        Fault::DropsResourceLinks => (
+            blocks_case(json!({"content_blocks": [{"type": "text", "text": "1 match"}, link()]})),
+            |reference, variant| {
+                assert_eq!(kinds(reference), ["text", "resource_link"]);
+                assert_eq!(kinds(variant), ["text"]);
+                assert!(!results(variant)[0].is_error);
+            },
+        ),
+        Fault::ThrowsOnUnknownBlockKind => (
+            blocks_case(
+                json!({"mcp_result": {"content": [{"type": "text", "text": "1 match"}, link()]}}),
+            ),
+            |reference, variant| {
+                assert_eq!(kinds(reference), ["text", "resource_link"]);
+                let v = &results(variant)[0];
+                assert!(v.is_error && v.blocks.is_none());
+                assert!(
+                    !v.content.contains("1 match") && !v.content.contains("link"),
+                    "{}",
+                    v.content
+                );
+            },
+        ),
+        Fault::RendersLinksWithoutUri => (
+            blocks_case(json!({"content_blocks": [link()]})),
+            |reference, variant| {
+                assert_eq!(kinds(reference), ["resource_link"]);
+                assert_eq!(content(variant), "[lexer.rs]");
             },
         ),
         other => panic!("no demonstration case for {other}: add one here"),

@@ -547,6 +547,27 @@ fn demo(variant: Variant) -> Demo {
                 assert_eq!(args, [&json!({"n": 5})]);
             },
         ),
+        Variant::RendersLinksAsText => (
+            one_call(
+                json!({"return": {"content_blocks": [{"type": "text", "text": "1 match: "},
+                        {"type": "resource_link", "uri": "file:///src/lexer.rs", "name": "lexer.rs"}]}}),
+            ),
+            |reference, variant| {
+                assert_eq!(
+                    results(reference)[0].blocks.as_ref().unwrap()[1].kind(),
+                    "resource_link"
+                );
+                let v = &results(variant)[0];
+                assert!(!v.is_error);
+                assert!(
+                    v.content.starts_with("1 match: ")
+                        && v.content.contains("file:///src/lexer.rs")
+                        && v.content.contains("lexer.rs"),
+                    "{}",
+                    v.content
+                );
+            },
+        ),
         other => panic!("no demonstration for {other:?}"),
     }
 }

@@ -51,5 +51,5 @@ def test_every_capability_and_implementation_field_is_modelled():
 
 def test_every_optional_behaviour_is_implemented():
     implemented = (set(behaviours.STEPS) | set(behaviours.OUTPUTS) | set(behaviours.GENERATORS)
-                   | set(behaviours.TOOL_OPTIONS))
+                   | set(behaviours.TOOL_OPTIONS) | set(behaviours.BLOCK_KINDS))
     assert set(vocabulary.OPTIONAL_BEHAVIOURS) <= implemented

@@ -191,6 +191,14 @@ export const OUTPUTS: Record<string, Output> = {
  */
 export const TOOL_OPTIONS = ['output_schema'] as const;
 
+/**
+ * Optional behaviours that are block kinds inside `content_blocks` and `mcp_result` (`audio`,
+ * `resource_link`): the scripted handler hands every block over unchanged, so the kit carries them;
+ * an adapter declares one when its `present` gives that kind to its harness and its reply reports it
+ * (PROTOCOL.md section 4e).
+ */
+export const BLOCK_KINDS = ['audio_blocks', 'resource_link_blocks'] as const;
+
 /** The non-finite names OUTPUTS.non_finite knows (compared with vocabulary.NON_FINITE). */
 export const NON_FINITE_NAMES = Object.keys(NON_FINITE);
 

@@ -48,8 +48,8 @@ export function textOf(result: unknown): string {
 }
 
 /**
- * The `blocks` to report for a CallToolResult (MCP JSON): its text, image and embedded resource
- * blocks in order with only the fields the protocol reads, or null when it holds text only.
+ * The `blocks` to report for a CallToolResult (MCP JSON): its text, image, embedded resource, audio
+ * and resource link blocks in order with only the fields the protocol reads, or null when it holds text only.
  */
 export function blocksOf(result: unknown): Json[] | null {
   const content = (result as { content?: unknown } | null)?.content;
@@ -58,7 +58,12 @@ export function blocksOf(result: unknown): Json[] | null {
   for (const b of content) {
     if (!b || typeof b !== 'object') continue;
     if (b.type === 'text' && typeof b.text === 'string') out.push({ type: 'text', text: b.text });
-    else if (b.type === 'image') out.push({ type: 'image', data: b.data, mimeType: b.mimeType });
+    else if (b.type === 'image' || b.type === 'audio') out.push({ type: b.type, data: b.data, mimeType: b.mimeType });
+    else if (b.type === 'resource_link') {
+      const link: { [key: string]: Json } = { type: 'resource_link' };
+      for (const k of ['uri', 'name', 'title', 'description', 'mimeType', 'size']) if (k in b) link[k] = b[k];
+      out.push(link);
+    }
     else if (b.type === 'resource' && b.resource && typeof b.resource === 'object') {
       const r: { [key: string]: Json } = {};
       for (const k of ['uri', 'mimeType', 'text', 'blob']) if (k in b.resource) r[k] = b.resource[k];

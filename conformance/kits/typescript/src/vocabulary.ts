@@ -34,7 +34,7 @@ export const FEATURE_PATTERN: string | null = null;
 export const BEHAVIOURS = ["return", "raise", "sleep_ms", "mutate_args"] as const;
 
 /** Behaviours and outputs beyond the base set; an adapter declares those it runs in `behaviors`. */
-export const OPTIONAL_BEHAVIOURS = ["non_finite_in", "non_json", "output_schema", "content_blocks"] as const;
+export const OPTIONAL_BEHAVIOURS = ["non_finite_in", "non_json", "output_schema", "content_blocks", "audio_blocks", "resource_link_blocks"] as const;
 
 /** The kinds of error a scripted handler raises. */
 export const RAISE_KINDS = ["domain", "transport", "internal"] as const;

@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { test } from 'node:test';
 import { CAPABILITY_KEYS, GENERATORS, IMPLEMENTATION_KEYS, OUTPUTS, STEPS, vocabulary } from '../dist/index.js';
-import { NON_FINITE_NAMES, TOOL_OPTIONS } from '../dist/behaviours.js';
+import { BLOCK_KINDS, NON_FINITE_NAMES, TOOL_OPTIONS } from '../dist/behaviours.js';
 
 const schema = (name) => JSON.parse(readFileSync(new URL(`../../../schema/protocol/${name}.schema.json`, import.meta.url), 'utf8'));
 const hello = schema('hello');
@@ -38,7 +38,7 @@ test('behaviour words match run.schema.json and each has an implementation', () 
 });
 
 test('every optional behaviour is implemented', () => {
-  const implemented = new Set([...Object.keys(STEPS), ...Object.keys(OUTPUTS), ...Object.keys(GENERATORS), ...TOOL_OPTIONS]);
+  const implemented = new Set([...Object.keys(STEPS), ...Object.keys(OUTPUTS), ...Object.keys(GENERATORS), ...TOOL_OPTIONS, ...BLOCK_KINDS]);
   for (const b of vocabulary.OPTIONAL_BEHAVIOURS) assert.ok(implemented.has(b), b);
 });
 

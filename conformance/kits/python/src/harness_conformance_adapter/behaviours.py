@@ -233,7 +233,9 @@ def _out_non_json(spec: Mapping[str, Json], args: Any, unit: str) -> Any:
 class ContentBlocks:
     """A handler's multi-part answer (behaviour `content_blocks`): `blocks` in MCP's JSON form
     (`{"type": "text", "text"}`, `{"type": "image", "data", "mimeType"}`, `{"type": "resource",
-    "resource": {"uri", "mimeType", "text" | "blob"}}`), in order. The adapter's `present` turns
+    "resource": {"uri", "mimeType", "text" | "blob"}}`; with behaviours `audio_blocks` and
+    `resource_link_blocks`, `{"type": "audio", "data", "mimeType"}` and `{"type": "resource_link",
+    "uri", "name", …}`), in order. The adapter's `present` turns
     them into the harness's own multi-part result (an MCP `ImageContent`, its image type); they
     are never text the handler built."""
 
@@ -274,6 +276,12 @@ OUTPUTS: dict[str, Callable[[Mapping[str, Json], Any, str], Any]] = {
 TOOL_OPTIONS: tuple[str, ...] = ("output_schema",)
 """Optional behaviours that are tool fields, not scripts: `case.Tool` carries each for the adapter
 to give its harness (`output_schema`: the tool's output schema, as MCP's `outputSchema`)."""
+
+BLOCK_KINDS: tuple[str, ...] = ("audio_blocks", "resource_link_blocks")
+"""Optional behaviours that are block kinds inside `content_blocks` and `mcp_result` (`audio`,
+`resource_link`): the scripted handler hands every block over unchanged, so the kit carries them;
+an adapter declares one when its `present` gives that kind to its harness and its reply reports
+it (PROTOCOL.md section 4e)."""
 
 
 def output_value(output: Mapping[str, Json], args: Any, unit: str) -> tuple[str, Any]:

@@ -47,9 +47,12 @@ def text_of(result: Any) -> str:
                    if isinstance(b, dict) and b.get("type") == "text" and isinstance(b.get("text"), str))
 
 
+_LINK_FIELDS = ("uri", "name", "title", "description", "mimeType", "size")
+
+
 def blocks_of(result: Any) -> list[Json] | None:
-    """The `blocks` to report for a `CallToolResult` (MCP JSON): its text, image and embedded
-    resource blocks in order, with only the fields the protocol reads (annotations and `_meta`
+    """The `blocks` to report for a `CallToolResult` (MCP JSON): its text, image, embedded
+    resource, audio and resource link blocks in order, with only the fields the protocol reads (annotations and `_meta`
     left out), or None when it holds text only (the result is then its `content`). Blocks of
     kinds the protocol has no name for are left out: no case returns them."""
     content = result.get("content") if isinstance(result, dict) else None
@@ -62,8 +65,10 @@ def blocks_of(result: Any) -> list[Json] | None:
         kind = b.get("type")
         if kind == "text" and isinstance(b.get("text"), str):
             out.append({"type": "text", "text": b["text"]})
-        elif kind == "image":
-            out.append({"type": "image", "data": b.get("data"), "mimeType": b.get("mimeType")})
+        elif kind in ("image", "audio"):
+            out.append({"type": kind, "data": b.get("data"), "mimeType": b.get("mimeType")})
+        elif kind == "resource_link":
+            out.append({"type": kind, **{k: b[k] for k in _LINK_FIELDS if k in b}})
         elif kind == "resource" and isinstance(b.get("resource"), dict):
             r = b["resource"]
             out.append({"type": "resource",

@@ -35,7 +35,7 @@ FEATURE_PATTERN: str | None = None
 BEHAVIOURS: tuple[str, ...] = ("return", "raise", "sleep_ms", "mutate_args")
 """Scripted handler behaviours (run.schema.json#/$defs/behavior)."""
 
-OPTIONAL_BEHAVIOURS: tuple[str, ...] = ("non_finite_in", "non_json", "output_schema", "content_blocks")
+OPTIONAL_BEHAVIOURS: tuple[str, ...] = ("non_finite_in", "non_json", "output_schema", "content_blocks", "audio_blocks", "resource_link_blocks")
 """Behaviours and outputs beyond the base set; an adapter declares those it runs in `behaviors`."""
 
 RAISE_KINDS: tuple[str, ...] = ("domain", "transport", "internal")
