@@ -186,11 +186,15 @@ pub enum Fault {
     /// limit, with no note: the rules for output are not applied to error text, and the
     /// message's last line (`retry after 30s`) is lost.
     CutsErrorsHeadOnly,
+    /// The cut is found by dropping one character at a time from a fresh copy of the text and
+    /// measuring the copy again until it fits: the right content, in time quadratic in the
+    /// output (Conway-Research/automaton PR #358).
+    CapsInQuadraticTime,
 }
 
 impl Fault {
     /// Every fault, in documentation order.
-    pub const ALL: [Fault; 71] = [
+    pub const ALL: [Fault; 72] = [
         Fault::RunsHandlerBeforeValidating,
         Fault::CoercesTypes,
         Fault::DropsUnknownFields,
@@ -262,6 +266,7 @@ impl Fault {
         Fault::DropsBlockResults,
         Fault::MiscountsOmittedLines,
         Fault::CutsErrorsHeadOnly,
+        Fault::CapsInQuadraticTime,
     ];
 
     /// The variants whose fault is in the optional repair profile: each is a broken version of
@@ -376,6 +381,7 @@ impl Fault {
             Fault::DropsBlockResults => "drops-block-results",
             Fault::MiscountsOmittedLines => "miscounts-omitted-lines",
             Fault::CutsErrorsHeadOnly => "cuts-errors-head-only",
+            Fault::CapsInQuadraticTime => "caps-in-quadratic-time",
         }
     }
 
@@ -411,6 +417,7 @@ impl Fault {
             Fault::DropsBlockResults => &["CORR-1", "BLOCK-1", "MCP-2", "MCP-3"],
             Fault::MiscountsOmittedLines => &["CAP-6", "HT-3"],
             Fault::CutsErrorsHeadOnly => &["CAP-5", "HT-2"],
+            Fault::CapsInQuadraticTime => &["CAP-11"],
             Fault::CapsHeadOnly => &["HT-1", "HT-2"],
             Fault::CoercesTypes => &["VAL-1", "VAL-2", "VAL-3", "VAL-6", "VAL-9", "VAL-10"],
             Fault::CommitsUnverifiedTokens => &[
@@ -650,6 +657,9 @@ impl Fault {
             }
             Fault::CutsErrorsHeadOnly => {
                 "cuts a long refusal or transport error head-only at the cap, with no note"
+            }
+            Fault::CapsInQuadraticTime => {
+                "finds the cut by dropping one character at a time and measuring a fresh copy again"
             }
         }
     }

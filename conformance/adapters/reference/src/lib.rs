@@ -1518,6 +1518,9 @@ fn perturb_result(
         Fault::NoteOutsideCap if cuts_itself(cx.intended) => {
             o.content = perturb::note_outside_cap(result.content(), cx.intended);
         }
+        Fault::CapsInQuadraticTime if cuts_itself(cx.intended) => {
+            o.content = perturb::cap_in_quadratic_time(result.content(), cx.intended);
+        }
         // `repairs-silently`: the repair note harness-ref put before the output is dropped.
         Fault::RepairsSilently if code.is_none() => {
             let note = cx
@@ -1833,7 +1836,9 @@ fn harness_cap(intended: CapConfig, fault: Option<Fault>) -> CapConfig {
         }
         // These variants cut the full output themselves, sloppily (where the strategy cuts:
         // reject and spill are left to harness-ref, so each variant is its one fault)…
-        Some(Fault::SplitsCodePoint | Fault::NoteOutsideCap) if cuts_itself(&intended) => {
+        Some(Fault::SplitsCodePoint | Fault::NoteOutsideCap | Fault::CapsInQuadraticTime)
+            if cuts_itself(&intended) =>
+        {
             CapConfig {
                 limit: usize::MAX,
                 ..intended
