@@ -73,14 +73,24 @@ pub(crate) fn strip_note(content: &str, truncation: &Truncation) -> String {
 /// at a time is dropped from the end of a fresh copy of the text, and the copy is measured
 /// again, until the kept part fits the budget harness-ref's cut keeps (Conway-Research/automaton
 /// PR #358). The content is the reference's; only the time differs, quadratic in the output.
+/// The slow search is made on texts up to [`QUADRATIC_SEARCH_MAX_BYTES`] only (the time case's
+/// output is under it), so that selftest's huge outputs do not run for hours; above it the
+/// variant is the reference.
 pub(crate) fn cap_in_quadratic_time(text: &str, config: &CapConfig) -> String {
     let honest = cap::cap(text, config);
-    if let Some(truncation) = &honest.truncation {
+    if let Some(truncation) = honest
+        .truncation
+        .as_ref()
+        .filter(|_| text.len() <= QUADRATIC_SEARCH_MAX_BYTES)
+    {
         let (copied, kept) = search_cut_quadratically(text, truncation.head_size, config.unit);
         std::hint::black_box((copied, kept));
     }
     honest.content.into_owned()
 }
+
+/// The largest text `caps-in-quadratic-time` searches slowly.
+const QUADRATIC_SEARCH_MAX_BYTES: usize = 64 * 1024;
 
 /// The slow search for the longest prefix of `text` within `budget` units: how many bytes it
 /// copied, and the prefix's length in bytes.
