@@ -385,7 +385,12 @@ impl ReferenceAdapter {
         let variant = self.variant;
         let intended = cap_config(case, variant)?;
         let harness_config = HarnessConfig {
-            cap: harness_cap(intended, fault),
+            // `caps-in-quadratic-time` cuts text results itself; a result with blocks is left
+            // to harness-ref, which caps its text blocks (the variant is the reference there).
+            cap: match fault {
+                Some(Fault::CapsInQuadraticTime) if returns_blocks(case) => intended,
+                _ => harness_cap(intended, fault),
+            },
             deadline: match (fault, variant) {
                 (Some(Fault::NoDeadline), _) => Duration::MAX,
                 (_, Some(Variant::FixedDeadline)) => FIXED_DEADLINE,
@@ -1851,6 +1856,18 @@ fn harness_cap(intended: CapConfig, fault: Option<Fault>) -> CapConfig {
         },
         _ => intended,
     }
+}
+
+/// Whether a tool of the case returns content blocks.
+fn returns_blocks(case: &WireCase) -> bool {
+    case.tools.iter().any(|t| {
+        matches!(
+            &t.behavior,
+            Behavior::Return {
+                output: protocol::Output::ContentBlocks(_)
+            }
+        )
+    })
 }
 
 /// Whether `result` makes a variant that loses whole turns raise out of the dispatcher.
