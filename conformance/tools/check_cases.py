@@ -72,7 +72,8 @@ RESULT_KINDS = {
     "cap.idempotent", "cap.rejected", "cap.spilled", "cap.artifact", "cap.counted", "cap.configured", "blocks.delivered", "blocks.order", "blocks.no_payload_text", "blocks.intact", "answered",
 }
 CASE_KINDS = {"results.count", "text.valid", "cap.within", "secret", "invocations",
-              "received_args", "runs_only_with", "history_unchanged", "stopped", "repeatable", "invalid_not_run"}
+              "received_args", "runs_only_with", "history_unchanged", "stopped", "repeatable",
+              "invalid_not_run", "linear_time"}
 GROUPS = {"content", "cap", "blocks"}
 # The owner a check has when no `blame` names one; kinds missing here must be blamed.
 DEFAULT_OWNER = {
@@ -86,6 +87,7 @@ DEFAULT_OWNER = {
     "history_unchanged": "ISO-1", "represents_output": "VOCAB-5", "repaired": "REPAIR-3",
     "blocks.delivered": "BLOCK-1", "blocks.no_payload_text": "BLOCK-2", "blocks.order": "BLOCK-3",
     "blocks.intact": "BLOCK-1",
+    "linear_time": "CAP-11",
 }
 # `cap.truncated` defaults by its value: false (output unchanged) CAP-2, true (cut, noted) CAP-5.
 TRUNCATED_OWNER = {False: "CAP-2", True: "CAP-5"}
@@ -376,6 +378,8 @@ def live_checks(case):
         out.append((None, "stopped"))
     if expect.get("repeatable"):
         out.append((None, "repeatable"))
+    if "linear_time" in expect:
+        out.append((None, "linear_time"))
     checks = []
     for i, kind in out:
         default = DEFAULT_OWNER.get(kind)

@@ -318,3 +318,29 @@ fn a_runs_date_is_saved_read_back_and_checked() {
         }
     }
 }
+
+/// Every check kind a report can name is one the documented schema allows, in both places a
+/// report names one (a check, and a check that was not run): a new kind added to the suite
+/// without the schema would make the reports that use it invalid.
+#[test]
+fn the_schema_allows_every_check_kind() {
+    use harness_conformance_suite::blame::CheckKind;
+    let schema: serde_json::Value =
+        serde_json::from_str(include_str!("../../schema/report.schema.json")).unwrap();
+    for def in ["check", "not_run"] {
+        let allowed = &schema["$defs"][def]["properties"]["kind"]["enum"];
+        let allowed: Vec<&str> = allowed
+            .as_array()
+            .unwrap_or_else(|| panic!("$defs/{def}/properties/kind has an enum"))
+            .iter()
+            .filter_map(serde_json::Value::as_str)
+            .collect();
+        for kind in CheckKind::ALL {
+            assert!(
+                allowed.contains(&kind.as_str()),
+                "report.schema.json's $defs/{def} does not allow the check kind {:?}",
+                kind.as_str()
+            );
+        }
+    }
+}

@@ -102,6 +102,9 @@ pub enum CheckKind {
     Stopped,
     /// `repeatable`: a second run of the case returned the same results byte for byte.
     Repeatable,
+    /// `linear_time`: the case took at most [`crate::checks::LINEAR_TIME_SLACK`] times as long,
+    /// over its time on a copy with an output `smaller` times smaller, as linear growth allows.
+    LinearTime,
     /// Universal: the call got a result (one that can be paired with it). Owned by the
     /// requirement that promises the answer: the result's `is_error` owner unless the case
     /// names another.
@@ -116,7 +119,7 @@ pub enum CheckKind {
 
 impl CheckKind {
     /// Every kind, in report order.
-    pub const ALL: [CheckKind; 42] = [
+    pub const ALL: [CheckKind; 43] = [
         CheckKind::ResultsCount,
         CheckKind::Answered,
         CheckKind::ToolUseId,
@@ -159,6 +162,7 @@ impl CheckKind {
         CheckKind::HistoryUnchanged,
         CheckKind::Stopped,
         CheckKind::Repeatable,
+        CheckKind::LinearTime,
     ];
 
     /// The name used in case files and reports. Stable: never renamed.
@@ -203,6 +207,7 @@ impl CheckKind {
             CheckKind::HistoryUnchanged => "history_unchanged",
             CheckKind::Stopped => "stopped",
             CheckKind::Repeatable => "repeatable",
+            CheckKind::LinearTime => "linear_time",
             CheckKind::Answered => "answered",
             CheckKind::InvalidNotRun => "invalid_not_run",
             CheckKind::RunsOnlyWith => "runs_only_with",
@@ -219,6 +224,7 @@ impl CheckKind {
                 | CheckKind::HistoryUnchanged
                 | CheckKind::Stopped
                 | CheckKind::Repeatable
+                | CheckKind::LinearTime
                 | CheckKind::InvalidNotRun
                 | CheckKind::RunsOnlyWith
         )
@@ -261,6 +267,7 @@ impl CheckKind {
             CheckKind::CapArtifact => "STRAT-5",
             CheckKind::CapCounted => "CAP-3",
             CheckKind::CapConfigured => "CAP-9",
+            CheckKind::LinearTime => "CAP-11",
             CheckKind::HistoryUnchanged => "ISO-1",
             CheckKind::RepresentsOutput => "VOCAB-5",
             CheckKind::Repaired => "REPAIR-3",
@@ -375,6 +382,9 @@ pub fn planned(case: &Case) -> Vec<(CheckKind, Option<usize>)> {
     }
     if case.expect.repeatable {
         out.push((CheckKind::Repeatable, None));
+    }
+    if case.expect.linear_time.is_some() {
+        out.push((CheckKind::LinearTime, None));
     }
     out
 }

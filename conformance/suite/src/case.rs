@@ -65,10 +65,24 @@ pub struct Expect {
     /// same: id, `is_error`, code, `retryable` and content.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub repeatable: bool,
+    /// The runner times the case against a copy whose one generated output is
+    /// [`LinearTime::smaller`] times smaller, and the time must not grow faster than linearly
+    /// with the output (check `linear_time`, SPEC.md CAP-11).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub linear_time: Option<LinearTime>,
     /// Check kind or group (`is_error`, `content`, `cap.note_counts`, …) → the requirement(s)
     /// that own those checks in every result and in the case-level checks ([`crate::blame`]).
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub blame: BTreeMap<String, Owners>,
+}
+
+/// `expect.linear_time`: how the case is timed against a smaller copy of itself.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct LinearTime {
+    /// How many times smaller the copy's generated output is (at least 2): the copy has the
+    /// same shape (the same repeated text or lines), only less of it.
+    pub smaller: u64,
 }
 
 /// One handler invocation the case expects.

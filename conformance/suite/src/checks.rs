@@ -226,6 +226,8 @@ pub struct Findings {
     pub bugs: Vec<String>,
     /// Second runs still to do.
     pub follow_ups: Vec<FollowUp>,
+    /// `linear_time`: the timed runs still to do.
+    pub timed: Option<crate::timing::Timed>,
 }
 
 impl Findings {
@@ -553,6 +555,22 @@ pub fn check(case: &Case, wire: &WireCase, caps: &Capabilities, obs: &Observed) 
             case: wire.clone(),
             first: Some(obs.results.to_vec()),
         });
+    }
+    if let Some(ask) = case.expect.linear_time {
+        match crate::timing::smaller_copy(wire, ask) {
+            Ok(small) => {
+                let requirements = r.follow_up_owners(CheckKind::LinearTime, None);
+                if !requirements.is_empty() {
+                    r.f.timed = Some(crate::timing::Timed {
+                        requirements,
+                        large: wire.clone(),
+                        small,
+                        smaller: ask.smaller,
+                    });
+                }
+            }
+            Err(e) => r.bug(e),
+        }
     }
     r.f
 }

@@ -127,4 +127,5 @@ pub mod represent;
 pub mod run;
 pub mod select;
 pub mod spec;
+pub mod timing;
 pub mod verdict;

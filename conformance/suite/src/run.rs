@@ -15,6 +15,7 @@ use harness_conformance_protocol::{
 };
 
 use crate::baseline::Baseline;
+use crate::blame::CheckKind;
 use crate::case::Case;
 use crate::checks::{self, Observed};
 use crate::coverage::{self, Coverage};
@@ -22,6 +23,7 @@ use crate::harness::Harness;
 use crate::needs;
 use crate::quote::quote_n;
 use crate::spec::{Level, Requirement};
+use crate::timing;
 use crate::verdict::{CaseOutcome, Verdict};
 
 /// The result of a whole run.
@@ -417,6 +419,27 @@ fn run_case_inner(
             }
         }
     }
+    if let Some(timed) = findings.timed.take() {
+        match time_runs(harness, &timed, timeout) {
+            Ok((small, large)) => {
+                let failure = timing::judge(timed.smaller, &small, &large);
+                findings
+                    .checks
+                    .extend(timed.requirements.iter().map(|requirement| checks::Check {
+                        kind: CheckKind::LinearTime,
+                        result: None,
+                        requirement: requirement.clone(),
+                        failure: failure.clone(),
+                    }));
+            }
+            Err(e) => {
+                return (
+                    new(Verdict::Error).with(format!("during the timed runs of the case: {e}")),
+                    Some(hello),
+                )
+            }
+        }
+    }
     let verdict = if !findings.bugs.is_empty() {
         Verdict::BugInCase
     } else if findings.failed() {
@@ -437,6 +460,30 @@ fn run_case_inner(
     outcome.returned = Some(checks::returned_summary(&results));
     outcome.results = Some(results);
     (outcome, Some(hello))
+}
+
+/// `linear_time`'s runs: the small copy and the case, interleaved, [`timing::ROUNDS`] times
+/// each; each side's wall times, as the harness answered them. A run that does not come back
+/// with results is an error: the check cannot be judged.
+fn time_runs(
+    harness: &mut dyn Harness,
+    timed: &timing::Timed,
+    timeout: Duration,
+) -> Result<(Vec<Duration>, Vec<Duration>), String> {
+    let mut small = Vec::with_capacity(timing::ROUNDS);
+    let mut large = Vec::with_capacity(timing::ROUNDS);
+    for _ in 0..timing::ROUNDS {
+        for (case, times) in [(&timed.small, &mut small), (&timed.large, &mut large)] {
+            let started = Instant::now();
+            let reply = harness.run(case, timeout).map_err(|e| e.to_string())?;
+            times.push(started.elapsed());
+            match reply.outcome() {
+                Ok(ReplyOutcome::Observed { .. }) => {}
+                other => return Err(format!("a run did not produce results: {other:?}")),
+            }
+        }
+    }
+    Ok((small, large))
 }
 
 #[cfg(test)]

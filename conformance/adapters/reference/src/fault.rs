@@ -204,11 +204,15 @@ pub enum Fault {
     /// A resource link is rewritten to text that keeps its name or title but not its URI: the
     /// model cannot use the link (agentclientprotocol/claude-agent-acp PR #1093).
     RendersLinksWithoutUri,
+    /// The cut is found by dropping one character at a time from a fresh copy of the text and
+    /// measuring the copy again until it fits: the right content, in time quadratic in the
+    /// output (Conway-Research/automaton PR #358).
+    CapsInQuadraticTime,
 }
 
 impl Fault {
     /// Every fault, in documentation order.
-    pub const ALL: [Fault; 76] = [
+    pub const ALL: [Fault; 77] = [
         Fault::RunsHandlerBeforeValidating,
         Fault::CoercesTypes,
         Fault::DropsUnknownFields,
@@ -285,6 +289,7 @@ impl Fault {
         Fault::DropsResourceLinks,
         Fault::ThrowsOnUnknownBlockKind,
         Fault::RendersLinksWithoutUri,
+        Fault::CapsInQuadraticTime,
     ];
 
     /// The variants whose fault is in the optional repair profile: each is a broken version of
@@ -404,6 +409,7 @@ impl Fault {
             Fault::DropsResourceLinks => "drops-resource-links",
             Fault::ThrowsOnUnknownBlockKind => "throws-on-unknown-block-kind",
             Fault::RendersLinksWithoutUri => "renders-links-without-uri",
+            Fault::CapsInQuadraticTime => "caps-in-quadratic-time",
         }
     }
 
@@ -442,6 +448,7 @@ impl Fault {
             Fault::DropsResourceLinks => &["BLOCK-5"],
             Fault::ThrowsOnUnknownBlockKind => &["BLOCK-1", "BLOCK-5"],
             Fault::RendersLinksWithoutUri => &["BLOCK-5"],
+            Fault::CapsInQuadraticTime => &["CAP-11"],
             Fault::CapsHeadOnly => &["HT-1", "HT-2"],
             Fault::CoercesTypes => &["VAL-1", "VAL-2", "VAL-3", "VAL-6", "VAL-9", "VAL-10"],
             Fault::CommitsUnverifiedTokens => &[
@@ -699,6 +706,9 @@ impl Fault {
             }
             Fault::RendersLinksWithoutUri => {
                 "rewrites a resource link to text that keeps its name but not its URI"
+            }
+            Fault::CapsInQuadraticTime => {
+                "finds the cut by dropping one character at a time and measuring a fresh copy again"
             }
         }
     }

@@ -385,7 +385,12 @@ impl ReferenceAdapter {
         let variant = self.variant;
         let intended = cap_config(case, variant)?;
         let harness_config = HarnessConfig {
-            cap: harness_cap(intended, fault),
+            // `caps-in-quadratic-time` cuts text results itself; a result with blocks is left
+            // to harness-ref, which caps its text blocks (the variant is the reference there).
+            cap: match fault {
+                Some(Fault::CapsInQuadraticTime) if returns_blocks(case) => intended,
+                _ => harness_cap(intended, fault),
+            },
             deadline: match (fault, variant) {
                 (Some(Fault::NoDeadline), _) => Duration::MAX,
                 (_, Some(Variant::FixedDeadline)) => FIXED_DEADLINE,
@@ -1555,6 +1560,9 @@ fn perturb_result(
         Fault::NoteOutsideCap if cuts_itself(cx.intended) => {
             o.content = perturb::note_outside_cap(result.content(), cx.intended);
         }
+        Fault::CapsInQuadraticTime if cuts_itself(cx.intended) => {
+            o.content = perturb::cap_in_quadratic_time(result.content(), cx.intended);
+        }
         // `repairs-silently`: the repair note harness-ref put before the output is dropped.
         Fault::RepairsSilently if code.is_none() => {
             let note = cx
@@ -1870,7 +1878,9 @@ fn harness_cap(intended: CapConfig, fault: Option<Fault>) -> CapConfig {
         }
         // These variants cut the full output themselves, sloppily (where the strategy cuts:
         // reject and spill are left to harness-ref, so each variant is its one fault)…
-        Some(Fault::SplitsCodePoint | Fault::NoteOutsideCap) if cuts_itself(&intended) => {
+        Some(Fault::SplitsCodePoint | Fault::NoteOutsideCap | Fault::CapsInQuadraticTime)
+            if cuts_itself(&intended) =>
+        {
             CapConfig {
                 limit: usize::MAX,
                 ..intended
@@ -1883,6 +1893,18 @@ fn harness_cap(intended: CapConfig, fault: Option<Fault>) -> CapConfig {
         },
         _ => intended,
     }
+}
+
+/// Whether a tool of the case returns content blocks.
+fn returns_blocks(case: &WireCase) -> bool {
+    case.tools.iter().any(|t| {
+        matches!(
+            &t.behavior,
+            Behavior::Return {
+                output: protocol::Output::ContentBlocks(_)
+            }
+        )
+    })
 }
 
 /// Whether `result` makes a variant that loses whole turns raise out of the dispatcher.

@@ -69,6 +69,42 @@ pub(crate) fn strip_note(content: &str, truncation: &Truncation) -> String {
     format!("{head}{tail}")
 }
 
+/// `caps-in-quadratic-time`: harness-ref's own cut, found the slow way first: one character
+/// at a time is dropped from the end of a fresh copy of the text, and the copy is measured
+/// again, until the kept part fits the budget harness-ref's cut keeps (Conway-Research/automaton
+/// PR #358). The content is the reference's; only the time differs, quadratic in the output.
+/// The slow search is made on texts up to [`QUADRATIC_SEARCH_MAX_BYTES`] only (the time case's
+/// output is under it), so that selftest's huge outputs do not run for hours; above it the
+/// variant is the reference.
+pub(crate) fn cap_in_quadratic_time(text: &str, config: &CapConfig) -> String {
+    let honest = cap::cap(text, config);
+    if let Some(truncation) = honest
+        .truncation
+        .as_ref()
+        .filter(|_| text.len() <= QUADRATIC_SEARCH_MAX_BYTES)
+    {
+        let (copied, kept) = search_cut_quadratically(text, truncation.head_size, config.unit);
+        std::hint::black_box((copied, kept));
+    }
+    honest.content.into_owned()
+}
+
+/// The largest text `caps-in-quadratic-time` searches slowly.
+const QUADRATIC_SEARCH_MAX_BYTES: usize = 64 * 1024;
+
+/// The slow search for the longest prefix of `text` within `budget` units: how many bytes it
+/// copied, and the prefix's length in bytes.
+fn search_cut_quadratically(text: &str, budget: u64, unit: Unit) -> (u64, usize) {
+    let mut kept = text.to_owned();
+    let mut copied = kept.len() as u64;
+    while cap::measure(&kept, unit) as u64 > budget {
+        let end = kept.char_indices().next_back().map_or(0, |(i, _)| i);
+        kept = kept[..end].to_owned();
+        copied += kept.len() as u64;
+    }
+    (copied, kept.len())
+}
+
 /// `note-outside-cap`: head and tail fill the whole limit, then the note is added between
 /// them, so the content exceeds the cap by the note's length.
 pub(crate) fn note_outside_cap(text: &str, config: &CapConfig) -> String {
@@ -218,6 +254,36 @@ mod tests {
         assert_eq!(
             split_code_point(&ascii, &config(300, Unit::Bytes)),
             cap::cap(&ascii, &config(300, Unit::Bytes)).content
+        );
+    }
+
+    #[test]
+    fn the_quadratic_capper_returns_the_reference_content_after_quadratic_work() {
+        for unit in [Unit::Bytes, Unit::Chars, Unit::Lines] {
+            let config = config(50, unit);
+            let text = "abcdefghi\n".repeat(400);
+            assert_eq!(
+                cap_in_quadratic_time(&text, &config),
+                cap::cap(&text, &config).content
+            );
+            let budget = cap::cap(&text, &config).truncation.unwrap().head_size;
+            let (copied, kept) = search_cut_quadratically(&text, budget, unit);
+            assert_eq!(
+                &text[..kept],
+                cap::prefix_units(&text, budget as usize, unit)
+            );
+            // Every dropped character copied what was left: over half the text, times the
+            // number of characters dropped (at least half of them).
+            let n = text.len() as u64;
+            assert!(
+                copied >= (n / 2) * (n / 2),
+                "{unit:?}: {copied} bytes copied"
+            );
+        }
+        // Under the cap, nothing is searched and nothing changes.
+        assert_eq!(
+            cap_in_quadratic_time("short", &config(50, Unit::Chars)),
+            "short"
         );
     }
 }
