@@ -3,8 +3,8 @@
 
 Run once (2 December 2026); its result is committed, and it is kept to show where those
 annotations came from. Only what conformance/tools/fault_map.py cannot derive from a case's
-structure is annotated here, from words of the case's fault name (RULES). It writes only cases
-that have no `dimensions` field yet, so rerunning it never undoes a hand annotation; new cases
+structure is annotated here, from words of the case's fault name (RULES). It only adds
+dimensions a case does not list yet, so rerunning it never undoes a hand annotation; new cases
 carry `dimensions` written by their author (CONTRIBUTING.md, "Add a case").
 
     python3 conformance/tools/annotate_dimensions.py
@@ -24,6 +24,7 @@ RULES = {
     "encoding": r"(^|-)(unicode|utf|emoji|surrogate|normaliz\w*|decomposed|precomposed|combining|astral|multibyte|mixed-width|byte-order|crlf|tabs|whitespace|blank|leading|trailing|backslash|escapes?|html|entities|right-to-left|replacement|nul|control|separators|quotes|newline|case|hyphen|two-byte|three-byte|four-byte|non-ascii|code-points|characters|accent\w*|keys-needing-escapes)(-|$)",
     "number": r"(^|-)(number|numbers|integer|integers|float|exponent|decimal|negative-zero|zero|one-point-zero|multiple-of|nan|infinity|negative-infinity|finite-double|subnormal|big-integers|safe-integers|unique-items|true-is-not-one|one-for-boolean|false-is-not-zero|const|enum|changed-amount|budget|equal)(-|$)",
     "absence": r"(^|-)(missing|absent|empty|null|without-(a-final-newline|approval|capability|a-key|name|parameters)|no-tools|optional|default-does|falsy|false-output|zero-output|required)(-|$)",
+    "error-path": r"(^|-)(runs|is-a-success|looks-like-an-error|is-not-flagged|error-key|is-delivered-or-refused|reaches-the-model|not-replaced-by-a-placeholder)(-|$)",
     "nesting": r"(^|-)(nested|deep|deeply|depth|nesting|cycle|cyclic|inner-array|in-an-item|array-item|array-items|array-of-objects)(-|$)",
 }
 COMPILED = {d: re.compile(r) for d, r in RULES.items()}
@@ -40,11 +41,14 @@ def main():
         text = path.read_text(encoding="utf-8")
         case = json.loads(text)
         ascii_only = json.dumps(case, indent=2, ensure_ascii=True) + "\n" == text
-        dims = dimensions_of(case["id"])
-        if not dims or "dimensions" in case:
-            continue  # a case's own annotation is never overwritten
+        have = case.get("dimensions", [])
+        dims = have + [d for d in dimensions_of(case["id"]) if d not in have]
+        if dims == have:
+            continue  # only ever adds: a case's own annotation stays as it is
         out = {}
         for key, value in case.items():
+            if key == "dimensions":
+                continue
             out[key] = value
             if key == "requirements":
                 out["dimensions"] = dims
