@@ -22,6 +22,10 @@ harness_conformance_protocol::with_wire_case! {
     pub struct Case {
         /// The SPEC.md requirement ids this case tests.
         pub requirements: Vec<String>,
+        /// The fault dimensions the case exercises beyond those its structure shows
+        /// (`docs/fault-map.md`). Documentation for the map: the runner does nothing with them.
+        #[serde(default, skip_serializing_if = "Vec::is_empty")]
+        pub dimensions: Vec<Dimension>,
         /// One or two sentences: the fault, and what the harness must do.
         pub description: String,
         /// Capabilities beyond what the runner derives itself.
@@ -35,6 +39,34 @@ harness_conformance_protocol::with_wire_case! {
         /// What the runner checks.
         pub expect: Expect,
     }
+}
+
+/// A way a harness can get a requirement wrong: the columns of `docs/fault-map.md`
+/// (`conformance/tools/fault_map.py` holds their meanings).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+#[non_exhaustive]
+pub enum Dimension {
+    /// A value of another JSON type or string format is coerced, converted or confused.
+    Type,
+    /// Off by one at an edge: a limit met exactly, one unit over or under.
+    Boundary,
+    /// Text re-encoded, normalised, trimmed, case-folded, unescaped or split.
+    Encoding,
+    /// JSON number and equality semantics (1 vs 1.0, -0, big numbers, enum equality).
+    Number,
+    /// Results, items, blocks or gates in the wrong order.
+    Ordering,
+    /// Parallel calls, slow handlers, deadlines and cancellation.
+    Concurrency,
+    /// Large or many values.
+    Size,
+    /// A missing, empty, null or false value treated as another.
+    Absence,
+    /// The rule holds at the top level but not deep inside.
+    Nesting,
+    /// The rule holds on the success path but not on the error path, or the two confused.
+    ErrorPath,
 }
 
 /// What the runner checks after a case ran.

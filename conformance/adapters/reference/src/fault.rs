@@ -182,6 +182,11 @@ pub enum Fault {
     DropsBlockResults,
     /// The truncation note states twice the number of lines that were omitted.
     MiscountsOmittedLines,
+    /// The truncation note's line counts leave out the newlines in the output's last 32 bytes:
+    /// a count over fixed blocks that drops (or miscounts) the short remainder at the end, so
+    /// an output ending in short lines is said to have fewer lines, and fewer omitted, than it
+    /// has. (Modelled under head+tail from the kept tail, which ends where the output ends.)
+    MissesTheLastLinesInItsCount,
     /// A domain refusal's or transport failure's message over the cap is cut head-only at the
     /// limit, with no note: the rules for output are not applied to error text, and the
     /// message's last line (`retry after 30s`) is lost.
@@ -212,7 +217,7 @@ pub enum Fault {
 
 impl Fault {
     /// Every fault, in documentation order.
-    pub const ALL: [Fault; 77] = [
+    pub const ALL: [Fault; 78] = [
         Fault::RunsHandlerBeforeValidating,
         Fault::CoercesTypes,
         Fault::DropsUnknownFields,
@@ -283,6 +288,7 @@ impl Fault {
         Fault::DropsRefusedCalls,
         Fault::DropsBlockResults,
         Fault::MiscountsOmittedLines,
+        Fault::MissesTheLastLinesInItsCount,
         Fault::CutsErrorsHeadOnly,
         Fault::ParsesArgumentsTwice,
         Fault::ValidatesWithoutRefs,
@@ -403,6 +409,7 @@ impl Fault {
             Fault::DropsRefusedCalls => "drops-refused-calls",
             Fault::DropsBlockResults => "drops-block-results",
             Fault::MiscountsOmittedLines => "miscounts-omitted-lines",
+            Fault::MissesTheLastLinesInItsCount => "misses-the-last-lines-in-its-count",
             Fault::CutsErrorsHeadOnly => "cuts-errors-head-only",
             Fault::ParsesArgumentsTwice => "parses-arguments-twice",
             Fault::ValidatesWithoutRefs => "validates-without-refs",
@@ -444,6 +451,7 @@ impl Fault {
             ],
             Fault::DropsBlockResults => &["CORR-1", "BLOCK-1", "MCP-2", "MCP-3", "BLOCK-5"],
             Fault::MiscountsOmittedLines => &["CAP-6", "HT-3"],
+            Fault::MissesTheLastLinesInItsCount => &["CAP-6", "HT-3"],
             Fault::CutsErrorsHeadOnly => &["CAP-5", "HT-2"],
             Fault::DropsResourceLinks => &["BLOCK-5"],
             Fault::ThrowsOnUnknownBlockKind => &["BLOCK-1", "BLOCK-5"],
@@ -688,6 +696,9 @@ impl Fault {
             Fault::DropsBlockResults => "drops a result that carries an image or a resource",
             Fault::MiscountsOmittedLines => {
                 "states twice the number of omitted lines in its truncation note"
+            }
+            Fault::MissesTheLastLinesInItsCount => {
+                "leaves the newlines of the output's last 32 bytes out of its note's line counts"
             }
             Fault::CutsErrorsHeadOnly => {
                 "cuts a long refusal or transport error head-only at the cap, with no note"

@@ -1595,6 +1595,28 @@ fn perturb_result(
                 o.content = result.content().replacen(&truncation.note(), &note, 1);
             }
         }
+        Fault::MissesTheLastLinesInItsCount => {
+            if let Some(truncation) = result.truncation() {
+                let content = result.content();
+                let is_head_tail = truncation.strategy == cap::Strategy::HeadTail;
+                // The kept tail ends where the output ends; its last 32 bytes are the output's
+                // when it holds that many (chars or bytes: at least 32 bytes either way).
+                if is_head_tail && truncation.tail_size >= 32 {
+                    let mut start = content.len() - 32;
+                    while !content.is_char_boundary(start) {
+                        start += 1;
+                    }
+                    let missed = content[start..].matches('\n').count() as u64;
+                    let wrong = harness_ref::Truncation {
+                        original_lines: truncation.original_lines.saturating_sub(missed),
+                        omitted_lines: truncation.omitted_lines.saturating_sub(missed),
+                        ..*truncation
+                    };
+                    // Fewer digits at most: the wrong note is never longer than the right one.
+                    o.content = content.replacen(&truncation.note(), &wrong.note(), 1);
+                }
+            }
+        }
         Fault::CutsErrorsHeadOnly
             if matches!(
                 code,

@@ -965,6 +965,33 @@ fn demo(fault: Fault) -> Demo {
                 );
             },
         ),
+        Fault::MissesTheLastLinesInItsCount => (
+            one_tool(
+                json!({"cap": {"limit": 400, "unit": "chars", "strategy": "head_tail"}}),
+                json!({}),
+                json!({"return": {"generate": {"concat": [
+                    {"repeat": "PASS test_case\n", "size": 3000},
+                    {"repeat": "ok\n", "size": 48}
+                ]}}}),
+                json!([call("a", json!({}))]),
+            ),
+            |reference, variant| {
+                // "(41 of 63 lines)": the omitted and the total count.
+                let counts = |r: &Reply| {
+                    let c = content(r);
+                    let at = c.find(" lines)").expect("the note counts lines");
+                    let open = c[..at].rfind('(').unwrap();
+                    let n: Vec<u64> = c[open + 1..at]
+                        .split(" of ")
+                        .map(|n| n.parse().unwrap())
+                        .collect();
+                    (n[0], n[1])
+                };
+                // The last 32 bytes are "\nok\nok…": eleven newlines.
+                let (omitted, total) = counts(reference);
+                assert_eq!(counts(variant), (omitted - 11, total - 11));
+            },
+        ),
         Fault::MiscountsOmittedLines => (
             big_output("chars", "head_tail", 400),
             |reference, variant| {
