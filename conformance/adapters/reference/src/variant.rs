@@ -134,7 +134,7 @@ pub enum Variant {
 
 impl Variant {
     /// Every variant, in documentation order.
-    pub const ALL: [Variant; 30] = [
+    pub const ALL: [Variant; 31] = [
         Variant::FoldsMalformedCall,
         Variant::NonObjectAsInvalidArguments,
         Variant::EmptyNameAsUnknownTool,
