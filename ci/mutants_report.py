@@ -21,6 +21,9 @@ by ` @ ` and the mutated source line, trimmed, so that a key survives code movin
 Verdicts: `equivalent` (no behaviour changes), `unobservable` (the behaviour changes only where
 no harness answer shows it: diagnostics, performance), `case` (a case now catches it; kept so the
 next run can confirm). Lines starting with `#` are comments.
+
+A mutant that `.cargo/mutants.toml`'s `exclude_re` now leaves out (an exclusion added after the
+run, for code no answer reaches) is not counted or gated: the report says how many were left out.
 """
 from __future__ import annotations
 
@@ -148,6 +151,24 @@ def load(dirs):
     return mutants
 
 
+def exclusions():
+    """The `exclude_re` patterns of ROOT/.cargo/mutants.toml (cargo-mutants matches them against
+    the mutant's name), or none when the file or a TOML reader is missing."""
+    try:
+        import tomllib
+        config = tomllib.loads((ROOT / ".cargo/mutants.toml").read_text(encoding="utf-8"))
+    except (ImportError, OSError, ValueError):
+        return []
+    return [re.compile(p) for p in config.get("exclude_re", [])]
+
+
+def without_excluded(mutants):
+    """The mutants the configuration still tests, and how many it now leaves out."""
+    patterns = exclusions()
+    kept = {name: t for name, t in mutants.items() if not any(p.search(name) for p in patterns)}
+    return kept, len(mutants) - len(kept)
+
+
 def load_triage(path):
     triage = {}
     if path is None:
@@ -203,7 +224,7 @@ def fault_map(mutants):
     return out + [""]
 
 
-def report(mutants, triage):
+def report(mutants, triage, excluded=0):
     by_file, by_area, total = {}, {}, dict.fromkeys(KINDS, 0)
     for t in mutants.values():
         by_file.setdefault(t.mutant["file"], dict.fromkeys(KINDS, 0))[t.kind] += 1
@@ -223,6 +244,9 @@ def report(mutants, triage):
     out = ["# Mutation testing of the reference: report", "",
            f"{sum(total.values())} mutants: {total['caught']} caught, {total['missed']} missed, "
            f"{total['unviable']} unviable, {total['timeout']} timeout.", ""]
+    if excluded:
+        out += [f"Left out: {excluded} mutant(s) of the run that `.cargo/mutants.toml`'s "
+                f"`exclude_re` now excludes (code no answer reaches).", ""]
     if viable:
         rate = 100 * killed / max(viable - equivalent, 1)
         out += [f"Caught (timeouts included) of the viable mutants that are not equivalent or "
@@ -253,10 +277,10 @@ def main(argv):
     if not args:
         print(__doc__.split("\n\n")[2], file=sys.stderr)
         return 2
-    mutants = load(args)
+    mutants, excluded = without_excluded(load(args))
     triage = load_triage(triage_path)
     if not gate:
-        sys.stdout.write(report(mutants, triage))
+        sys.stdout.write(report(mutants, triage, excluded))
         return 0
     open_ones = [t.mutant for t in mutants.values()
                  if t.kind == "missed" and triage.get(key_of(t.mutant), ("",))[0] not in ACCEPTED]

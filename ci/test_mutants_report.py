@@ -200,6 +200,17 @@ class Report(Fixture):
                                f"{mr.key_of(GATE)}\tunobservable\tthe audit log only\n")
         self.assertEqual(self.run_main("--gate", accepted, shards)[0], 0)
 
+    def test_mutants_the_configuration_now_excludes_are_neither_counted_nor_gated(self):
+        shards = self.shards()
+        (self.root / ".cargo").mkdir()
+        (self.root / ".cargo/mutants.toml").write_text(
+            'exclude_re = ["harness-ref/src/schema\\\\.rs:.*in validate( |$)"]\n', encoding="utf-8")
+        triage = self.triage(f"{mr.key_of(GATE)}\tunobservable\tthe audit log only\n")
+        self.assertEqual(self.run_main("--gate", triage, shards)[0], 0)
+        status, text = self.run_main("--triage", triage, shards)
+        self.assertIn("4 mutants: 1 caught, 1 missed", text)
+        self.assertIn("Left out: 1 mutant(s)", text)
+
 
 if __name__ == "__main__":
     unittest.main()
