@@ -148,6 +148,9 @@ pub enum Fault {
     /// A slow success (its handler slept) ends with the time the turn had taken, in
     /// microseconds.
     ElapsedInContent,
+    /// A timeout's content is a generic failure sentence with a retry hint, saying nothing of
+    /// the time: the model cannot tell a slow call from a broken one.
+    GenericTimeoutMessage,
     /// An image or a resource a tool returns is replaced by a text placeholder (`[image]`),
     /// and the result is a success (anthropics/claude-ai-mcp #969, github/copilot-cli #4536).
     ReplacesBlocksWithPlaceholders,
@@ -190,7 +193,7 @@ pub enum Fault {
 
 impl Fault {
     /// Every fault, in documentation order.
-    pub const ALL: [Fault; 71] = [
+    pub const ALL: [Fault; 72] = [
         Fault::RunsHandlerBeforeValidating,
         Fault::CoercesTypes,
         Fault::DropsUnknownFields,
@@ -247,6 +250,7 @@ impl Fault {
         Fault::SdkDefaultDeadline,
         Fault::SerialDropsExtraCalls,
         Fault::ElapsedInContent,
+        Fault::GenericTimeoutMessage,
         Fault::ReplacesBlocksWithPlaceholders,
         Fault::FlattensBlocksToText,
         Fault::IgnoresMcpIsError,
@@ -361,6 +365,7 @@ impl Fault {
             Fault::SdkDefaultDeadline => "sdk-default-deadline",
             Fault::SerialDropsExtraCalls => "serial-drops-extra-calls",
             Fault::ElapsedInContent => "elapsed-in-content",
+            Fault::GenericTimeoutMessage => "generic-timeout-message",
             Fault::ReplacesBlocksWithPlaceholders => "replaces-blocks-with-placeholders",
             Fault::FlattensBlocksToText => "flattens-blocks-to-text",
             Fault::IgnoresMcpIsError => "ignores-mcp-is-error",
@@ -430,6 +435,7 @@ impl Fault {
             Fault::DumpsSchema => &["TEACH-7"],
             Fault::EchoesSensitiveArguments => &["AUTH-8", "PREP-10"],
             Fault::ElapsedInContent => &["OUT-1", "REPEAT-1"],
+            Fault::GenericTimeoutMessage => &["OUT-4"],
             Fault::EncodesLikeJsonStringify => &["VOCAB-5"],
             Fault::ErrorAsSuccess => &[
                 "VAL-2", "CALL-1", "CALL-4", "CALL-5", "CALL-6", "CALL-7", "OUT-2", "OUT-3",
@@ -618,6 +624,9 @@ impl Fault {
                 "with parallel tool calls disabled, runs and answers only the first call"
             }
             Fault::ElapsedInContent => "appends the elapsed time to the content of a slow success",
+            Fault::GenericTimeoutMessage => {
+                "words a timeout as a generic failure that may succeed if retried, not as a timeout"
+            }
             Fault::ReplacesBlocksWithPlaceholders => {
                 "replaces an image or resource a tool returns with a placeholder text and reports success"
             }
