@@ -42,7 +42,6 @@ for f in drops-cancelled-results cancelled-as-empty-success; do
   UNSEEN[$f]="a cancellation fault; generated turns are never cancelled (caught by selftest)"
 done
 UNSEEN[generic-timeout-message]="a timeout-wording fault; generated cases check no message wording (caught by selftest)"
-UNSEEN[drops-remedies]="a wording fault; generated cases check no next step in messages (caught by selftest)"
 UNSEEN[serial-drops-extra-calls]="a parallel-calls-off fault; generated turns keep parallel calls on (caught by selftest)"
 UNSEEN[cuts-errors-head-only]="an error-text cap fault; generated error messages are short, never over the cap (caught by selftest)"
 UNSEEN[sdk-default-deadline]="an inner-default deadline fault; generated handlers never outlast a short inner default within a longer configured deadline (caught by selftest)"

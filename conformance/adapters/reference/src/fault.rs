@@ -151,9 +151,6 @@ pub enum Fault {
     /// A timeout's content is a generic failure sentence with a retry hint, saying nothing of
     /// the time: the model cannot tell a slow call from a broken one.
     GenericTimeoutMessage,
-    /// An error's message states what went wrong and stops: no next step (the harness's own
-    /// remedies are left out; a tool's refusal is shown as it is).
-    DropsRemedies,
     /// An image or a resource a tool returns is replaced by a text placeholder (`[image]`),
     /// and the result is a success (anthropics/claude-ai-mcp #969, github/copilot-cli #4536).
     ReplacesBlocksWithPlaceholders,
@@ -196,7 +193,7 @@ pub enum Fault {
 
 impl Fault {
     /// Every fault, in documentation order.
-    pub const ALL: [Fault; 73] = [
+    pub const ALL: [Fault; 72] = [
         Fault::RunsHandlerBeforeValidating,
         Fault::CoercesTypes,
         Fault::DropsUnknownFields,
@@ -254,7 +251,6 @@ impl Fault {
         Fault::SerialDropsExtraCalls,
         Fault::ElapsedInContent,
         Fault::GenericTimeoutMessage,
-        Fault::DropsRemedies,
         Fault::ReplacesBlocksWithPlaceholders,
         Fault::FlattensBlocksToText,
         Fault::IgnoresMcpIsError,
@@ -370,7 +366,6 @@ impl Fault {
             Fault::SerialDropsExtraCalls => "serial-drops-extra-calls",
             Fault::ElapsedInContent => "elapsed-in-content",
             Fault::GenericTimeoutMessage => "generic-timeout-message",
-            Fault::DropsRemedies => "drops-remedies",
             Fault::ReplacesBlocksWithPlaceholders => "replaces-blocks-with-placeholders",
             Fault::FlattensBlocksToText => "flattens-blocks-to-text",
             Fault::IgnoresMcpIsError => "ignores-mcp-is-error",
@@ -441,7 +436,6 @@ impl Fault {
             Fault::EchoesSensitiveArguments => &["AUTH-8", "PREP-10"],
             Fault::ElapsedInContent => &["OUT-1", "REPEAT-1"],
             Fault::GenericTimeoutMessage => &["OUT-4"],
-            Fault::DropsRemedies => &["TEACH-8"],
             Fault::EncodesLikeJsonStringify => &["VOCAB-5"],
             Fault::ErrorAsSuccess => &[
                 "VAL-2", "CALL-1", "CALL-4", "CALL-5", "CALL-6", "CALL-7", "OUT-2", "OUT-3",
@@ -633,7 +627,6 @@ impl Fault {
             Fault::GenericTimeoutMessage => {
                 "words a timeout as a generic failure that may succeed if retried, not as a timeout"
             }
-            Fault::DropsRemedies => "states what went wrong in an error but never what to do next",
             Fault::ReplacesBlocksWithPlaceholders => {
                 "replaces an image or resource a tool returns with a placeholder text and reports success"
             }

@@ -1612,13 +1612,6 @@ fn perturb_result(
             o.content = perturb::first_violation_only(result.content(), result.violations());
         }
         Fault::ErrorAsSuccess => o.is_error = false,
-        // harness-ref appends its remedy after ` — ` (messages::render); a tool's own refusal
-        // is left as the tool wrote it.
-        Fault::DropsRemedies if code.is_some_and(|c| c != ErrorCode::ToolRefused) => {
-            if let Some(at) = o.content.find(" — ") {
-                o.content.truncate(at);
-            }
-        }
         Fault::GenericTimeoutMessage if code == Some(ErrorCode::Timeout) => {
             o.content = "the tool call failed; it may succeed if retried".to_owned();
         }

@@ -823,20 +823,6 @@ fn demo(fault: Fault) -> Demo {
                 );
             },
         ),
-        Fault::DropsRemedies => (
-            one_tool(
-                json!({}),
-                json!({}),
-                echo(),
-                json!([{"id": "a", "name": "nope", "input": {}}]),
-            ),
-            |reference, variant| {
-                assert!(content(reference).contains(" — call one of the available tools"));
-                assert_eq!(code(variant, 0), Some("unknown_tool"));
-                assert!(content(variant).starts_with("unknown tool \"nope\""));
-                assert!(!content(variant).contains(" — "));
-            },
-        ),
         Fault::ReplacesBlocksWithPlaceholders => (
             blocks_case(json!({"content_blocks": [{"type": "text", "text": "chart:"}, png()]})),
             |reference, variant| {
