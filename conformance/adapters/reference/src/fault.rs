@@ -444,6 +444,7 @@ impl Fault {
                 "AUTH-3", "AUTH-4", "BUDGET-1", "BUDGET-3", "IDEM-2", "IDEM-4", "IDEM-7", "PREP-1",
                 "PREP-2", "PREP-3", "PREP-4", "PREP-5", "PREP-6", "PREP-7", "PREP-8", "PREP-9",
                 "PATH-1", "PATH-2", "PATH-3", "PATH-5", "BOUND-1", "BOUND-2", "BOUND-3", "PATH-7",
+                "BLOCK-1",
             ],
             Fault::FirstViolationOnly => &["TEACH-2", "TEACH-3"],
             Fault::FlattensBlocksToText => &["BLOCK-1", "BLOCK-2", "MCP-3"],
