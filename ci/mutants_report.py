@@ -27,6 +27,9 @@ by ` @ ` and the mutated source line, trimmed, so that a key survives code movin
 Verdicts: `equivalent` (no behaviour changes), `unobservable` (the behaviour changes only where
 no harness answer shows it: diagnostics, performance), `case` (a case now catches it; kept so the
 next run can confirm). Lines starting with `#` are comments.
+
+A mutant that `.cargo/mutants.toml`'s `exclude_re` now leaves out (an exclusion added after the
+run, for code no answer reaches) is not counted or gated: the report says how many were left out.
 """
 from __future__ import annotations
 
@@ -68,6 +71,7 @@ SUMMARY = {"CaughtMutant": "caught", "MissedMutant": "missed", "Unviable": "unvi
            "Timeout": "timeout"}
 ACCEPTED = {"equivalent", "unobservable"}
 LINE_COL = re.compile(r"^([^:]+):\d+:\d+: ")
+HUNK = re.compile(r"^@@ -(\d+)(?:,\d+)? \+")
 CAUGHT_BY = re.compile(r"^caught by: (.*)$", re.M)
 WRONG_VERDICT = re.compile(r"^(?:Reference|Repair): ([\w./-]+) is [A-Z ]+ \(expected", re.M)
 
@@ -96,10 +100,29 @@ def source_line(path: str, line: int) -> str:
     return lines[line - 1].strip() if 0 < line <= len(lines) else ""
 
 
+def line_of_diff(diff: str, line: int) -> str | None:
+    """The text of the original file's `line` in a unified diff (a context or removed line of
+    a hunk), trimmed, or None when no hunk covers it."""
+    old = None
+    for text in diff.split("\n"):
+        hunk = HUNK.match(text)
+        if hunk:
+            old = int(hunk.group(1))
+        elif old is not None and text[:1] in ("-", " "):
+            if old == line:
+                return text[1:].strip()
+            old += 1
+    return None
+
+
 def key_of(mutant: dict) -> str:
-    """The triage key: the name without line and column, and the mutated line's text."""
+    """The triage key: the name without line and column, and the mutated line's text — as the
+    run saw it (from the mutant's diff, so that later edits to the file do not change the key),
+    else as the tree has it now."""
     name = LINE_COL.sub(r"\1: ", mutant["name"])
-    return f"{name} @ {source_line(mutant['file'], mutant['span']['start']['line'])}"
+    line = mutant["span"]["start"]["line"]
+    text = mutant.get("original_line")
+    return f"{name} @ {source_line(mutant['file'], line) if text is None else text}"
 
 
 def outcome_files(dirs):
@@ -167,7 +190,14 @@ def load(dirs):
             kind = SUMMARY.get(o.get("summary"))
             if not kind:
                 continue
-            m = scenario["Mutant"]
+            m = dict(scenario["Mutant"])
+            if o.get("diff_path"):
+                try:
+                    m["original_line"] = line_of_diff(
+                        (path.parent / o["diff_path"]).read_text(encoding="utf-8", errors="replace"),
+                        m["span"]["start"]["line"])
+                except OSError:
+                    pass
             seconds = sum(float(p.get("duration") or 0) for p in o.get("phase_results") or [])
             reqs = []
             if kind == "caught" and o.get("log_path"):

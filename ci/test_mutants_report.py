@@ -146,6 +146,24 @@ class Triage(Fixture):
         self.assertEqual(mr.key_of(CAP_LT), "harness-ref/src/cap.rs: replace < with <= in "
                          "floor_boundary @ while i < text.len() && !text.is_char_boundary(i) {")
 
+    def test_the_key_is_the_line_the_run_mutated_even_after_the_file_changed(self):
+        diff = ("--- harness-ref/src/cap.rs\n+++ replace < with <= in floor_boundary\n"
+                "@@ -1,3 +1,3 @@\n fn floor_boundary(text: &str, mut i: usize) -> usize {\n"
+                "-    while i < text.len() && !text.is_char_boundary(i) {\n"
+                "+    while i <= text.len() && !text.is_char_boundary(i) {\n         i -= 1;\n")
+        o = outcome(CAP_LT, "MissedMutant")
+        o["diff_path"] = "diff/c.diff"
+        d = self.out_dir("a", [o])
+        (d / "diff").mkdir()
+        (d / "diff/c.diff").write_text(diff, encoding="utf-8")
+        (self.root / CAP_LT["file"]).write_text("// a line added since the run\n" + SOURCE,
+                                                 encoding="utf-8")
+        tested = mr.load([str(d)])[CAP_LT["name"]]
+        self.assertEqual(mr.key_of(tested.mutant),
+                         "harness-ref/src/cap.rs: replace < with <= in floor_boundary @ "
+                         "while i < text.len() && !text.is_char_boundary(i) {")
+        self.assertIsNone(mr.line_of_diff(diff, 9))
+
     def test_a_malformed_line_is_an_error_and_comments_are_skipped(self):
         ok = self.triage("# comment\n\nK\tequivalent\tsame output\n")
         self.assertEqual(mr.load_triage(ok), {"K": ("equivalent", "same output")})

@@ -1679,6 +1679,9 @@ fn perturb_result(
             o.content = perturb::first_violation_only(result.content(), result.violations());
         }
         Fault::ErrorAsSuccess => o.is_error = false,
+        Fault::GenericTimeoutMessage if code == Some(ErrorCode::Timeout) => {
+            o.content = "the tool call failed; it may succeed if retried".to_owned();
+        }
         Fault::InternalRetryable if code == Some(ErrorCode::InternalError) => {
             o.retryable = Some(true);
         }

@@ -811,6 +811,22 @@ fn demo(fault: Fault) -> Demo {
                 assert_variant_says(variant, |c| c.starts_with("done (took "));
             },
         ),
+        Fault::GenericTimeoutMessage => (
+            one_tool(
+                json!({"deadline_ms": 20}),
+                json!({}),
+                json!({"sleep_ms": 300, "then": {"return": {"text": "finally"}}}),
+                json!([call("a", json!({}))]),
+            ),
+            |reference, variant| {
+                assert!(content(reference).contains("deadline"));
+                assert_eq!(code(variant, 0), Some("timeout"));
+                assert_eq!(
+                    content(variant),
+                    "the tool call failed; it may succeed if retried"
+                );
+            },
+        ),
         Fault::ReplacesBlocksWithPlaceholders => (
             blocks_case(json!({"content_blocks": [{"type": "text", "text": "chart:"}, png()]})),
             |reference, variant| {
