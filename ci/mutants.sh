@@ -54,10 +54,12 @@ while [[ $# -gt 0 ]]; do
   shift
 done
 
-if [[ $(cargo mutants --version 2>/dev/null) != "cargo-mutants $CARGO_MUTANTS" ]]; then
-  echo "ci/mutants.sh: installing cargo-mutants $CARGO_MUTANTS" >&2
-  cargo install --locked cargo-mutants --version "$CARGO_MUTANTS"
-fi
+install_cargo_mutants() {
+  if [[ $(cargo mutants --version 2>/dev/null) != "cargo-mutants $CARGO_MUTANTS" ]]; then
+    echo "ci/mutants.sh: installing cargo-mutants $CARGO_MUTANTS" >&2
+    cargo install --locked cargo-mutants --version "$CARGO_MUTANTS"
+  fi
+}
 
 args=(--timeout "$timeout" --output "$output" --colors never --no-times --profile "$profile")
 if [[ $jobs -le 1 ]]; then
@@ -83,6 +85,12 @@ if [[ $mode == in-diff ]]; then
   diff=$output/changes.diff
   # The working tree against the merge base, so uncommitted edits are gated too; Rust only.
   git diff "$from" -- '*.rs' >"$diff"
+  if [[ ! -s $diff ]]; then
+    # No Rust line changed: nothing to mutate, and no need for the tool.
+    echo "ci/mutants.sh: 0 mutant(s): no Rust line changed since $(git rev-parse --short "$from")"
+    exit 0
+  fi
+  install_cargo_mutants
   count=$(cargo mutants --list --in-diff "$diff" | grep -c . || true)
   echo "ci/mutants.sh: $count mutant(s) in lines changed since $(git rev-parse --short "$from")"
   if [[ $count -eq 0 ]]; then
@@ -97,6 +105,7 @@ if [[ $mode == in-diff ]]; then
   args+=(--in-diff "$diff")
 fi
 
+install_cargo_mutants
 # The baseline: the unmutated tree must pass the test, or every mutant would look caught.
 # cargo-mutants' own baseline would run the mutated packages' tests rather than test_package's
 # (cargo-mutants 27.1: lab.rs run_baseline), so this script runs it and skips cargo-mutants'.
