@@ -15,10 +15,9 @@ DIR is a mutants.out directory (or one that holds mutants.out directories, searc
 recursively), as cargo-mutants writes it: outcomes.json has one entry per mutant tested.
 
 Mutants that .cargo/mutants.toml leaves out (not in examine_globs, or in exclude_globs or
-exclude_re) are left out of every
-figure even when they were tested: cargo-mutants 27.1 tests "delete field" mutants, and some in
-files named on the command line, whatever the exclusions say. The report says how many it left
-out.
+exclude_re) are neither counted nor gated even when they were tested: cargo-mutants 27.1 tests
+"delete field" mutants whatever the exclusions say, and an exclusion added after a run (for code
+no answer reaches) applies to that run's outcomes too. The report says how many it left out.
 
 The triage file (ci/mutants-triage.tsv) has one line per triaged mutant: its key, a verdict and a
 reason, tab-separated. The key is the mutant's name with the line and column left out, followed
@@ -27,9 +26,6 @@ by ` @ ` and the mutated source line, trimmed, so that a key survives code movin
 Verdicts: `equivalent` (no behaviour changes), `unobservable` (the behaviour changes only where
 no harness answer shows it: diagnostics, performance), `case` (a case now catches it; kept so the
 next run can confirm). Lines starting with `#` are comments.
-
-A mutant that `.cargo/mutants.toml`'s `exclude_re` now leaves out (an exclusion added after the
-run, for code no answer reaches) is not counted or gated: the report says how many were left out.
 """
 from __future__ import annotations
 
