@@ -1,6 +1,7 @@
 //! A schema from the keywords harness-ref supports × arguments × handler outcome → invalid
 //! arguments never run the handler; the harness agrees with an independent validator in both
-//! directions; violations point into the arguments; outcomes map to their classes.
+//! directions; violations point into the arguments; outcomes map to their classes; structured
+//! outputs are checked against an output schema exactly when the validator says so.
 //! The property is `harness_ref_props::structured::check`.
 //!
 //! The custom mutator (`harness_ref_props::structured::mutate`) mutates mostly the arguments,

@@ -1,5 +1,6 @@
 //! The `parts_turn` target: a turn of calls whose handlers answer with multi-part content (text,
-//! images of supported and unsupported media types, embedded resources), or through an MCP
+//! images of supported and unsupported media types, embedded resources, resource links, audio),
+//! or through an MCP
 //! server's `CallToolResult` ([`harness_ref::from_mcp_result`]), inline or isolated, in a turn
 //! that one of the inline handlers may cancel, or that is cancelled before it starts
 //! ([`harness_ref::Harness::handle_cancellable_batch`]).
@@ -12,8 +13,10 @@
 //!   images and resources unchanged (never cut, never turned into text), each text part
 //!   unchanged when it fits the cap and within the cap otherwise, the content the text parts
 //!   joined, a truncation exactly when a text part was cut, and a `tool_result` block whose
-//!   `content` is one block per part of the matching type; an image of a media type the
-//!   Messages API does not take refuses the whole answer as `invalid_tool_output`, naming it;
+//!   `content` is one block per part of the matching type; a resource link reaches the model as
+//!   a text block that keeps its URI and name; an image of a media type the Messages API does
+//!   not take, or audio, refuses the whole answer as `invalid_tool_output`, naming its media
+//!   type;
 //! - an MCP result the harness maps (`isError` absent or false) answers exactly as its parts
 //!   given directly; `isError: true` is `tool_refused` carrying the server's text; any JSON
 //!   given to `from_mcp_result` is either parts answered as such or a refusal, never a panic;
@@ -29,7 +32,7 @@ use arbitrary::{Arbitrary, Unstructured};
 use harness_ref::cap::measure;
 use harness_ref::{
     from_mcp_result, CallContext, CancelToken, CapConfig, ErrorCode, Execution, HandlerThreads,
-    Harness, HarnessConfig, Part, Registry, ResourceBody, SchemaCache, Tool, ToolOutput,
+    Harness, HarnessConfig, Link, Part, Registry, ResourceBody, SchemaCache, Tool, ToolOutput,
     ToolResult, Unit,
 };
 use serde_json::{json, Value};
@@ -53,6 +56,9 @@ pub const MEDIA_TYPES: [&str; 7] = [
     "text/plain",
 ];
 
+/// The media types an audio part can have.
+pub const AUDIO_TYPES: [&str; 3] = ["audio/wav", "audio/mpeg", "audio/ogg"];
+
 /// One part of an answer.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum PartChoice {
@@ -71,6 +77,43 @@ pub enum PartChoice {
         /// The text or the base64.
         body: String,
     },
+    /// A resource link (MCP's `resource_link`): a link, not the resource's contents.
+    Link {
+        /// Where the resource lives.
+        uri: String,
+        /// Its name.
+        name: String,
+        /// A title, if given.
+        title: Option<String>,
+        /// Its size in bytes, if given.
+        size: Option<u16>,
+    },
+    /// Audio: an index into [`AUDIO_TYPES`] (mod its length) and its data.
+    Audio(u8, String),
+}
+
+impl PartChoice {
+    fn link(&self) -> Option<Link> {
+        match self {
+            PartChoice::Link {
+                uri,
+                name,
+                title,
+                size,
+            } => Some(Link {
+                uri: uri.clone(),
+                name: name.clone(),
+                title: title.clone(),
+                size: size.map(u64::from),
+                ..Link::default()
+            }),
+            _ => None,
+        }
+    }
+
+    fn audio_type(m: u8) -> &'static str {
+        AUDIO_TYPES[usize::from(m) % AUDIO_TYPES.len()]
+    }
 }
 
 impl PartChoice {
@@ -95,6 +138,11 @@ impl PartChoice {
                 } else {
                     ResourceBody::Text(body.clone())
                 },
+            },
+            PartChoice::Link { .. } => Part::ResourceLink(self.link().expect("a link")),
+            PartChoice::Audio(m, data) => Part::Audio {
+                media_type: PartChoice::audio_type(*m).to_string(),
+                data: data.clone(),
             },
         }
     }
@@ -121,6 +169,26 @@ impl PartChoice {
                 }
                 json!({"type": "resource", "resource": r})
             }
+            PartChoice::Link {
+                uri,
+                name,
+                title,
+                size,
+            } => {
+                let mut b = json!({"type": "resource_link", "uri": uri, "name": name});
+                if let Some(t) = title {
+                    b["title"] = json!(t);
+                }
+                if let Some(n) = size {
+                    b["size"] = json!(n);
+                }
+                b
+            }
+            PartChoice::Audio(m, data) => json!({
+                "type": "audio",
+                "mimeType": PartChoice::audio_type(*m),
+                "data": data
+            }),
         }
     }
 }
@@ -169,9 +237,22 @@ pub struct PartsTurn {
 fn read_parts(r: &mut Reader<'_>) -> Vec<PartChoice> {
     let n = r.choose(MAX_PARTS + 1);
     (0..n)
-        .map(|_| match r.choose(3) {
+        .map(|_| match r.choose(5) {
             0 => PartChoice::Text(r.short_text()),
             1 => PartChoice::Image(r.byte(), r.short_text()),
+            3 => {
+                let uri = r.short_text();
+                let name = r.short_text();
+                let title = r.flag().then(|| r.short_text());
+                let size = r.flag().then(|| r.u16());
+                PartChoice::Link {
+                    uri,
+                    name,
+                    title,
+                    size,
+                }
+            }
+            4 => PartChoice::Audio(r.byte(), r.short_text()),
             _ => {
                 let blob = r.flag();
                 let uri = r.short_text();
@@ -209,6 +290,25 @@ fn write_parts(w: &mut Writer, parts: &[PartChoice]) {
                     w.short_string(m);
                 }
                 w.short_string(body);
+            }
+            PartChoice::Link {
+                uri,
+                name,
+                title,
+                size,
+            } => {
+                w.choose(3).short_string(uri).short_string(name);
+                w.flag(title.is_some());
+                if let Some(t) = title {
+                    w.short_string(t);
+                }
+                w.flag(size.is_some());
+                if let Some(n) = size {
+                    w.u16(*n);
+                }
+            }
+            PartChoice::Audio(m, data) => {
+                w.choose(4).byte(*m).short_string(data);
             }
         }
     }
@@ -531,13 +631,14 @@ fn check_answer(answer: &Answer, result: &ToolResult, cap: &CapConfig, ctx: &dyn
         Part::Image { media_type, .. } if !MEDIA_TYPES[..4].contains(&media_type.as_str()) => {
             Some(media_type.clone())
         }
+        Part::Audio { media_type, .. } => Some(media_type.clone()),
         _ => None,
     });
     if let Some(media) = media {
         assert_eq!(
             result.code(),
             Some(ErrorCode::InvalidToolOutput),
-            "an unsupported image type{}",
+            "an unsupported image type or audio{}",
             ctx()
         );
         assert!(
@@ -582,7 +683,7 @@ fn check_answer(answer: &Answer, result: &ToolResult, cap: &CapConfig, ctx: &dyn
                     );
                 }
             }
-            (s, d) => assert_eq!(s, d, "an image or resource changed{}", ctx()),
+            (s, d) => assert_eq!(s, d, "an image, resource or link changed{}", ctx()),
         }
     }
     assert_eq!(
@@ -607,10 +708,20 @@ fn check_answer(answer: &Answer, result: &ToolResult, cap: &CapConfig, ctx: &dyn
     let want: Vec<&str> = got
         .iter()
         .map(|p| match p {
-            Part::Text(_) => "text",
+            Part::Text(_) | Part::ResourceLink(_) => "text",
             Part::Image { .. } => "image",
             _ => "document",
         })
         .collect();
     assert_eq!(kinds, want, "one block per part, of its kind{}", ctx());
+    for (part, block) in got.iter().zip(blocks) {
+        if let Part::ResourceLink(link) = part {
+            let text = block["text"].as_str().unwrap_or_default();
+            assert!(
+                text.contains(&link.uri) && text.contains(&format!("{:?}", link.name)),
+                "a resource link's block lost its URI or name: {text:?}{}",
+                ctx()
+            );
+        }
+    }
 }

@@ -257,6 +257,20 @@ fn structured_seeds() -> Vec<Seed> {
             json!({"n": 3}),
         ),
         call(
+            "streamed-output-in-chunks",
+            Policy::Reject,
+            Outcome::Chunks(vec![TEXTS[3].to_string(), TEXTS[4].to_string()]),
+            n_schema(),
+            json!({"n": 3}),
+        ),
+        call(
+            "structured-output-breaks-the-output-schema",
+            Policy::Reject,
+            Outcome::Json(json!({"n": true})),
+            n_schema(),
+            json!({"n": 3}),
+        ),
+        call(
             "string-for-integer-is-not-coerced",
             Policy::Reject,
             ok(),
@@ -837,8 +851,8 @@ fn inline(answer: Answer) -> PartsCall {
     }
 }
 
-/// `parts_turn`: each kind of part, a cut text part beside an image, an unsupported image, MCP
-/// results (mapped, `isError`, malformed), and cancellations (by an inline handler with an
+/// `parts_turn`: each kind of part, a cut text part beside an image, an unsupported image, a
+/// resource link and audio, MCP results (mapped, `isError`, malformed), and cancellations (by an inline handler with an
 /// isolated call beside it; before the turn starts).
 fn parts_seeds() -> Vec<Seed> {
     let text = |t: &str| PartChoice::Text(t.into());
@@ -895,6 +909,29 @@ fn parts_seeds() -> Vec<Seed> {
                 parts: vec![text("done"), png.clone(), resource],
                 is_error: false,
             })],
+        ),
+        parts_seed(
+            "resource-link-and-audio",
+            4096,
+            false,
+            vec![
+                inline(Answer::Mcp {
+                    parts: vec![
+                        text("1 match"),
+                        PartChoice::Link {
+                            uri: "file:///src/main.rs".into(),
+                            name: "main.rs".into(),
+                            title: Some("entry point".into()),
+                            size: Some(120),
+                        },
+                    ],
+                    is_error: false,
+                }),
+                inline(Answer::Parts(vec![
+                    text("a recording:"),
+                    PartChoice::Audio(0, "UklGRg==".into()),
+                ])),
+            ],
         ),
         parts_seed(
             "mcp-is-error",

@@ -5,7 +5,10 @@
 //! harness must refuse exactly the arguments the oracle refuses (no coercion, closed objects
 //! per its documented policy), never run the handler for them, hand the handler exactly the
 //! arguments sent, report violations that point at something in the arguments, and turn each
-//! handler outcome into its outcome class.
+//! handler outcome (text, streamed chunks, JSON, refusals, failures) into its outcome class.
+//! The same call is made to a twin tool whose output schema is the input schema: a structured
+//! output is delivered exactly when the oracle finds it valid under the schema as written, and
+//! every other outcome answers as it did without an output schema.
 
 use std::cell::RefCell;
 use std::collections::{BTreeSet, HashMap};
@@ -45,12 +48,17 @@ pub enum Outcome {
     Panic,
     /// Mutates its own copy of the arguments, then returns it.
     MutateAndEcho,
+    /// Streams these texts as chunks of one output ([`ToolOutput::Chunks`]).
+    Chunks(Vec<String>),
 }
 
 /// A marker in private details; it must never reach the content.
 pub const SECRET: &str = "SECRET-5be1d0";
 
-const OUTCOMES: usize = 9;
+const OUTCOMES: usize = 10;
+
+/// The most chunks a streamed output has.
+const MAX_CHUNKS: usize = 4;
 
 /// Texts a handler returns or refuses with (arbitrary text is `cap_output`'s job).
 pub const TEXTS: [&str; 5] = [
@@ -79,7 +87,12 @@ impl Outcome {
             5 => Outcome::Internal,
             6 => Outcome::NonFinite,
             7 => Outcome::Panic,
-            _ => Outcome::MutateAndEcho,
+            8 => Outcome::MutateAndEcho,
+            _ => Outcome::Chunks(
+                (0..r.choose(MAX_CHUNKS + 1))
+                    .map(|_| TEXTS[r.choose(TEXTS.len())].to_string())
+                    .collect(),
+            ),
         }
     }
 
@@ -113,12 +126,19 @@ impl Outcome {
             Outcome::MutateAndEcho => {
                 w.choose(8);
             }
+            Outcome::Chunks(chunks) => {
+                w.choose(9).choose(chunks.len());
+                for c in chunks {
+                    w.choose(text_index(c));
+                }
+            }
         }
     }
 
     fn run(&self, mut args: Value) -> Result<ToolOutput, ToolError> {
         match self {
             Outcome::Text(s) => Ok(ToolOutput::text(s.clone())),
+            Outcome::Chunks(chunks) => Ok(ToolOutput::chunks(chunks.clone())),
             Outcome::Json(v) => Ok(ToolOutput::json(v.clone())),
             Outcome::EchoArgs => Ok(ToolOutput::json(args)),
             Outcome::Refuse(s) => Err(ToolError::refused(s.clone())),
@@ -351,12 +371,23 @@ pub fn check(input: &StructuredCall) {
         "the handler received other arguments than were sent{}",
         ctx()
     );
+    check_output_schema(input, &harness, &slot, &result);
     let content = result.content();
     match &input.outcome {
         Outcome::Text(s) => {
             assert!(!result.is_error(), "a text result became an error{}", ctx());
             if result.truncation().is_none() {
                 assert_eq!(content, s, "text content{}", ctx());
+            }
+        }
+        Outcome::Chunks(chunks) => {
+            assert!(
+                !result.is_error(),
+                "a streamed result became an error{}",
+                ctx()
+            );
+            if result.truncation().is_none() {
+                assert_eq!(content, chunks.concat(), "streamed content{}", ctx());
             }
         }
         Outcome::Json(v) => json_content(&result, v, &ctx),
@@ -395,6 +426,66 @@ pub fn check(input: &StructuredCall) {
                 ctx()
             );
         }
+    }
+}
+
+/// The tool that declares the input schema as its output schema too.
+const OUTPUT_SCHEMA_TOOL: &str = "typed";
+
+/// The same valid call to the tool with an output schema: a structured output the independent
+/// check finds valid under the schema as written is delivered unchanged; any other is
+/// `invalid_tool_output`, naming a violation. Text outputs and errors are never checked
+/// against it, so they answer exactly as the tool without one did.
+fn check_output_schema(
+    input: &StructuredCall,
+    harness: &Harness,
+    slot: &Mutex<Slot>,
+    untyped: &harness_ref::ToolResult,
+) {
+    let produced = match &input.outcome {
+        Outcome::Json(v) => v.clone(),
+        Outcome::EchoArgs => input.args.clone(),
+        Outcome::MutateAndEcho => json!({}),
+        _ => {
+            let block = json!({"type": "tool_use", "id": "toolu_fuzz", "name": OUTPUT_SCHEMA_TOOL, "input": input.args});
+            let typed = harness.handle_ref(&block);
+            lock(slot).received.clear();
+            // Messages name the tool, so errors are compared by their code.
+            let shown = |r: &harness_ref::ToolResult| {
+                (r.code(), (!r.is_error()).then(|| r.content().to_owned()))
+            };
+            assert_eq!(
+                shown(&typed),
+                shown(untyped),
+                "an output schema changed a result that is not structured output\nschema: {}\nresult: {typed:?}",
+                input.schema.to_json()
+            );
+            return;
+        }
+    };
+    let block = json!({"type": "tool_use", "id": "toolu_fuzz", "name": OUTPUT_SCHEMA_TOOL, "input": input.args});
+    let result = harness.handle_ref(&block);
+    lock(slot).received.clear();
+    let ctx = || {
+        format!(
+            "\noutput schema: {}\noutput: {produced}\nresult: {result:?}",
+            input.schema.to_json()
+        )
+    };
+    if crate::schema::satisfies(&input.schema, &produced, Policy::Allow) {
+        json_content(&result, &produced, &ctx);
+    } else {
+        assert_eq!(
+            result.code(),
+            Some(ErrorCode::InvalidToolOutput),
+            "a structured output the independent check finds invalid under the output schema was delivered{}",
+            ctx()
+        );
+        assert!(
+            result.content().contains("output schema") || result.truncation().is_some(),
+            "the refusal does not say the output schema was not met{}",
+            ctx()
+        );
     }
 }
 
@@ -443,11 +534,25 @@ fn harness_for(schema_json: &Value, policy: Policy) -> Cached {
         Policy::Allow => UnknownFields::Allow,
     };
     let mut registry = Registry::new();
-    let tool = Tool::new("t", "A tool.", schema_json.clone(), handler)
+    let tool = Tool::new("t", "A tool.", schema_json.clone(), handler.clone())
         .unknown_fields(unknown_fields)
         .execution(Execution::Inline);
     if let Err(e) = registry.register(tool) {
         panic!("a valid schema was refused at registration: {e:?}\nschema: {schema_json}");
+    }
+    // The same tool with the schema as its output schema too: its structured outputs are
+    // checked against the schema as written (objects open unless the schema closes them).
+    let typed = Tool::new(
+        OUTPUT_SCHEMA_TOOL,
+        "A typed tool.",
+        schema_json.clone(),
+        handler,
+    )
+    .unknown_fields(unknown_fields)
+    .execution(Execution::Inline)
+    .output_schema(schema_json.clone());
+    if let Err(e) = registry.register(typed) {
+        panic!("a valid output schema was refused at registration: {e:?}\nschema: {schema_json}");
     }
     let cached = (
         Rc::new(Harness::new(registry, HarnessConfig::default())),

@@ -298,7 +298,8 @@ fn repair_call_strategy() -> impl Strategy<Value = Vec<u8>> {
         })
 }
 
-/// A part of a multi-part answer: short or long text, images of every media type, resources.
+/// A part of a multi-part answer: short or long text, images of every media type, resources,
+/// resource links, audio.
 fn part_strategy() -> impl Strategy<Value = PartChoice> {
     prop_oneof![
         3 => "[a-z\n é😀]{0,40}".prop_map(PartChoice::Text),
@@ -306,6 +307,9 @@ fn part_strategy() -> impl Strategy<Value = PartChoice> {
         2 => (0u8..8, "[A-Za-z0-9+/=]{0,16}").prop_map(|(m, d)| PartChoice::Image(m, d)),
         1 => ("[a-z:/.]{0,16}", proptest::option::of("[a-z/]{0,12}"), any::<bool>(), "[a-zA-Z0-9 ]{0,20}")
             .prop_map(|(uri, mime_type, blob, body)| PartChoice::Resource { uri, mime_type, blob, body }),
+        1 => ("[a-z:/.]{0,16}", "[a-z. \"]{0,8}", proptest::option::of("[a-z ]{0,8}"), proptest::option::of(any::<u16>()))
+            .prop_map(|(uri, name, title, size)| PartChoice::Link { uri, name, title, size }),
+        1 => (any::<u8>(), "[A-Za-z0-9+/=]{0,16}").prop_map(|(m, d)| PartChoice::Audio(m, d)),
     ]
 }
 
