@@ -1021,6 +1021,52 @@ mod tests {
     }
 
     #[test]
+    fn runs_on_one_pool_are_judged_as_runs_alone() {
+        // Two runs through `run_pooled`, cases that wait among them, judge each case as a
+        // run of its own does: the same verdicts and messages, in the cases' order.
+        let suite = loader::load_embedded().expect("the embedded suite loads");
+        let cases: Vec<&Case> = [
+            "validation/string-for-integer-is-not-coerced",
+            "outcomes/handler-past-deadline-times-out",
+            "cancellation/turn-that-finishes-before-the-cancel-is-unchanged",
+            "cap/note-states-the-omitted-amount",
+            "calls/unknown-tool-message-lists-the-available-tools",
+        ]
+        .iter()
+        .map(|id| suite.case(id).unwrap_or_else(|| panic!("no case {id}")))
+        .collect();
+        assert_eq!(waiting(&cases), [false, true, true, false, false]);
+        let jobs = [Job::Reference, Job::Broken(Fault::NoDeadline)];
+        let shared = Shared::default();
+        let cfg = config(&suite);
+        let told = std::sync::Mutex::new(Vec::new());
+        let pooled = runner::run_pooled(
+            &cases,
+            &waiting(&cases),
+            jobs.len(),
+            &|run| -> Box<dyn Harness + Send> { Box::new(jobs[run].harness(&shared)) },
+            &cfg,
+            2,
+            &|run, _| told.lock().unwrap().push(run),
+        );
+        let mut told = told.into_inner().unwrap();
+        told.sort_unstable();
+        assert_eq!(told, [0, 1], "each run is told once");
+        for (job, pooled) in jobs.iter().zip(&pooled) {
+            let alone = run_job(&cases, *job, &cfg, &Shared::default());
+            let seen = |r: &RunResult| -> Vec<(String, Verdict, Vec<String>)> {
+                r.outcomes
+                    .iter()
+                    .map(|o| (o.id.clone(), o.verdict, o.messages.clone()))
+                    .collect()
+            };
+            assert_eq!(seen(pooled), seen(&alone), "{}", job.name());
+        }
+        // The broken run is caught by the deadline case (it shows the pool ran it).
+        assert_eq!(pooled[1].outcomes[1].verdict, Verdict::Fail);
+    }
+
+    #[test]
     fn shown_messages_are_one_bounded_line() {
         assert_eq!(shown("a\nb\u{1b}"), "a\\nb\\u{1b}");
         let long = "x".repeat(1000);

@@ -511,6 +511,24 @@ mod tests {
     }
 
     #[test]
+    fn occurs_finds_what_contains_finds() {
+        let hay = "ab\u{e9}c\u{1f600}d".repeat(30);
+        for from in (0..hay.len()).filter(|&i| hay.is_char_boundary(i)) {
+            let short = &hay[from..floor_boundary(&hay, hay.len().min(from + 7))];
+            for needle in [&hay[from..], short] {
+                assert_eq!(occurs(&hay, needle), hay.contains(needle), "{needle:?}");
+                let other = format!("{needle}x");
+                assert_eq!(
+                    occurs(&hay, &other),
+                    hay.contains(other.as_str()),
+                    "{other:?}"
+                );
+            }
+        }
+        assert_eq!(newlines("a\nb\n\u{e9}\n"), 3);
+    }
+
+    #[test]
     fn an_honest_note_counts_and_a_dishonest_one_does_not() {
         let o = lines(100, "ValueError: boom");
         let c = cap(400, Unit::Bytes);
