@@ -797,17 +797,16 @@ pub fn selftest(
         WAITING_AT_ONCE,
         &finished,
     );
-    let done: Vec<(usize, Job, RunResult)> = results
-        .split_off(judges.len())
-        .into_iter()
-        .enumerate()
-        .map(|(i, result)| (i, jobs[judges.len() + i], result))
+    // The variants' runs, in the jobs' order, after the judges'.
+    let mut done: Vec<(Job, RunResult)> = jobs[judges.len()..]
+        .iter()
+        .copied()
+        .zip(results.split_off(judges.len()))
         .collect();
     let mut judged = results;
     // The reference is the first judge; the bases follow in `base_variants`' order.
     let mut reference = judged.remove(0);
     let mut bases: Vec<(Variant, RunResult)> = base_variants.into_iter().zip(judged).collect();
-    let mut done = done;
     // A run whose account is off (a reference with unexpected results, a base or legitimate
     // variant with a false alarm, a broken variant with a wrong owner) runs once more, alone.
     // The deadline, cancellation and ordering cases judge time, and with runs side by side on
@@ -832,7 +831,7 @@ pub fn selftest(
             *result = again(Job::Legitimate(*variant), "its account was off");
         }
     }
-    for (_, job, result) in &mut done {
+    for (job, result) in &mut done {
         let off = match *job {
             Job::Broken(fault) => {
                 !blame_of(fault, judge(&reference, &bases, fault), result).exact()
@@ -851,7 +850,7 @@ pub fn selftest(
         legitimate: Vec::new(),
         bases: Vec::new(),
     };
-    for (_, job, result) in done {
+    for (job, result) in done {
         match job {
             Job::Broken(fault) => report.broken.push((fault, result)),
             Job::Legitimate(variant) => report.legitimate.push((variant, result)),
