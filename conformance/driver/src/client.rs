@@ -607,7 +607,8 @@ impl Drop for ProcessHarness {
     }
 }
 
-/// The reference adapter, called in-process on a worker thread of its own.
+/// The reference adapter, called in-process on a worker thread of its own, or on the caller's
+/// thread ([`InProcess::inline`]).
 ///
 /// The thread exists for the per-case timeout: a broken variant that hangs is abandoned (its
 /// thread detached) and a fresh adapter takes its place, as a process would be killed and
@@ -618,6 +619,8 @@ pub struct InProcess {
     adapter: harness_ref_adapter::ReferenceAdapter,
     worker: Option<InProcessWorker>,
     hello: Option<Arc<Hello>>,
+    /// Run each case on the caller's thread.
+    inline: bool,
 }
 
 #[derive(Debug)]
@@ -644,12 +647,60 @@ impl InProcess {
         self
     }
 
+    /// The same harness sharing its handler threads with other in-process harnesses
+    /// (`selftest` gives the reference and every variant one set).
+    pub fn with_handler_threads(
+        mut self,
+        threads: harness_ref_adapter::HandlerThreads,
+    ) -> InProcess {
+        self.adapter = self.adapter.with_handler_threads(threads);
+        self
+    }
+
+    /// The same harness running each case on the caller's thread: no hand-off to a thread of
+    /// its own and back, for a caller that runs many short cases (`selftest`). The reference's
+    /// handlers that can block already run on threads that a deadline abandons, and a case
+    /// that takes longer than its timeout is still the same timeout error, told when it
+    /// returns instead of when the timeout passes: what is given up is only the early return
+    /// from a variant that never answers.
+    pub fn inline(mut self) -> InProcess {
+        self.inline = true;
+        self.worker = None;
+        self
+    }
+
     fn of(adapter: harness_ref_adapter::ReferenceAdapter) -> InProcess {
         InProcess {
             adapter,
             worker: None,
             hello: None,
+            inline: false,
         }
+    }
+
+    fn timed_out(case: &WireCase, timeout: Duration) -> AdapterError {
+        err(
+            AdapterErrorKind::Timeout,
+            format!(
+                "the in-process reference adapter did not answer case {:?} within {:.1}s; it was abandoned and replaced",
+                case.id,
+                timeout.as_secs_f64()
+            ),
+        )
+    }
+
+    /// Whether `reply` answers `case`, as the one the runner sees.
+    fn answers(case: &WireCase, reply: Reply) -> Result<Reply, AdapterError> {
+        if reply.case != case.id {
+            return Err(err(
+                AdapterErrorKind::WrongAnswer,
+                format!(
+                    "asked case {:?}, the in-process adapter answered for {:?}",
+                    case.id, reply.case
+                ),
+            ));
+        }
+        Ok(Reply { seq: 0, ..reply })
     }
 
     fn worker(&mut self) -> &mut InProcessWorker {
@@ -685,6 +736,15 @@ impl Harness for InProcess {
     }
 
     fn run(&mut self, case: &WireCase, timeout: Duration) -> Result<Reply, AdapterError> {
+        if self.inline {
+            let started = Instant::now();
+            // `ReferenceAdapter::run` catches its own panics (an `error` reply).
+            let reply = self.adapter.run(case);
+            if started.elapsed() > timeout {
+                return Err(Self::timed_out(case, timeout));
+            }
+            return Self::answers(case, reply);
+        }
         let worker = self.worker();
         if worker.tx.send(case.clone()).is_err() {
             self.worker = None;
@@ -694,27 +754,10 @@ impl Harness for InProcess {
             ));
         }
         match worker.rx.recv_timeout(timeout) {
-            Ok(reply) if reply.case != case.id => Err(err(
-                AdapterErrorKind::WrongAnswer,
-                format!(
-                    "asked case {:?}, the in-process adapter answered for {:?}",
-                    case.id, reply.case
-                ),
-            )),
-            Ok(mut reply) => {
-                reply.seq = 0;
-                Ok(reply)
-            }
+            Ok(reply) => Self::answers(case, reply),
             Err(std::sync::mpsc::RecvTimeoutError::Timeout) => {
                 self.worker = None;
-                Err(err(
-                    AdapterErrorKind::Timeout,
-                    format!(
-                        "the in-process reference adapter did not answer case {:?} within {:.1}s; it was abandoned and replaced",
-                        case.id,
-                        timeout.as_secs_f64()
-                    ),
-                ))
+                Err(Self::timed_out(case, timeout))
             }
             Err(std::sync::mpsc::RecvTimeoutError::Disconnected) => {
                 self.worker = None;

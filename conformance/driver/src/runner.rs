@@ -129,33 +129,7 @@ pub fn run_with_sleepers(
                         (!sleepers_only || is_sleeper[front]).then(|| q.pop_front())?
                     });
                     let Some(i) = next else { break };
-                    let case = cases[i];
-                    let outcome = if until.is_some_and(|u| Instant::now() >= u) {
-                        CaseOutcome::new(&case.id, &case.requirements, Verdict::Error)
-                            .with(max_time_reason(cfg, "not run"))
-                    } else {
-                        let mut bounded = Bounded {
-                            inner: harness.as_mut(),
-                            until,
-                            cfg,
-                        };
-                        match catch_unwind(AssertUnwindSafe(|| {
-                            run_case(&mut bounded, case, cfg.timeout).0
-                        })) {
-                            Ok(outcome) => outcome,
-                            Err(panic) => {
-                                // A bug in the runner, not the harness's fault: this case is
-                                // reported, the harness (in an unknown state) replaced, and the
-                                // run goes on.
-                                drop(std::mem::replace(&mut harness, factory()));
-                                CaseOutcome::new(&case.id, &case.requirements, Verdict::BugInCase)
-                                    .with(format!(
-                                        "the runner panicked on this case ({}); this is a bug in harness-conformance, please report it with the case",
-                                        panic_message(&*panic)
-                                    ))
-                            }
-                        }
-                    };
+                    let outcome = run_one(&mut harness, factory, cases[i], cfg, until);
                     if tx.send((i, outcome)).is_err() {
                         break;
                     }
@@ -186,6 +160,198 @@ pub fn run_with_sleepers(
         &cfg.baseline,
         started,
     )
+}
+
+/// One case on `harness`, never past `until`; a panic of the runner is the case's BUG IN CASE,
+/// and the harness (in an unknown state) is replaced by a fresh one from `factory`.
+fn run_one(
+    harness: &mut Box<dyn Harness + Send>,
+    factory: &(dyn Fn() -> Box<dyn Harness + Send> + '_),
+    case: &Case,
+    cfg: &RunConfig,
+    until: Option<Instant>,
+) -> CaseOutcome {
+    if until.is_some_and(|u| Instant::now() >= u) {
+        return CaseOutcome::new(&case.id, &case.requirements, Verdict::Error)
+            .with(max_time_reason(cfg, "not run"));
+    }
+    let mut bounded = Bounded {
+        inner: harness.as_mut(),
+        until,
+        cfg,
+    };
+    match catch_unwind(AssertUnwindSafe(|| {
+        run_case(&mut bounded, case, cfg.timeout).0
+    })) {
+        Ok(outcome) => outcome,
+        Err(panic) => {
+            // A bug in the runner, not the harness's fault: this case is reported, the harness
+            // replaced, and the run goes on.
+            drop(std::mem::replace(harness, factory()));
+            CaseOutcome::new(&case.id, &case.requirements, Verdict::BugInCase).with(format!(
+                "the runner panicked on this case ({}); this is a bug in harness-conformance, please report it with the case",
+                panic_message(&*panic)
+            ))
+        }
+    }
+}
+
+/// Makes a harness for one of [`run_pooled`]'s runs (its index).
+pub type RunFactory<'a> = dyn Fn(usize) -> Box<dyn Harness + Send> + Send + Sync + 'a;
+
+/// Runs `cases` on each of `runs` harnesses (`factory(run)`), all of them on one set of
+/// workers, and returns each run's result in the runs' order; `finished` sees each run's result
+/// as soon as its last case is judged, on the worker that judged it.
+///
+/// `jobs` workers ([`RunConfig::jobs`]) take the cases that compute, whichever run they belong
+/// to, so the cores stay busy from the first run's first case to the last run's last (runs
+/// one after another would leave them idle while a run's slowest case finishes); `waiting`
+/// more take the cases marked in `waits` (handlers that sleep, a turn cancelled after a
+/// while), which cost no CPU while they wait, so that the waits of every run overlap instead
+/// of adding up. Both take runs in order, the cases of a run in the cases' order. A run's
+/// outcomes are in `cases`' order whatever the order of work, and each run's handshake is
+/// made before any of its cases is sent. Every run is judged alone ([`RunResult::finish`]); no
+/// `--max-time`.
+///
+/// `selftest` runs the reference and its variants with it: a run of the in-process reference
+/// is tens of milliseconds of work and hundreds of milliseconds of waiting.
+pub fn run_pooled(
+    cases: &[&Case],
+    waits: &[bool],
+    runs: usize,
+    factory: &RunFactory<'_>,
+    cfg: &RunConfig,
+    waiting: usize,
+    finished: &(dyn Fn(usize, &RunResult) + Sync),
+) -> Vec<RunResult> {
+    /// A run's outcomes so far.
+    struct Progress {
+        outcomes: Vec<Option<CaseOutcome>>,
+        left: usize,
+        started: Option<Instant>,
+    }
+    let results: Vec<std::sync::OnceLock<RunResult>> =
+        (0..runs).map(|_| std::sync::OnceLock::new()).collect();
+    let finish = |run: usize, result: RunResult| {
+        finished(run, &result);
+        let _ = results[run].set(result);
+    };
+    let mut hellos: Vec<Option<Arc<Hello>>> = Vec::with_capacity(runs);
+    for run in 0..runs {
+        let started = Instant::now();
+        let mut harness = factory(run);
+        let hello = harness.hello().map_err(|e| e.to_string()).and_then(|h| {
+            validate_hello(&h)?;
+            Ok(h)
+        });
+        harness.close();
+        match hello {
+            Ok(h) => hellos.push(Some(h)),
+            Err(message) => {
+                hellos.push(None);
+                finish(run, RunResult::handshake_failed(cases, started, message));
+            }
+        }
+    }
+    let progress: Vec<Mutex<Progress>> = hellos
+        .iter()
+        .map(|_| {
+            Mutex::new(Progress {
+                outcomes: vec![None; cases.len()],
+                left: cases.len(),
+                started: None,
+            })
+        })
+        .collect();
+    let queue = |waiting_side: bool| -> Mutex<VecDeque<(usize, usize)>> {
+        let order = (0..runs).filter(|&r| hellos[r].is_some()).flat_map(|r| {
+            (0..cases.len())
+                .filter(move |&i| waits.get(i).copied().unwrap_or(false) == waiting_side)
+                .map(move |i| (r, i))
+        });
+        Mutex::new(order.collect())
+    };
+    let (computing, waiting_queue) = (queue(false), queue(true));
+    let workers = [
+        (&computing, cfg.jobs.max(1)),
+        (&waiting_queue, waiting.max(1)),
+    ];
+    thread::scope(|s| {
+        for (queue, n) in workers {
+            for _ in 0..n {
+                s.spawn(|| {
+                    // The harness of the run this worker is on; another run's case brings
+                    // another harness.
+                    let mut current: Option<(usize, Box<dyn Harness + Send>)> = None;
+                    loop {
+                        let next = queue.lock().ok().and_then(|mut q| q.pop_front());
+                        let Some((run, i)) = next else { break };
+                        if current.as_ref().is_none_or(|(r, _)| *r != run) {
+                            if let Some((_, mut old)) = current.take() {
+                                old.close();
+                            }
+                            current = Some((run, factory(run)));
+                        }
+                        let Some((_, harness)) = current.as_mut() else {
+                            break;
+                        };
+                        if let Ok(mut p) = progress[run].lock() {
+                            p.started.get_or_insert_with(Instant::now);
+                        }
+                        let mut outcome = run_one(harness, &|| factory(run), cases[i], cfg, None);
+                        baseline::apply(&cfg.baseline, &mut outcome);
+                        if !cfg.keep_results {
+                            outcome.results = None;
+                        }
+                        let done = progress[run].lock().ok().and_then(|mut p| {
+                            p.outcomes[i] = Some(outcome);
+                            p.left -= 1;
+                            (p.left == 0).then(|| {
+                                (
+                                    std::mem::take(&mut p.outcomes),
+                                    p.started.unwrap_or_else(Instant::now),
+                                )
+                            })
+                        });
+                        if let Some((outcomes, started)) = done {
+                            let hello = hellos[run].as_deref().cloned();
+                            finish(
+                                run,
+                                RunResult::finish(
+                                    cases,
+                                    outcomes.into_iter().flatten().collect(),
+                                    hello,
+                                    &cfg.requirements,
+                                    &cfg.baseline,
+                                    started,
+                                ),
+                            );
+                        }
+                    }
+                    if let Some((_, mut harness)) = current {
+                        harness.close();
+                    }
+                });
+            }
+        }
+    });
+    results
+        .into_iter()
+        .enumerate()
+        .map(|(run, slot)| {
+            slot.into_inner().unwrap_or_else(|| {
+                // No case to run (an empty selection): judged on no outcomes.
+                RunResult::finish(
+                    cases,
+                    Vec::new(),
+                    hellos[run].as_deref().cloned(),
+                    &cfg.requirements,
+                    &cfg.baseline,
+                    Instant::now(),
+                )
+            })
+        })
+        .collect()
 }
 
 /// `order`'s valid indices, each once, then the rest of `0..n`.

@@ -27,7 +27,7 @@ use harness_conformance_suite::harness::Harness;
 use harness_conformance_suite::run::RunResult;
 use harness_conformance_suite::spec::Level;
 use harness_conformance_suite::verdict::{CaseOutcome, Verdict};
-use harness_ref_adapter::{Fault, SchemaCache, Variant};
+use harness_ref_adapter::{Fault, HandlerThreads, SchemaCache, Variant};
 
 use crate::client::InProcess;
 use crate::runner::{self, RunConfig};
@@ -601,15 +601,25 @@ pub fn false_alarms(variant: Variant, result: &RunResult) -> Vec<FalseAlarm> {
     alarms
 }
 
-/// How many variants `selftest` runs at the same time. Each keeps `--jobs` workers busy (its
-/// sleeping cases run on workers of their own, which cost no CPU); more would starve the
-/// deadline cases of CPU on a busy machine: at 8 at a time, quick calls beside a sleeping one
-/// timed out at load 26 and the selftest's result changed (docs/benchmarks.md).
+/// How many variants' worth of workers `selftest` runs cases on: `--jobs` per variant, four
+/// variants' worth, whichever runs the cases belong to. More would starve the deadline cases
+/// of CPU on a busy machine: at 8 variants at a time, quick calls beside a sleeping one timed
+/// out at load 26 and the selftest's result changed (docs/benchmarks.md); fewer take a smaller
+/// share of a machine shared with other work (on an idle one, two workers keep two cores
+/// busy as well).
 pub const VARIANTS_AT_ONCE: usize = 4;
 
-/// The cases whose handlers sleep (by their scripted behaviour): `selftest` starts them first,
-/// each on a worker of its own ([`runner::run_with_sleepers`]).
-fn sleepers(cases: &[&Case]) -> Vec<usize> {
+/// How many of the selftest's cases that wait (handlers that sleep, a turn cancelled after a
+/// while) run at the same time, across all its runs: they cost no CPU while they wait, and a
+/// run's waits add up to about 5 s (24 cases of 75–300 ms, more in a variant that ignores its
+/// deadline), so the waits of a hundred runs need this many at once to end with the work that
+/// computes. The cases that compute run on `--jobs` workers, whichever run they belong to.
+pub const WAITING_AT_ONCE: usize = 128;
+
+/// The cases that wait, by their script: a handler sleeps, or the turn is cancelled after a
+/// while. `selftest` gives them workers of their own ([`runner::run_pooled`],
+/// [`runner::run_with_sleepers`]).
+fn waiting(cases: &[&Case]) -> Vec<bool> {
     fn sleeps(b: &Behavior) -> bool {
         match b {
             Behavior::Sleep { .. } => true,
@@ -617,8 +627,9 @@ fn sleepers(cases: &[&Case]) -> Vec<usize> {
             _ => false,
         }
     }
-    (0..cases.len())
-        .filter(|&i| cases[i].tools.iter().any(|t| sleeps(&t.behavior)))
+    cases
+        .iter()
+        .map(|c| c.cancel_after_ms.is_some() || c.tools.iter().any(|t| sleeps(&t.behavior)))
         .collect()
 }
 
@@ -639,28 +650,45 @@ impl Job {
         }
     }
 
-    fn harness(self, schemas: &SchemaCache) -> InProcess {
+    /// The run's harness, compiling schemas through `shared`'s cache and running isolated
+    /// handlers on its threads, each case on the caller's thread.
+    fn harness(self, shared: &Shared) -> InProcess {
         let harness = match self {
             Job::Reference => InProcess::new(None),
             Job::Broken(fault) => InProcess::new(Some(fault)),
             Job::Legitimate(variant) => InProcess::legitimate(variant),
         };
-        harness.with_schema_cache(schemas.clone())
+        harness
+            .with_schema_cache(shared.schemas.clone())
+            .with_handler_threads(shared.threads.clone())
+            .inline()
     }
+}
+
+/// What every run of one selftest shares: the same tools are registered case after case and
+/// variant after variant, so their schemas are compiled once, and a handler thread one run
+/// finished with serves the next.
+#[derive(Default)]
+struct Shared {
+    schemas: SchemaCache,
+    threads: HandlerThreads,
 }
 
 /// Runs `cases` against one legitimate variant.
 pub fn run_legitimate(cases: &[&Case], variant: Variant, cfg: &RunConfig) -> RunResult {
-    run_job(cases, Job::Legitimate(variant), cfg, &SchemaCache::new())
+    run_job(cases, Job::Legitimate(variant), cfg, &Shared::default())
 }
 
-fn run_job(cases: &[&Case], job: Job, cfg: &RunConfig, schemas: &SchemaCache) -> RunResult {
+/// One run alone.
+fn run_job(cases: &[&Case], job: Job, cfg: &RunConfig, shared: &Shared) -> RunResult {
     // A variant that ignores its deadline sleeps 2.5 s in each of eight cases: 10 s on two
     // workers, 2.5 s with a worker per sleeping case.
+    let waits = waiting(cases);
+    let sleepers: Vec<usize> = (0..cases.len()).filter(|&i| waits[i]).collect();
     runner::run_with_sleepers(
         cases,
-        &sleepers(cases),
-        &move || -> Box<dyn Harness + Send> { Box::new(job.harness(schemas)) },
+        &sleepers,
+        &move || -> Box<dyn Harness + Send> { Box::new(job.harness(shared)) },
         cfg,
         &|_, _, _| {},
     )
@@ -674,9 +702,7 @@ pub fn selftest(
     sides: Sides,
     log: &(dyn Fn(&str) + Sync),
 ) -> SelftestReport {
-    // Every variant registers the same tools case after case: their schemas are compiled once
-    // for the whole selftest.
-    let schemas = SchemaCache::new();
+    let shared = Shared::default();
     // The correct configurations broken variants are judged against: the reference, and the
     // bases of broken variants that are not the reference (each counted as its legitimate
     // variant's run too).
@@ -694,78 +720,93 @@ pub fn selftest(
         .iter()
         .filter(|v| sides.legitimate() && !base_variants.contains(v));
     // Judging is unchanged by the order of work: each run runs every case it is given, and
-    // its outcomes are in the cases' order. The judges run side by side with the variants
-    // (`VARIANTS_AT_ONCE` runs at a time), not before them: a run's wall time is mostly its
-    // slowest handlers sleeping past deadlines, so a run alone leaves the cores idle.
+    // its outcomes are in the cases' order. All runs share one set of workers
+    // ([`runner::run_pooled`]): the cases that compute on `--jobs` × [`VARIANTS_AT_ONCE`]
+    // workers, whichever run they belong to, and the cases that wait on workers of their own, so the cores are never idle
+    // while some run's slowest handler sleeps. The judges come first.
     let jobs: Vec<Job> = judges
         .iter()
         .copied()
         .chain(broken.map(|f| Job::Broken(*f)))
         .chain(legitimate.map(|v| Job::Legitimate(*v)))
         .collect();
+    // The judges' runs, once finished (for the variants' progress lines).
     let judged: Vec<std::sync::OnceLock<RunResult>> =
         judges.iter().map(|_| std::sync::OnceLock::new()).collect();
-    // The run `fault` is judged against, once it has finished. The judges are first in the
-    // queue, so each was taken by a worker that runs it without waiting on anything before
-    // any variant's worker waits for it here.
-    let judge_of = |fault: Fault| -> &RunResult {
-        let at = fault
+    let judge_at = |fault: Fault| {
+        fault
             .base()
             .and_then(|v| base_variants.iter().position(|b| *b == v))
-            .map_or(0, |i| i + 1);
-        judged[at].wait()
+            .map_or(0, |i| i + 1)
     };
-    // Popped from the end: reversed, so they start in order (the judges first, then the
-    // variants in documentation order).
-    let queue = std::sync::Mutex::new(jobs.into_iter().enumerate().rev().collect::<Vec<_>>());
-    let done = std::sync::Mutex::new(Vec::new());
-    std::thread::scope(|s| {
-        for _ in 0..VARIANTS_AT_ONCE {
-            s.spawn(|| loop {
-                let next = queue.lock().ok().and_then(|mut q| q.pop());
-                let Some((i, job)) = next else { break };
-                let result = run_job(cases, job, cfg, &schemas);
-                let secs = result.elapsed.as_secs_f64();
-                if let Some(slot) = judged.get(i) {
-                    log(&match job {
-                        Job::Reference => format!("selftest: reference done in {secs:.2}s"),
-                        _ => format!("selftest: base {} done in {secs:.2}s", job.name()),
-                    });
-                    let _ = slot.set(result);
-                    continue;
-                }
-                log(&match job {
-                    Job::Broken(fault) => format!(
-                        "selftest: {} — {} case(s) catch it ({secs:.2}s)",
-                        fault.name(),
-                        caught(judge_of(fault), &result).len(),
-                    ),
-                    Job::Legitimate(variant) => format!(
-                        "selftest: {} — {} false alarm(s) ({secs:.2}s)",
-                        variant.name(),
-                        false_alarms(variant, &result).len(),
-                    ),
-                    Job::Reference => String::new(),
-                });
-                if let Ok(mut d) = done.lock() {
-                    d.push((i, job, result));
-                }
-            });
-        }
-    });
-    let mut judged: Vec<RunResult> = judges
-        .iter()
-        .zip(judged)
-        .map(|(job, slot)| {
-            slot.into_inner()
-                .unwrap_or_else(|| panic!("{} did not run", job.name()))
+    // A variant's progress line, once the run it is judged against has finished.
+    let line = |job: Job, result: &RunResult| -> Option<String> {
+        let secs = result.elapsed.as_secs_f64();
+        Some(match job {
+            Job::Broken(fault) => format!(
+                "selftest: {} — {} case(s) catch it ({secs:.2}s)",
+                fault.name(),
+                caught(judged[judge_at(fault)].get()?, result).len(),
+            ),
+            Job::Legitimate(variant) => format!(
+                "selftest: {} — {} false alarm(s) ({secs:.2}s)",
+                variant.name(),
+                false_alarms(variant, result).len(),
+            ),
+            Job::Reference => String::new(),
         })
+    };
+    // Broken variants that finished before their judge: their lines are told when it has.
+    let untold: std::sync::Mutex<Vec<(Job, RunResult)>> = std::sync::Mutex::new(Vec::new());
+    let finished = |run: usize, result: &RunResult| {
+        let job = jobs[run];
+        let Ok(mut untold) = untold.lock() else {
+            return;
+        };
+        if let Some(slot) = judged.get(run) {
+            let secs = result.elapsed.as_secs_f64();
+            log(&match job {
+                Job::Reference => format!("selftest: reference done in {secs:.2}s"),
+                _ => format!("selftest: base {} done in {secs:.2}s", job.name()),
+            });
+            let _ = slot.set(result.clone());
+            untold.retain(|(job, result)| match line(*job, result) {
+                Some(l) => {
+                    log(&l);
+                    false
+                }
+                None => true,
+            });
+            return;
+        }
+        match line(job, result) {
+            Some(l) => log(&l),
+            None => untold.push((job, result.clone())),
+        }
+    };
+    let pooled = RunConfig {
+        jobs: cfg.jobs.saturating_mul(VARIANTS_AT_ONCE),
+        ..cfg.clone()
+    };
+    let mut results = runner::run_pooled(
+        cases,
+        &waiting(cases),
+        jobs.len(),
+        &|run| -> Box<dyn Harness + Send> { Box::new(jobs[run].harness(&shared)) },
+        &pooled,
+        WAITING_AT_ONCE,
+        &finished,
+    );
+    // The variants' runs, in the jobs' order, after the judges'.
+    let mut done: Vec<(Job, RunResult)> = jobs[judges.len()..]
+        .iter()
+        .copied()
+        .zip(results.split_off(judges.len()))
         .collect();
+    let mut judged = results;
     // The reference is the first judge; the bases follow in `base_variants`' order.
     let mut reference = judged.remove(0);
     let mut bases: Vec<(Variant, RunResult)> = base_variants.into_iter().zip(judged).collect();
-    let mut done = done.into_inner().unwrap_or_default();
-    done.sort_by_key(|(i, _, _)| *i);
     // A run whose account is off (a reference with unexpected results, a base or legitimate
     // variant with a false alarm, a broken variant with a wrong owner) runs once more, alone.
     // The deadline, cancellation and ordering cases judge time, and with runs side by side on
@@ -774,7 +815,7 @@ pub fn selftest(
     // alone; starvation does not. The second run's result is the one judged. The judges go
     // first, since the variants are judged against them.
     let again = |job: Job, why: &str| {
-        let result = run_job(cases, job, cfg, &schemas);
+        let result = run_job(cases, job, cfg, &shared);
         log(&format!(
             "selftest: {} run again alone, {why} beside the others ({:.2}s)",
             job.name(),
@@ -790,7 +831,7 @@ pub fn selftest(
             *result = again(Job::Legitimate(*variant), "its account was off");
         }
     }
-    for (_, job, result) in &mut done {
+    for (job, result) in &mut done {
         let off = match *job {
             Job::Broken(fault) => {
                 !blame_of(fault, judge(&reference, &bases, fault), result).exact()
@@ -809,7 +850,7 @@ pub fn selftest(
         legitimate: Vec::new(),
         bases: Vec::new(),
     };
-    for (_, job, result) in done {
+    for (job, result) in done {
         match job {
             Job::Broken(fault) => report.broken.push((fault, result)),
             Job::Legitimate(variant) => report.legitimate.push((variant, result)),
@@ -948,7 +989,7 @@ mod tests {
             &cases,
             Job::Broken(Fault::CoercesTypes),
             &config(&suite),
-            &SchemaCache::new(),
+            &Shared::default(),
         );
         let alarms = false_alarms(Variant::PrettyJson, &result);
         assert!(
@@ -976,6 +1017,52 @@ mod tests {
         assert!(!text.contains("broken variants caught"), "{text}");
         assert!(text.ends_with("selftest FAILED\n"), "{text}");
         assert!(!report.ok());
+    }
+
+    #[test]
+    fn runs_on_one_pool_are_judged_as_runs_alone() {
+        // Two runs through `run_pooled`, cases that wait among them, judge each case as a
+        // run of its own does: the same verdicts and messages, in the cases' order.
+        let suite = loader::load_embedded().expect("the embedded suite loads");
+        let cases: Vec<&Case> = [
+            "validation/string-for-integer-is-not-coerced",
+            "outcomes/handler-past-deadline-times-out",
+            "cancellation/turn-that-finishes-before-the-cancel-is-unchanged",
+            "cap/note-states-the-omitted-amount",
+            "calls/unknown-tool-message-lists-the-available-tools",
+        ]
+        .iter()
+        .map(|id| suite.case(id).unwrap_or_else(|| panic!("no case {id}")))
+        .collect();
+        assert_eq!(waiting(&cases), [false, true, true, false, false]);
+        let jobs = [Job::Reference, Job::Broken(Fault::NoDeadline)];
+        let shared = Shared::default();
+        let cfg = config(&suite);
+        let told = std::sync::Mutex::new(Vec::new());
+        let pooled = runner::run_pooled(
+            &cases,
+            &waiting(&cases),
+            jobs.len(),
+            &|run| -> Box<dyn Harness + Send> { Box::new(jobs[run].harness(&shared)) },
+            &cfg,
+            2,
+            &|run, _| told.lock().unwrap().push(run),
+        );
+        let mut told = told.into_inner().unwrap();
+        told.sort_unstable();
+        assert_eq!(told, [0, 1], "each run is told once");
+        for (job, pooled) in jobs.iter().zip(&pooled) {
+            let alone = run_job(&cases, *job, &cfg, &Shared::default());
+            let seen = |r: &RunResult| -> Vec<(String, Verdict, Vec<String>)> {
+                r.outcomes
+                    .iter()
+                    .map(|o| (o.id.clone(), o.verdict, o.messages.clone()))
+                    .collect()
+            };
+            assert_eq!(seen(pooled), seen(&alone), "{}", job.name());
+        }
+        // The broken run is caught by the deadline case (it shows the pool ran it).
+        assert_eq!(pooled[1].outcomes[1].verdict, Verdict::Fail);
     }
 
     #[test]

@@ -18,7 +18,7 @@
 //! [`check`] returns it as a [`FollowUp`] for the runner to execute and hand to
 //! [`check_follow_up`].
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
 
 use harness_conformance_protocol::{
     materialize, measure, resolve_size_value, Behavior, Call, Capabilities, Invocation,
@@ -1289,7 +1289,7 @@ fn check_content(
         r.outcome(CheckKind::ContentNotContains, i, failure);
     }
     if let Some(pattern) = &exp.matches {
-        match regex::Regex::new(pattern) {
+        match compiled_regex(pattern) {
             Err(e) => r.bug(format!("{label}: `matches` is not a valid regex: {e}")),
             Ok(re) => {
                 let failure = (!re.is_match(content)).then(|| {
@@ -2381,6 +2381,28 @@ pub fn returned_summary(results: &[ObservedResult]) -> String {
         })
         .collect::<Vec<_>>()
         .join(" | ")
+}
+
+/// The most patterns [`compiled_regex`] keeps.
+const REGEX_CACHE_MAX: usize = 4096;
+
+/// `pattern` compiled, once per process for the first [`REGEX_CACHE_MAX`] patterns: a case's
+/// `matches` is checked on every run of it (the selftest runs each case against a hundred
+/// harnesses), and compiling the pattern cost more than the rest of the check.
+fn compiled_regex(pattern: &str) -> Result<regex::Regex, regex::Error> {
+    static CACHE: std::sync::OnceLock<std::sync::Mutex<HashMap<String, regex::Regex>>> =
+        std::sync::OnceLock::new();
+    let cache = CACHE.get_or_init(Default::default);
+    if let Some(re) = cache.lock().ok().and_then(|c| c.get(pattern).cloned()) {
+        return Ok(re);
+    }
+    let re = regex::Regex::new(pattern)?;
+    if let Ok(mut c) = cache.lock() {
+        if c.len() < REGEX_CACHE_MAX {
+            c.insert(pattern.to_owned(), re.clone());
+        }
+    }
+    Ok(re)
 }
 
 #[cfg(test)]

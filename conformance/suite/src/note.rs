@@ -188,10 +188,10 @@ fn chars_back(s: &str, at: usize, n: usize) -> usize {
 /// The omitted line counts a split allows: the `\n`s in the omitted part, up to those within the
 /// seams' slack, plus one (a harness may count the partial lines at both ends).
 fn omitted_lines(o: &str, r: &Reading) -> std::ops::RangeInclusive<u64> {
-    let lo_n = o[r.head..o.len() - r.tail].matches('\n').count() as u64;
+    let lo_n = newlines(&o[r.head..o.len() - r.tail]) as u64;
     let lo = floor_boundary(o, r.head.saturating_sub(NOTE_SLACK as usize * 4));
     let hi = ceil_boundary(o, (o.len() - r.tail + NOTE_SLACK as usize * 4).min(o.len()));
-    let hi_n = o[lo..hi].matches('\n').count() as u64;
+    let hi_n = newlines(&o[lo..hi]) as u64;
     lo_n..=hi_n + 1
 }
 
@@ -217,7 +217,7 @@ fn is_true(o: &str, r: &Reading, cap: &EffectiveCap) -> bool {
     match r.label {
         None => true,
         Some(Label::Lines) => {
-            let lines = |s: &str| s.matches('\n').count() as u64;
+            let lines = |s: &str| newlines(s) as u64;
             let within = |lo: u64, hi: u64| (lo..=hi + 1).contains(&r.value);
             omitted_lines(o, r).contains(&r.value)
                 || within(lines(o), lines(o))
@@ -286,7 +286,7 @@ pub fn check_counts(o: &str, c: &str, cap: &EffectiveCap) -> Result<(), String> 
                         "{}–{} of {} lines were omitted",
                         range.start(),
                         range.end(),
-                        o.matches('\n').count() + 1
+                        newlines(o) + 1
                     )
                 }
                 _ => {
@@ -331,7 +331,7 @@ pub fn check_lines(o: &str, c: &str) -> Result<(), String> {
         "{}–{} of {} lines were omitted; no number in the note matches",
         range.start(),
         range.end(),
-        o.matches('\n').count() + 1
+        newlines(o) + 1
     ))
 }
 
@@ -412,7 +412,7 @@ fn longest_suffix_in(o: &str, hay: &str) -> usize {
     }
     let next = floor_boundary(o, o.len() - common - 1);
     let longer = &o[next..];
-    if longer.len() > hay.len() || !hay.contains(longer) {
+    if !occurs(hay, longer) {
         return common;
     }
     // Otherwise binary-search the smallest start (over char boundaries) whose suffix occurs;
@@ -427,13 +427,36 @@ fn longest_suffix_in(o: &str, hay: &str) -> usize {
     while lo < hi {
         let mid = lo + (hi - lo) / 2;
         let suffix = &o[starts[mid]..];
-        if suffix.len() <= hay.len() && hay.contains(suffix) {
+        if occurs(hay, suffix) {
             hi = mid;
         } else {
             lo = mid + 1;
         }
     }
     o.len() - starts[hi]
+}
+
+/// How many `\n` `s` holds (`memchr` counts them a vector at a time; a `\n` is never part of
+/// a longer UTF-8 sequence).
+pub(crate) fn newlines(s: &str) -> usize {
+    memchr::memchr_iter(b'\n', s.as_bytes()).count()
+}
+
+/// Whether `needle` occurs in `hay`. Where the needle is nearly as long as the hay (a kept tail
+/// looked for in what follows the note), it can only start at a few places, and comparing
+/// there costs less than building a searcher over the whole needle. A match of valid UTF-8 in
+/// valid UTF-8 always starts on a char boundary, so comparing bytes finds what
+/// `str::contains` finds.
+fn occurs(hay: &str, needle: &str) -> bool {
+    const FEW: usize = 64;
+    let Some(slack) = hay.len().checked_sub(needle.len()) else {
+        return false;
+    };
+    if slack > FEW {
+        return hay.contains(needle);
+    }
+    let (hay, needle) = (hay.as_bytes(), needle.as_bytes());
+    (0..=slack).any(|at| &hay[at..at + needle.len()] == needle)
 }
 
 /// Byte length of the longest common suffix of `a` and `b` (not adjusted to a char boundary).
@@ -485,6 +508,24 @@ mod tests {
         }
         s.push_str(last);
         s
+    }
+
+    #[test]
+    fn occurs_finds_what_contains_finds() {
+        let hay = "ab\u{e9}c\u{1f600}d".repeat(30);
+        for from in (0..hay.len()).filter(|&i| hay.is_char_boundary(i)) {
+            let short = &hay[from..floor_boundary(&hay, hay.len().min(from + 7))];
+            for needle in [&hay[from..], short] {
+                assert_eq!(occurs(&hay, needle), hay.contains(needle), "{needle:?}");
+                let other = format!("{needle}x");
+                assert_eq!(
+                    occurs(&hay, &other),
+                    hay.contains(other.as_str()),
+                    "{other:?}"
+                );
+            }
+        }
+        assert_eq!(newlines("a\nb\n\u{e9}\n"), 3);
     }
 
     #[test]

@@ -131,13 +131,14 @@ use harness_conformance_protocol::{
 };
 use harness_ref::cap::{self, CapConfig};
 use harness_ref::{
-    CallContext, CancelToken, ErrorCode, Execution, HandlerThreads, Harness, HarnessConfig,
-    MemorySink, NotJson, Registry, Tool, ToolError, ToolOutput, ToolResult, ToolValue,
-    UnknownFields,
+    CallContext, CancelToken, ErrorCode, Execution, Harness, HarnessConfig, MemorySink, NotJson,
+    Registry, Tool, ToolError, ToolOutput, ToolResult, ToolValue, UnknownFields,
 };
 use serde_json::{Map, Value};
 
 pub use fault::{Fault, UnknownFault};
+/// The handler threads adapters can share ([`ReferenceAdapter::with_handler_threads`]).
+pub use harness_ref::HandlerThreads;
 /// The compiled-schema cache adapters can share ([`ReferenceAdapter::with_schema_cache`]).
 pub use harness_ref::SchemaCache;
 pub use variant::{UnknownVariant, Variant};
@@ -222,6 +223,15 @@ impl ReferenceAdapter {
     /// the same with any cache.
     pub fn with_schema_cache(mut self, cache: SchemaCache) -> Self {
         self.schemas = cache;
+        self
+    }
+
+    /// The same adapter running its isolated handlers on `threads`, shared with whoever else
+    /// holds them (`selftest` shares one set across the reference and all its variants, so a
+    /// thread one variant's handler finished with serves the next variant's). Answers are the
+    /// same with any set.
+    pub fn with_handler_threads(mut self, threads: HandlerThreads) -> Self {
+        self.threads = threads;
         self
     }
 
