@@ -237,7 +237,8 @@ struct SelftestArgs {
     /// Per-case timeout: seconds or a duration (`30s`, `1m`, `500ms`), 1 ms to 24 h.
     #[arg(long, default_value = "10", value_parser = limits::timeout)]
     timeout: Duration,
-    /// Parallel workers per variant, 1 to 64.
+    /// Parallelism, 1 to 64: cases that compute run on 4 × this many workers shared by every
+    /// variant; cases that wait on a deadline or a cancel run on workers of their own.
     #[arg(long, short = 'j', default_value_t = 2, value_parser = limits::jobs)]
     jobs: usize,
     /// Run only the broken variants (each must be caught) or only the legitimate ones (each
