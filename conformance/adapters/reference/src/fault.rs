@@ -229,11 +229,15 @@ pub enum Fault {
     /// Resumed from a saved transcript, only the saved results come back: the calls the
     /// session left open stay without a result (openai/codex #17630).
     LeavesOpenCallsUnanswered,
+    /// A handler whose run ended in a transport failure is run once more, though the failure
+    /// may have come after its effect (the reply was lost, not the request): an email sent
+    /// twice (claude-code #94273, anthropics/anthropic-sdk-python #1749).
+    RetriesTransportFailures,
 }
 
 impl Fault {
     /// Every fault, in documentation order.
-    pub const ALL: [Fault; 83] = [
+    pub const ALL: [Fault; 84] = [
         Fault::RunsHandlerBeforeValidating,
         Fault::CoercesTypes,
         Fault::DropsUnknownFields,
@@ -317,6 +321,7 @@ impl Fault {
         Fault::AnswersOpenCallsTwice,
         Fault::RerunsAnsweredCalls,
         Fault::LeavesOpenCallsUnanswered,
+        Fault::RetriesTransportFailures,
     ];
 
     /// The variants whose fault is in the optional repair profile: each is a broken version of
@@ -443,6 +448,7 @@ impl Fault {
             Fault::AnswersOpenCallsTwice => "answers-open-calls-twice",
             Fault::RerunsAnsweredCalls => "reruns-answered-calls",
             Fault::LeavesOpenCallsUnanswered => "leaves-open-calls-unanswered",
+            Fault::RetriesTransportFailures => "retries-transport-failures",
         }
     }
 
@@ -487,6 +493,7 @@ impl Fault {
             Fault::AnswersOpenCallsTwice => &["RESUME-1"],
             Fault::RerunsAnsweredCalls => &["RESUME-3"],
             Fault::LeavesOpenCallsUnanswered => &["RESUME-1"],
+            Fault::RetriesTransportFailures => &["ONCE-1"],
             Fault::CapsHeadOnly => &["HT-1", "HT-2"],
             Fault::CoercesTypes => &["VAL-1", "VAL-2", "VAL-3", "VAL-6", "VAL-9", "VAL-10"],
             Fault::CommitsUnverifiedTokens => &[
@@ -547,7 +554,7 @@ impl Fault {
             Fault::RepairsStringsTheSchemaAccepts => &["VAL-7", "REPAIR-2", "REPAIR-3"],
             Fault::ReplacesBlocksWithPlaceholders => &["BLOCK-1", "MCP-3"],
             Fault::RerunsDuplicateKeys => &["IDEM-1", "IDEM-2", "IDEM-3", "IDEM-4", "IDEM-5"],
-            Fault::RetriesAnyFailure => &["OUT-8", "IDEM-4"],
+            Fault::RetriesAnyFailure => &["OUT-8", "IDEM-4", "ONCE-1"],
             Fault::RunsCutOffCalls => &["CUT-1"],
             Fault::RunsHandlerBeforeValidating => &[
                 "VAL-1", "VAL-3", "VAL-4", "VAL-5", "VAL-6", "VAL-8", "VAL-9", "VAL-10", "TURN-1",
@@ -766,6 +773,9 @@ impl Fault {
             }
             Fault::LeavesOpenCallsUnanswered => {
                 "resumed from a saved transcript, answers none of the calls it left open"
+            }
+            Fault::RetriesTransportFailures => {
+                "runs a handler again after it failed in transport, though its effect may have happened"
             }
         }
     }

@@ -1036,7 +1036,16 @@ fn scripted_handler(
                     .store(true, std::sync::atomic::Ordering::SeqCst);
             }
         }
-        if fault == Some(Fault::RetriesAnyFailure) && matches!(outcome, Outcome::Raised(..)) {
+        // `retries-any-failure` runs every failed handler again; `retries-transport-failures`
+        // one that failed in transport, whose effect may have happened.
+        let retried = match fault {
+            Some(Fault::RetriesAnyFailure) => matches!(outcome, Outcome::Raised(..)),
+            Some(Fault::RetriesTransportFailures) => {
+                matches!(outcome, Outcome::Raised(RaiseKind::Transport, _))
+            }
+            _ => false,
+        };
+        if retried {
             let mut again = entry.clone();
             state.record(&tool, id, &again);
             outcome = script.perform(&mut again);

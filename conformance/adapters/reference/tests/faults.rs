@@ -1160,6 +1160,15 @@ fn demo(fault: Fault) -> Demo {
                 assert!(invocations(variant).is_empty());
             },
         ),
+        Fault::RetriesTransportFailures => (
+            one_call(json!({"raise": {"kind": "transport", "message": "connection reset"}})),
+            |reference, variant| {
+                assert_eq!(code(reference, 0), Some("tool_unavailable"));
+                assert_eq!(invocations(reference).len(), 1);
+                assert_eq!(code(variant, 0), Some("tool_unavailable"));
+                assert_eq!(invocations(variant).len(), 2);
+            },
+        ),
         other => panic!("no demonstration case for {other}: add one here"),
     }
 }
