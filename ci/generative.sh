@@ -41,6 +41,10 @@ done
 for f in drops-cancelled-results cancelled-as-empty-success; do
   UNSEEN[$f]="a cancellation fault; generated turns are never cancelled (caught by selftest)"
 done
+for f in keeps-results-of-compacted-calls answers-open-calls-twice reruns-answered-calls \
+  leaves-open-calls-unanswered; do
+  UNSEEN[$f]="a resume fault; generated turns are never resumed from a saved transcript (caught by selftest)"
+done
 UNSEEN[generic-timeout-message]="a timeout-wording fault; generated cases check no message wording (caught by selftest)"
 UNSEEN[serial-drops-extra-calls]="a parallel-calls-off fault; generated turns keep parallel calls on (caught by selftest)"
 UNSEEN[cuts-errors-head-only]="an error-text cap fault; generated error messages are short, never over the cap (caught by selftest)"

@@ -513,6 +513,8 @@ def case_needs(case):
         needs.add("feature.cancel")
     if case.get("parallel_calls") is False:
         needs.add("feature.serial-calls")
+    if "resume" in case:
+        needs.add("feature.resume")
     for t in case.get("tools", []):
         out = final_output(t.get("behavior"))
         if isinstance(out, dict) and "mcp_result" in out:

@@ -101,6 +101,7 @@ mod harness;
 mod messages;
 pub mod output;
 pub mod repair;
+pub mod resume;
 pub mod schema;
 pub mod security;
 mod threads;

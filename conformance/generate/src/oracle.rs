@@ -683,8 +683,11 @@ fn invocation_items(model: &Model, fates: &[Fate], out: &mut Vec<Item>) {
         let mut count = 0u64;
         let mut over: BTreeSet<&'static str> = BTreeSet::new();
         let mut determined = true;
-        let retryable = matches!(final_behavior(&tool.behavior), Behavior::Raise { raise } if raise.kind == RaiseKind::Transport)
-            || sleeps_past(&tool.behavior, model.deadline_ms);
+        // A timed-out run may be retried by the harness; a transport failure may not (ONCE-1:
+        // its effect may have happened), so its run count is determined.
+        let retryable = sleeps_past(&tool.behavior, model.deadline_ms);
+        let transport = !retryable
+            && matches!(final_behavior(&tool.behavior), Behavior::Raise { raise } if raise.kind == RaiseKind::Transport);
         let raises = matches!(final_behavior(&tool.behavior), Behavior::Raise { .. });
         for (call, fate) in model.calls.iter().zip(fates) {
             let named = call.name() == Some(tool.name.as_str());
@@ -708,7 +711,7 @@ fn invocation_items(model: &Model, fates: &[Fate], out: &mut Vec<Item>) {
                         determined = false;
                     }
                     if raises {
-                        over.insert("OUT-8");
+                        over.insert(if transport { "ONCE-1" } else { "OUT-8" });
                     }
                     single = Some(ReceivedArgs {
                         tool: t.clone(),

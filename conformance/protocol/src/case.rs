@@ -107,6 +107,10 @@ macro_rules! __wire_case_fields {
             /// sent several calls in the turn anyway (feature `serial-calls`).
             #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
             pub parallel_calls: ::std::option::Option<bool>,
+            /// Feature `resume`: the turn is resumed from a saved transcript that ended with some
+            /// of its calls still open; the transcript's saved tool_results follow the turn.
+            #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
+            pub resume: ::std::option::Option<$crate::Resume>,
             /// The authenticated caller (security features: the protocol's `security` module).
             #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
             pub context: ::std::option::Option<::std::boxed::Box<$crate::ContextDef>>,
@@ -194,6 +198,30 @@ pub enum StopReason {
     EndTurn,
     /// The output limit cut the turn off: its last call may be incomplete.
     MaxTokens,
+}
+
+/// A saved transcript to resume a turn from (feature `resume`): the session that made it ended
+/// after the model's turn (the case's `calls`) and these tool_results, with every call they do
+/// not answer still open. A saved result may answer an id that is not one of the turn's calls
+/// (a compaction dropped its call, or it came from another transcript).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Resume {
+    /// The tool_results the saved transcript holds after the turn, in transcript order.
+    pub saved: Vec<SavedResult>,
+}
+
+/// One tool_result of a saved transcript (feature `resume`).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SavedResult {
+    /// The id of the call it answers.
+    pub tool_use_id: String,
+    /// Its text content.
+    pub content: String,
+    /// Whether it is an error result.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub is_error: bool,
 }
 
 /// The parts of a cap a case may ask for.

@@ -36,8 +36,8 @@ pub mod vocabulary;
 
 pub use case::{
     Behavior, Call, CallForm, CapRequest, CaseConfig, Gen, Lines, Mutation, NonFinite, NonFiniteIn,
-    NonJson, NonJsonIn, Output, Raise, RaiseKind, Size, SleepMs, StopReason, Strategy, ToolDef,
-    Unit, WireCase,
+    NonJson, NonJsonIn, Output, Raise, RaiseKind, Resume, SavedResult, Size, SleepMs, StopReason,
+    Strategy, ToolDef, Unit, WireCase,
 };
 pub use content::{text_of, ContentBlock, EmbeddedResource, McpResult, ResourceLink};
 pub use generate::{

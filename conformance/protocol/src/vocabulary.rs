@@ -125,9 +125,10 @@ pub const CLASSES: [&str; 16] = [
 /// `cancel`: the user can cancel a turn while its handlers run (a case's `cancel_after_ms`);
 /// `serial-calls`: the harness can run with parallel tool calls disabled (a case's
 /// `parallel_calls: false`); `mcp-client`: the harness consumes MCP servers and maps their
-/// results (a tool's `mcp_result`). None is a security gate, but all are optional in the same
-/// way.
-pub const FEATURES: [&str; 12] = [
+/// results (a tool's `mcp_result`); `resume`: the harness resumes a session from a saved
+/// transcript whose turn has calls still open (a case's `resume`). None is a security gate,
+/// but all are optional in the same way.
+pub const FEATURES: [&str; 13] = [
     "authorization",
     "bounds",
     "budget",
@@ -140,6 +141,7 @@ pub const FEATURES: [&str; 12] = [
     "cancel",
     "serial-calls",
     "mcp-client",
+    "resume",
 ];
 
 /// Scripted behaviours beyond protocol 1's base set, which an adapter declares it can run

@@ -204,6 +204,10 @@ pub fn case_needs(case: &Case) -> Vec<String> {
     if case.parallel_calls == Some(false) {
         needs.insert("feature.serial-calls".into());
     }
+    // A turn resumed from a saved transcript.
+    if case.resume.is_some() {
+        needs.insert("feature.resume".into());
+    }
     // The security features a case's fields imply (`context`, `policy`, `idempotency_key`, …).
     for feature in harness_conformance_protocol::implied_features_of(
         case.security.as_deref(),

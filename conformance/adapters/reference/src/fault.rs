@@ -216,11 +216,28 @@ pub enum Fault {
     /// measuring the copy again until it fits: the right content, in time quadratic in the
     /// output (Conway-Research/automaton PR #358).
     CapsInQuadraticTime,
+    /// Resumed from a saved transcript, every saved tool_result is kept, also one whose call a
+    /// compaction dropped or that came from another transcript (openai/codex #8479): the
+    /// resumed transcript answers a call the model did not make in it.
+    KeepsResultsOfCompactedCalls,
+    /// Resumed from a saved transcript, each open call is answered as interrupted by the
+    /// session's end and then run and answered again: two results for one call.
+    AnswersOpenCallsTwice,
+    /// Resumed from a saved transcript, the whole turn is run again: calls that already had
+    /// their result run a second time and their saved results are replaced.
+    RerunsAnsweredCalls,
+    /// Resumed from a saved transcript, only the saved results come back: the calls the
+    /// session left open stay without a result (openai/codex #17630).
+    LeavesOpenCallsUnanswered,
+    /// A handler whose run ended in a transport failure is run once more, though the failure
+    /// may have come after its effect (the reply was lost, not the request): an email sent
+    /// twice (claude-code #94273, anthropics/anthropic-sdk-python #1749).
+    RetriesTransportFailures,
 }
 
 impl Fault {
     /// Every fault, in documentation order.
-    pub const ALL: [Fault; 79] = [
+    pub const ALL: [Fault; 84] = [
         Fault::RunsHandlerBeforeValidating,
         Fault::CoercesTypes,
         Fault::DropsUnknownFields,
@@ -300,6 +317,11 @@ impl Fault {
         Fault::ThrowsOnUnknownBlockKind,
         Fault::RendersLinksWithoutUri,
         Fault::CapsInQuadraticTime,
+        Fault::KeepsResultsOfCompactedCalls,
+        Fault::AnswersOpenCallsTwice,
+        Fault::RerunsAnsweredCalls,
+        Fault::LeavesOpenCallsUnanswered,
+        Fault::RetriesTransportFailures,
     ];
 
     /// The variants whose fault is in the optional repair profile: each is a broken version of
@@ -422,6 +444,11 @@ impl Fault {
             Fault::ThrowsOnUnknownBlockKind => "throws-on-unknown-block-kind",
             Fault::RendersLinksWithoutUri => "renders-links-without-uri",
             Fault::CapsInQuadraticTime => "caps-in-quadratic-time",
+            Fault::KeepsResultsOfCompactedCalls => "keeps-results-of-compacted-calls",
+            Fault::AnswersOpenCallsTwice => "answers-open-calls-twice",
+            Fault::RerunsAnsweredCalls => "reruns-answered-calls",
+            Fault::LeavesOpenCallsUnanswered => "leaves-open-calls-unanswered",
+            Fault::RetriesTransportFailures => "retries-transport-failures",
         }
     }
 
@@ -462,6 +489,11 @@ impl Fault {
             Fault::ThrowsOnUnknownBlockKind => &["BLOCK-1", "BLOCK-5"],
             Fault::RendersLinksWithoutUri => &["BLOCK-5"],
             Fault::CapsInQuadraticTime => &["CAP-11"],
+            Fault::KeepsResultsOfCompactedCalls => &["RESUME-2"],
+            Fault::AnswersOpenCallsTwice => &["RESUME-1"],
+            Fault::RerunsAnsweredCalls => &["RESUME-3"],
+            Fault::LeavesOpenCallsUnanswered => &["RESUME-1"],
+            Fault::RetriesTransportFailures => &["ONCE-1"],
             Fault::CapsHeadOnly => &["HT-1", "HT-2"],
             Fault::CoercesTypes => &["VAL-1", "VAL-2", "VAL-3", "VAL-6", "VAL-9", "VAL-10"],
             Fault::CommitsUnverifiedTokens => &[
@@ -522,7 +554,7 @@ impl Fault {
             Fault::RepairsStringsTheSchemaAccepts => &["VAL-7", "REPAIR-2", "REPAIR-3"],
             Fault::ReplacesBlocksWithPlaceholders => &["BLOCK-1", "MCP-3"],
             Fault::RerunsDuplicateKeys => &["IDEM-1", "IDEM-2", "IDEM-3", "IDEM-4", "IDEM-5"],
-            Fault::RetriesAnyFailure => &["OUT-8", "IDEM-4"],
+            Fault::RetriesAnyFailure => &["OUT-8", "IDEM-4", "ONCE-1"],
             Fault::RunsCutOffCalls => &["CUT-1"],
             Fault::RunsHandlerBeforeValidating => &[
                 "VAL-1", "VAL-3", "VAL-4", "VAL-5", "VAL-6", "VAL-8", "VAL-9", "VAL-10", "TURN-1",
@@ -729,6 +761,21 @@ impl Fault {
             }
             Fault::CapsInQuadraticTime => {
                 "finds the cut by dropping one character at a time and measuring a fresh copy again"
+            }
+            Fault::KeepsResultsOfCompactedCalls => {
+                "resumed from a saved transcript, keeps a saved result whose call is not in it"
+            }
+            Fault::AnswersOpenCallsTwice => {
+                "resumed from a saved transcript, answers each open call as interrupted and then again"
+            }
+            Fault::RerunsAnsweredCalls => {
+                "resumed from a saved transcript, runs the whole turn again, answered calls included"
+            }
+            Fault::LeavesOpenCallsUnanswered => {
+                "resumed from a saved transcript, answers none of the calls it left open"
+            }
+            Fault::RetriesTransportFailures => {
+                "runs a handler again after it failed in transport, though its effect may have happened"
             }
         }
     }

@@ -113,6 +113,7 @@ mod names;
 mod perturb;
 mod policy;
 mod renote;
+mod resume;
 mod reword;
 mod rewrite;
 pub mod variant;
@@ -580,6 +581,12 @@ impl ReferenceAdapter {
             .zip(&edits)
             .map(|(call, edit)| to_harness_call(call, edit))
             .collect();
+        // A turn resumed from a saved transcript (feature `resume`).
+        if let Some(resume) = &case.resume {
+            let ids: Vec<Option<&str>> = peeked.iter().map(|p| p.id.as_deref()).collect();
+            let observed = resume::resumed_turn(&harness, calls, &ids, resume, fault, variant);
+            return Ok(report(case, &fed, &state, observed, fault, variant));
+        }
         if fault == Some(Fault::RunsHandlerBeforeValidating) {
             dispatch_eagerly(&fed, &harness, &scripts, &state);
         }
@@ -761,53 +768,66 @@ impl ReferenceAdapter {
                 o.tool_use_id = id;
             }
         }
-        for o in &mut observed {
-            sync_native(o);
-        }
+        Ok(report(case, &fed, &state, observed, fault, variant))
+    }
+}
 
-        // Call position of each id the harness saw (the first call, for a repeated id).
-        let order: HashMap<&str, usize> = fed
-            .iter()
-            .enumerate()
-            .rev()
-            .filter_map(|(i, p)| p.id.as_deref().map(|id| (id, i)))
-            .collect();
-        let position = |id: &str| order.get(id).copied().unwrap_or(usize::MAX);
-        // `elapsed-in-content`: a slow success (its handler slept) says how long it took.
-        if fault == Some(Fault::ElapsedInContent) && observed.len() == fed.len() {
-            for (o, p) in observed.iter_mut().zip(&fed) {
-                let slept = p
-                    .name
-                    .as_deref()
-                    .and_then(|name| case.tools.iter().find(|t| t.name == name))
-                    .is_some_and(|t| t.behavior.scripted_sleep_ms() > 0);
-                if slept && !o.is_error {
-                    o.content.push_str(&format!(
-                        " (took {} µs)",
-                        state.started.elapsed().as_micros()
-                    ));
-                }
+/// The reply's parts once the results are observed: each result's `native` block in step
+/// with it, the invocations in call order, and the transcript as the harness keeps it.
+fn report(
+    case: &WireCase,
+    fed: &[Peeked],
+    state: &RunState,
+    mut observed: Vec<ObservedResult>,
+    fault: Option<Fault>,
+    variant: Option<Variant>,
+) -> Observed {
+    for o in &mut observed {
+        sync_native(o);
+    }
+
+    // Call position of each id the harness saw (the first call, for a repeated id).
+    let order: HashMap<&str, usize> = fed
+        .iter()
+        .enumerate()
+        .rev()
+        .filter_map(|(i, p)| p.id.as_deref().map(|id| (id, i)))
+        .collect();
+    let position = |id: &str| order.get(id).copied().unwrap_or(usize::MAX);
+    // `elapsed-in-content`: a slow success (its handler slept) says how long it took.
+    if fault == Some(Fault::ElapsedInContent) && observed.len() == fed.len() {
+        for (o, p) in observed.iter_mut().zip(fed) {
+            let slept = p
+                .name
+                .as_deref()
+                .and_then(|name| case.tools.iter().find(|t| t.name == name))
+                .is_some_and(|t| t.behavior.scripted_sleep_ms() > 0);
+            if slept && !o.is_error {
+                o.content.push_str(&format!(
+                    " (took {} µs)",
+                    state.started.elapsed().as_micros()
+                ));
             }
         }
-        let mut invocations = state.take_invocations();
-        invocations.sort_by_key(|(id, _)| position(id));
-        let invocations = invocations.into_iter().map(|(_, inv)| inv).collect();
+    }
+    let mut invocations = state.take_invocations();
+    invocations.sort_by_key(|(id, _)| position(id));
+    let invocations = invocations.into_iter().map(|(_, inv)| inv).collect();
 
-        let mut history: Vec<Value> = case
-            .calls
-            .iter()
-            .map(|c| serde_json::to_value(c).unwrap_or(Value::Null))
-            .collect();
-        for (id, args) in state.take_leaked() {
-            if let Some(entry) = history.get_mut(position(&id)) {
-                leak_into(entry, args);
-            }
+    let mut history: Vec<Value> = case
+        .calls
+        .iter()
+        .map(|c| serde_json::to_value(c).unwrap_or(Value::Null))
+        .collect();
+    for (id, args) in state.take_leaked() {
+        if let Some(entry) = history.get_mut(position(&id)) {
+            leak_into(entry, args);
         }
-        Ok(Observed {
-            results: observed,
-            invocations,
-            history: (variant != Some(Variant::NoHistory)).then_some(history),
-        })
+    }
+    Observed {
+        results: observed,
+        invocations,
+        history: (variant != Some(Variant::NoHistory)).then_some(history),
     }
 }
 
@@ -1026,7 +1046,16 @@ fn scripted_handler(
                     .store(true, std::sync::atomic::Ordering::SeqCst);
             }
         }
-        if fault == Some(Fault::RetriesAnyFailure) && matches!(outcome, Outcome::Raised(..)) {
+        // `retries-any-failure` runs every failed handler again; `retries-transport-failures`
+        // one that failed in transport, whose effect may have happened.
+        let retried = match fault {
+            Some(Fault::RetriesAnyFailure) => matches!(outcome, Outcome::Raised(..)),
+            Some(Fault::RetriesTransportFailures) => {
+                matches!(outcome, Outcome::Raised(RaiseKind::Transport, _))
+            }
+            _ => false,
+        };
+        if retried {
             let mut again = entry.clone();
             state.record(&tool, id, &again);
             outcome = script.perform(&mut again);

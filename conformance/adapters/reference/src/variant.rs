@@ -130,11 +130,15 @@ pub enum Variant {
     /// A harness without link blocks: a resource link reaches the model as a text block that
     /// keeps its URI and name (and its other fields), in its place among the blocks.
     RendersLinksAsText,
+    /// Resumed from a saved transcript (feature `resume`), the calls it left open are answered
+    /// as interrupted (`cancelled`, nothing run) rather than run: the model calls them again if
+    /// it still needs them (as a coding agent that marks pending calls aborted does).
+    InterruptsOpenCalls,
 }
 
 impl Variant {
     /// Every variant, in documentation order.
-    pub const ALL: [Variant; 31] = [
+    pub const ALL: [Variant; 32] = [
         Variant::FoldsMalformedCall,
         Variant::NonObjectAsInvalidArguments,
         Variant::EmptyNameAsUnknownTool,
@@ -166,6 +170,7 @@ impl Variant {
         Variant::RefusesNonTextBlocks,
         Variant::KeepsLastDuplicateKey,
         Variant::RendersLinksAsText,
+        Variant::InterruptsOpenCalls,
     ];
 
     /// The kebab-case name used on the command line and in reports.
@@ -202,6 +207,7 @@ impl Variant {
             Variant::RefusesNonTextBlocks => "refuses-non-text-blocks",
             Variant::KeepsLastDuplicateKey => "keeps-last-duplicate-key",
             Variant::RendersLinksAsText => "renders-links-as-text",
+            Variant::InterruptsOpenCalls => "interrupts-open-calls",
         }
     }
 
@@ -274,6 +280,9 @@ impl Variant {
             }
             Variant::KeepsLastDuplicateKey => {
                 "runs arguments text that repeats a key with the key's last value, validated and handed alike (departs from CALL-10)"
+            }
+            Variant::InterruptsOpenCalls => {
+                "answers the calls a resumed transcript left open as interrupted instead of running them"
             }
         }
     }

@@ -3,7 +3,9 @@
 
 mod common;
 
-use common::{cancelled_case, case, code, invocations, one_call, one_tool, results, run};
+use common::{
+    cancelled_case, case, code, invocations, one_call, one_tool, results, resumed_case, run,
+};
 use harness_conformance_protocol::{ContentBlock, Reply, WireCase};
 use harness_ref_adapter::{Fault, ReferenceAdapter};
 use serde_json::{json, Value};
@@ -55,6 +57,14 @@ fn kinds(reply: &Reply) -> Vec<&'static str> {
         Some(blocks) => blocks.iter().map(ContentBlock::kind).collect(),
         None => vec!["text"],
     }
+}
+
+/// The ids of the results, in the reply's order.
+fn ids(reply: &Reply) -> Vec<&str> {
+    results(reply)
+        .iter()
+        .map(|r| r.tool_use_id.as_str().unwrap_or("<none>"))
+        .collect()
 }
 
 fn content(reply: &Reply) -> &str {
@@ -1115,6 +1125,48 @@ fn demo(fault: Fault) -> Demo {
             |reference, variant| {
                 assert!(content(reference).contains("omitted"));
                 assert_eq!(variant, reference);
+            },
+        ),
+        Fault::KeepsResultsOfCompactedCalls => (
+            resumed_case(json!([{"tool_use_id": "gone", "content": "old"},
+                                {"tool_use_id": "a", "content": "saved"}])),
+            |reference, variant| {
+                assert_eq!(ids(reference), ["a", "b"]);
+                assert_eq!(ids(variant), ["a", "b", "gone"]);
+            },
+        ),
+        Fault::AnswersOpenCallsTwice => (
+            resumed_case(json!([{"tool_use_id": "a", "content": "saved"}])),
+            |reference, variant| {
+                assert_eq!(ids(reference), ["a", "b"]);
+                assert_eq!(ids(variant), ["a", "b", "b"]);
+            },
+        ),
+        Fault::RerunsAnsweredCalls => (
+            resumed_case(json!([{"tool_use_id": "a", "content": "saved"}])),
+            |reference, variant| {
+                assert_eq!(results(reference)[0].content, "saved");
+                assert_eq!(invocations(reference).len(), 1);
+                assert_eq!(results(variant)[0].content, "ran");
+                assert_eq!(invocations(variant).len(), 2);
+            },
+        ),
+        Fault::LeavesOpenCallsUnanswered => (
+            resumed_case(json!([{"tool_use_id": "a", "content": "saved"}])),
+            |reference, variant| {
+                assert_eq!(ids(reference), ["a", "b"]);
+                assert_eq!(results(reference)[1].content, "ran");
+                assert_eq!(ids(variant), ["a"]);
+                assert!(invocations(variant).is_empty());
+            },
+        ),
+        Fault::RetriesTransportFailures => (
+            one_call(json!({"raise": {"kind": "transport", "message": "connection reset"}})),
+            |reference, variant| {
+                assert_eq!(code(reference, 0), Some("tool_unavailable"));
+                assert_eq!(invocations(reference).len(), 1);
+                assert_eq!(code(variant, 0), Some("tool_unavailable"));
+                assert_eq!(invocations(variant).len(), 2);
             },
         ),
         other => panic!("no demonstration case for {other}: add one here"),

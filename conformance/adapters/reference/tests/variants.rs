@@ -5,7 +5,7 @@
 
 mod common;
 
-use common::{cancelled_case, case, code, one_call, one_tool, results, run};
+use common::{cancelled_case, case, code, invocations, one_call, one_tool, results, run};
 use harness_conformance_protocol::{Hello, Reply, WireCase};
 use harness_ref_adapter::{ReferenceAdapter, Variant};
 use serde_json::{json, Value};
@@ -566,6 +566,19 @@ fn demo(variant: Variant) -> Demo {
                     "{}",
                     v.content
                 );
+            },
+        ),
+        Variant::InterruptsOpenCalls => (
+            common::resumed_case(json!([{"tool_use_id": "a", "content": "saved"}])),
+            |reference, variant| {
+                assert_eq!(results(reference)[1].content, "ran");
+                let v = results(variant);
+                assert_eq!(v.len(), 2);
+                assert_eq!(v[0].content, "saved");
+                assert_eq!(v[1].tool_use_id, json!("b"));
+                assert!(v[1].is_error);
+                assert_eq!(v[1].code.as_deref(), Some("cancelled"));
+                assert!(invocations(variant).is_empty());
             },
         ),
         other => panic!("no demonstration for {other:?}"),

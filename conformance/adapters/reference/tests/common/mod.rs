@@ -61,3 +61,14 @@ pub fn cancelled_case() -> WireCase {
         "calls": [json!({"id": "a", "name": "t", "input": {}})]
     }))
 }
+
+/// A turn of calls `a` and `b` to one tool returning `ran`, resumed from a saved transcript
+/// holding `saved` (feature `resume`).
+pub fn resumed_case(saved: Value) -> WireCase {
+    case(json!({
+        "id": "test/case",
+        "resume": {"saved": saved},
+        "tools": [{"name": "t", "input_schema": {}, "behavior": {"return": {"text": "ran"}}}],
+        "calls": [{"id": "a", "name": "t", "input": {}}, {"id": "b", "name": "t", "input": {}}]
+    }))
+}
