@@ -39,6 +39,7 @@ pub use case::{
     NonJson, NonJsonIn, Output, Raise, RaiseKind, Size, SleepMs, StopReason, Strategy, ToolDef,
     Unit, WireCase,
 };
+pub use case::{stream_before_deadline, StreamPart};
 pub use content::{text_of, ContentBlock, EmbeddedResource, McpResult, ResourceLink};
 pub use generate::{
     materialize, measure, resolve_case, resolve_case_with, resolve_size_value, GenError,

@@ -216,11 +216,18 @@ pub enum Fault {
     /// measuring the copy again until it fits: the right content, in time quadratic in the
     /// output (Conway-Research/automaton PR #358).
     CapsInQuadraticTime,
+    /// Declares `stream`, and a timeout of a streaming handler shows the timeout message alone:
+    /// the output written before the deadline is dropped (sst/opencode #45881, openai/codex
+    /// #34742).
+    DropsPartialOutput,
+    /// A timeout of a streaming handler is answered as a success holding the output written
+    /// before the deadline, as if the call had finished.
+    PartialOutputAsSuccess,
 }
 
 impl Fault {
     /// Every fault, in documentation order.
-    pub const ALL: [Fault; 79] = [
+    pub const ALL: [Fault; 81] = [
         Fault::RunsHandlerBeforeValidating,
         Fault::CoercesTypes,
         Fault::DropsUnknownFields,
@@ -300,6 +307,8 @@ impl Fault {
         Fault::ThrowsOnUnknownBlockKind,
         Fault::RendersLinksWithoutUri,
         Fault::CapsInQuadraticTime,
+        Fault::DropsPartialOutput,
+        Fault::PartialOutputAsSuccess,
     ];
 
     /// The variants whose fault is in the optional repair profile: each is a broken version of
@@ -422,6 +431,8 @@ impl Fault {
             Fault::ThrowsOnUnknownBlockKind => "throws-on-unknown-block-kind",
             Fault::RendersLinksWithoutUri => "renders-links-without-uri",
             Fault::CapsInQuadraticTime => "caps-in-quadratic-time",
+            Fault::DropsPartialOutput => "drops-partial-output",
+            Fault::PartialOutputAsSuccess => "partial-output-as-success",
         }
     }
 
@@ -462,6 +473,8 @@ impl Fault {
             Fault::ThrowsOnUnknownBlockKind => &["BLOCK-1", "BLOCK-5"],
             Fault::RendersLinksWithoutUri => &["BLOCK-5"],
             Fault::CapsInQuadraticTime => &["CAP-11"],
+            Fault::DropsPartialOutput => &["STREAM-1"],
+            Fault::PartialOutputAsSuccess => &["OUT-4", "OUT-6", "OUT-7"],
             Fault::CapsHeadOnly => &["HT-1", "HT-2"],
             Fault::CoercesTypes => &["VAL-1", "VAL-2", "VAL-3", "VAL-6", "VAL-9", "VAL-10"],
             Fault::CommitsUnverifiedTokens => &[
@@ -729,6 +742,12 @@ impl Fault {
             }
             Fault::CapsInQuadraticTime => {
                 "finds the cut by dropping one character at a time and measuring a fresh copy again"
+            }
+            Fault::DropsPartialOutput => {
+                "drops what a streaming handler wrote before its deadline: the timeout shows its message alone"
+            }
+            Fault::PartialOutputAsSuccess => {
+                "answers a streaming handler's timeout as a success holding what it wrote before the deadline"
             }
         }
     }

@@ -130,11 +130,15 @@ pub enum Variant {
     /// A harness without link blocks: a resource link reaches the model as a text block that
     /// keeps its URI and name (and its other fields), in its place among the blocks.
     RendersLinksAsText,
+    /// A timeout that keeps a stream's partial output says it timed out first, on the line
+    /// before the output (`command timed out after 250 ms; output so far:` and the output), as
+    /// shells and coding agents print it; harness-ref puts the message after the output.
+    TimeoutNoteFirst,
 }
 
 impl Variant {
     /// Every variant, in documentation order.
-    pub const ALL: [Variant; 31] = [
+    pub const ALL: [Variant; 32] = [
         Variant::FoldsMalformedCall,
         Variant::NonObjectAsInvalidArguments,
         Variant::EmptyNameAsUnknownTool,
@@ -166,6 +170,7 @@ impl Variant {
         Variant::RefusesNonTextBlocks,
         Variant::KeepsLastDuplicateKey,
         Variant::RendersLinksAsText,
+        Variant::TimeoutNoteFirst,
     ];
 
     /// The kebab-case name used on the command line and in reports.
@@ -202,6 +207,7 @@ impl Variant {
             Variant::RefusesNonTextBlocks => "refuses-non-text-blocks",
             Variant::KeepsLastDuplicateKey => "keeps-last-duplicate-key",
             Variant::RendersLinksAsText => "renders-links-as-text",
+            Variant::TimeoutNoteFirst => "timeout-note-first",
         }
     }
 
@@ -271,6 +277,9 @@ impl Variant {
             }
             Variant::RendersLinksAsText => {
                 "gives a resource link to the model as text keeping its URI and name"
+            }
+            Variant::TimeoutNoteFirst => {
+                "says a streamed call timed out on the line before the output it kept, not after it"
             }
             Variant::KeepsLastDuplicateKey => {
                 "runs arguments text that repeats a key with the key's last value, validated and handed alike (departs from CALL-10)"

@@ -568,6 +568,21 @@ fn demo(variant: Variant) -> Demo {
                 );
             },
         ),
+        Variant::TimeoutNoteFirst => (
+            one_tool(
+                json!({"deadline_ms": 30}),
+                json!({}),
+                json!({"return": {"stream": [{"text": "PART-A"}, {"sleep_ms": 400}]}}),
+                json!([call("a", json!({}))]),
+            ),
+            |reference, variant| {
+                let r = &results(reference)[0].content;
+                let v = &results(variant)[0].content;
+                assert!(r.starts_with("PART-A\n"), "{r}");
+                assert!(v.ends_with("\nPART-A") && v.contains("deadline"), "{v}");
+                assert_eq!(r.len(), v.len());
+            },
+        ),
         other => panic!("no demonstration for {other:?}"),
     }
 }
