@@ -924,8 +924,18 @@ mod tests {
                     pushed.push_str(chunk);
                 }
                 for smaller in [limit, limit / 2, limit / 3] {
-                    let want = cap(&pushed, &CapConfig { limit: smaller, ..cfg.for_messages() });
-                    assert_eq!(capper.snapshot(smaller), want.into_owned(), "{unit} {strategy:?} {smaller}");
+                    let want = cap(
+                        &pushed,
+                        &CapConfig {
+                            limit: smaller,
+                            ..cfg.for_messages()
+                        },
+                    );
+                    assert_eq!(
+                        capper.snapshot(smaller),
+                        want.into_owned(),
+                        "{unit} {strategy:?} {smaller}"
+                    );
                 }
                 // Within the limit, nothing is cut.
                 let mut short = StreamCapper::new(cfg);

@@ -34,12 +34,12 @@ pub mod script;
 pub mod security;
 pub mod vocabulary;
 
+pub use case::{stream_before_deadline, StreamPart};
 pub use case::{
     Behavior, Call, CallForm, CapRequest, CaseConfig, Gen, Lines, Mutation, NonFinite, NonFiniteIn,
     NonJson, NonJsonIn, Output, Raise, RaiseKind, Size, SleepMs, StopReason, Strategy, ToolDef,
     Unit, WireCase,
 };
-pub use case::{stream_before_deadline, StreamPart};
 pub use content::{text_of, ContentBlock, EmbeddedResource, McpResult, ResourceLink};
 pub use generate::{
     materialize, measure, resolve_case, resolve_case_with, resolve_size_value, GenError,

@@ -22,8 +22,8 @@ use std::collections::BTreeMap;
 
 use harness_conformance_protocol::{
     materialize, measure, resolve_size_value, stream_before_deadline, Behavior, Call, Capabilities,
-    Invocation, StreamPart,
-    ObservedResult, Output, RaiseKind, Strategy, ToolDef, TruncationMeta, Unit, WireCase,
+    Invocation, ObservedResult, Output, RaiseKind, Strategy, StreamPart, ToolDef, TruncationMeta,
+    Unit, WireCase,
 };
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
@@ -1019,16 +1019,13 @@ fn check_result(
     // The handler's output text is materialised (it can be megabytes) only for the checks
     // that compare against it.
     let compares_output = exp.content.is_some() || exp.cap.is_some() || exp.represents_output;
-    let text = match tool
-        .filter(|_| compares_output)
-        .map(|t| {
-            let deadline = wire
-                .config
-                .deadline_ms
-                .or(caps.deadline.as_ref().and_then(|d| d.default_ms));
-            output_text(t, cap.unit, deadline)
-        })
-    {
+    let text = match tool.filter(|_| compares_output).map(|t| {
+        let deadline = wire
+            .config
+            .deadline_ms
+            .or(caps.deadline.as_ref().and_then(|d| d.default_ms));
+        output_text(t, cap.unit, deadline)
+    }) {
         Some(Ok(t)) => t,
         Some(Err(e)) => {
             r.bug(format!(

@@ -457,7 +457,8 @@ impl Fault {
             Fault::DropsFailedCalls => &["OUT-2", "OUT-3", "OUT-5", "CORR-1", "MCP-1", "IDEM-4"],
             Fault::DropsTimedOutCalls => &["OUT-4", "CORR-1"],
             Fault::CrashesOnLargeOutput => &[
-                "VAL-2", "CALL-1", "OUT-1", "OUT-2", "OUT-3", "CORR-1", "STRAT-3", "BLOCK-1",
+                "VAL-2", "CALL-1", "OUT-1", "OUT-2", "OUT-3", "OUT-4", "CORR-1", "STRAT-3",
+                "BLOCK-1",
             ],
             Fault::DropsRefusedCalls => &[
                 "CORR-1", "AUTH-1", "AUTH-2", "AUTH-3", "AUTH-4", "BUDGET-1", "BUDGET-3", "IDEM-2",
@@ -474,7 +475,7 @@ impl Fault {
             Fault::RendersLinksWithoutUri => &["BLOCK-5"],
             Fault::CapsInQuadraticTime => &["CAP-11"],
             Fault::DropsPartialOutput => &["STREAM-1"],
-            Fault::PartialOutputAsSuccess => &["OUT-4", "OUT-6", "OUT-7"],
+            Fault::PartialOutputAsSuccess => &["OUT-4"],
             Fault::CapsHeadOnly => &["HT-1", "HT-2"],
             Fault::CoercesTypes => &["VAL-1", "VAL-2", "VAL-3", "VAL-6", "VAL-9", "VAL-10"],
             Fault::CommitsUnverifiedTokens => &[
@@ -494,7 +495,7 @@ impl Fault {
             Fault::DumpsSchema => &["TEACH-7"],
             Fault::EchoesSensitiveArguments => &["AUTH-8", "PREP-10"],
             Fault::ElapsedInContent => &["OUT-1", "REPEAT-1"],
-            Fault::GenericTimeoutMessage => &["OUT-4"],
+            Fault::GenericTimeoutMessage => &["OUT-4", "STREAM-1"],
             Fault::EncodesLikeJsonStringify => &["VOCAB-5"],
             Fault::ErrorAsSuccess => &[
                 "VAL-2", "CALL-1", "CALL-4", "CALL-5", "CALL-6", "CALL-7", "OUT-2", "OUT-3",

@@ -1707,7 +1707,14 @@ fn perturb_result(
         }
         Fault::ErrorAsSuccess => o.is_error = false,
         Fault::GenericTimeoutMessage if code == Some(ErrorCode::Timeout) => {
-            o.content = "the tool call failed; it may succeed if retried".to_owned();
+            const GENERIC: &str = "the tool call failed; it may succeed if retried";
+            // A stream's partial output stays; only the words that said it timed out change.
+            o.content = match result.content().rsplit_once('\n') {
+                Some((kept, _message)) if keeps_partial_output(result) => {
+                    format!("{kept}\n{GENERIC}")
+                }
+                _ => GENERIC.to_owned(),
+            };
         }
         // The output that came before the deadline, as if it were the whole answer.
         Fault::PartialOutputAsSuccess if keeps_partial_output(result) => {

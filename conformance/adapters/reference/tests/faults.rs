@@ -1127,24 +1127,22 @@ fn demo(fault: Fault) -> Demo {
                 assert_eq!(variant, reference);
             },
         ),
-        Fault::DropsPartialOutput => (
-            streamed_timeout(),
-            |reference, variant| {
-                assert_eq!(code(reference, 0), Some("timeout"));
-                assert!(content(reference).starts_with("PART-A\n"), "{}", content(reference));
-                assert_eq!(code(variant, 0), Some("timeout"));
-                assert!(!content(variant).contains("PART-A"), "{}", content(variant));
-            },
-        ),
-        Fault::PartialOutputAsSuccess => (
-            streamed_timeout(),
-            |reference, variant| {
-                assert!(results(reference)[0].is_error);
-                let v = &results(variant)[0];
-                assert!(!v.is_error && v.code.is_none());
-                assert_eq!(v.content, "PART-A");
-            },
-        ),
+        Fault::DropsPartialOutput => (streamed_timeout(), |reference, variant| {
+            assert_eq!(code(reference, 0), Some("timeout"));
+            assert!(
+                content(reference).starts_with("PART-A\n"),
+                "{}",
+                content(reference)
+            );
+            assert_eq!(code(variant, 0), Some("timeout"));
+            assert!(!content(variant).contains("PART-A"), "{}", content(variant));
+        }),
+        Fault::PartialOutputAsSuccess => (streamed_timeout(), |reference, variant| {
+            assert!(results(reference)[0].is_error);
+            let v = &results(variant)[0];
+            assert!(!v.is_error && v.code.is_none());
+            assert_eq!(v.content, "PART-A");
+        }),
         other => panic!("no demonstration case for {other}: add one here"),
     }
 }
