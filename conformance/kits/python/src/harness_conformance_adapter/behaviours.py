@@ -282,16 +282,25 @@ class Stream:
         return "".join(p for p in self.parts if isinstance(p, str))
 
 
+_STREAM_PARTS = {"text": None, "generate": None, "sleep_ms": None}
+
+
 def _out_stream(spec: Mapping[str, Json], args: Any, unit: str) -> Any:
     parts: list[Union[str, int]] = []
-    for part in spec["stream"]:
-        kind = _kind(part, {"text": None, "generate": None, "sleep_ms": None}, "stream part")
+    steps = spec["stream"]
+    for part in steps if isinstance(steps, list) else [steps]:
+        kind = _kind(part, _STREAM_PARTS, "stream part")
+        assert isinstance(part, Mapping)  # _kind found a key in it
+        value = part[kind]
         if kind == "text":
-            parts.append(str(part["text"]))
-        elif kind == "generate":
-            parts.append(expand(part["generate"], unit))
+            parts.append(str(value))
+        elif kind == "generate" and isinstance(value, Mapping):
+            parts.append(expand(value, unit))
+        elif isinstance(value, int):
+            parts.append(value)
         else:
-            parts.append(int(part["sleep_ms"]))
+            raise KitError(ErrorCode.UNKNOWN_BEHAVIOUR, what="stream part", keys=quote(value),
+                           known=", ".join(_STREAM_PARTS))
     return Stream(tuple(parts))
 
 
