@@ -656,9 +656,15 @@ impl StreamCapper {
                 truncation: None,
             };
         }
-        let lines = self.newlines + u64::from(!self.ends_with_newline);
         // The head holds at least `limit` units and the window at least the last `limit`:
         // enough for any smaller cut.
+        self.cut(&config)
+    }
+
+    /// The cut of an output over `config`'s limit from the head and the window (no whole
+    /// output held), as [`cap`] makes it.
+    fn cut(&self, config: &CapConfig) -> Capped<'static> {
+        let lines = self.newlines + u64::from(!self.ends_with_newline);
         let (content, t) = assemble(
             &self.head,
             &self.tail,
@@ -666,7 +672,7 @@ impl StreamCapper {
             self.newlines,
             lines,
             None,
-            &config,
+            config,
         );
         Capped {
             content: Cow::Owned(content),
@@ -685,20 +691,7 @@ impl StreamCapper {
                 truncation: None,
             };
         }
-        let lines = self.newlines + u64::from(!self.ends_with_newline);
-        let (content, t) = assemble(
-            &self.head,
-            &self.tail,
-            self.size,
-            self.newlines,
-            lines,
-            None,
-            &self.config,
-        );
-        Capped {
-            content: Cow::Owned(content),
-            truncation: Some(t),
-        }
+        self.cut(&self.config)
     }
 }
 

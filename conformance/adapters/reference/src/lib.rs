@@ -1856,13 +1856,7 @@ fn reshape_result(
         | Variant::NoteBeforeHead
         | Variant::GroupedNote
         | Variant::InlineNote => {
-            let style = match variant {
-                Variant::NoteAfterTail => renote::NoteStyle::AfterTail,
-                Variant::NoteBeforeHead => renote::NoteStyle::BeforeHead,
-                Variant::GroupedNote => renote::NoteStyle::Grouped,
-                _ => renote::NoteStyle::Inline,
-            };
-            o.content = renote::renote(result.content(), result.truncation(), style);
+            o.content = renote::renote(result.content(), result.truncation(), note_style(variant));
         }
         Variant::RefusesEveryDuplicateId if cx.first_of_reused => {
             o.is_error = true;
@@ -1900,20 +1894,23 @@ fn reshape_partial_output(
         | Variant::NoteBeforeHead
         | Variant::GroupedNote
         | Variant::InlineNote => {
-            let style = match variant {
-                Variant::NoteAfterTail => renote::NoteStyle::AfterTail,
-                Variant::NoteBeforeHead => renote::NoteStyle::BeforeHead,
-                Variant::GroupedNote => renote::NoteStyle::Grouped,
-                _ => renote::NoteStyle::Inline,
-            };
-            o.content = format!(
-                "{}\n{message}",
-                renote::renote(kept, result.truncation(), style)
-            );
+            let renoted = renote::renote(kept, result.truncation(), note_style(variant));
+            o.content = format!("{renoted}\n{message}");
         }
         Variant::NoCodes => o.code = None,
         Variant::NoRetryability => o.retryable = None,
         _ => {}
+    }
+}
+
+/// How a note variant (`note-after-tail`, `note-before-head`, `grouped-note`, `inline-note`)
+/// places and words harness-ref's note.
+fn note_style(variant: Variant) -> renote::NoteStyle {
+    match variant {
+        Variant::NoteAfterTail => renote::NoteStyle::AfterTail,
+        Variant::NoteBeforeHead => renote::NoteStyle::BeforeHead,
+        Variant::GroupedNote => renote::NoteStyle::Grouped,
+        _ => renote::NoteStyle::Inline,
     }
 }
 
