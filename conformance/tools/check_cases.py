@@ -62,6 +62,8 @@ NEEDS = {
 HELLO_SCHEMA = ROOT / "schema" / "protocol" / "hello.schema.json"
 FEATURES = set(json.loads(HELLO_SCHEMA.read_text(encoding="utf-8"))
                ["$defs"]["capabilities"]["properties"]["features"]["items"]["enum"])
+BEHAVIORS = set(json.loads(HELLO_SCHEMA.read_text(encoding="utf-8"))
+                ["$defs"]["capabilities"]["properties"]["behaviors"]["items"]["enum"])
 
 # The check kinds (docs/DESIGN.md "Blame"): made on each result, or once per case.
 RESULT_KINDS = {
@@ -154,6 +156,8 @@ def load_spec(text: str):
 def known_need(name: str) -> bool:
     if name in NEEDS or name == "cap":
         return True
+    if name.startswith("behavior."):
+        return name[len("behavior."):] in BEHAVIORS
     return name.startswith("feature.") and name[len("feature."):] in FEATURES
 
 
@@ -296,6 +300,10 @@ def check_case(cid, case):
             if isinstance(b.get("sleep_ms"), dict):
                 relative_sleep = True
             out = b.get("return")
+            # A stream's waits relative to the deadline.
+            if isinstance(out, dict) and isinstance(out.get("stream"), list):
+                if any(isinstance(p, dict) and isinstance(p.get("sleep_ms"), dict) for p in out["stream"]):
+                    relative_sleep = True
             for behaviour in ("non_finite_in", "non_json"):
                 if isinstance(out, dict) and isinstance(out.get(behaviour), dict):
                     nf = out[behaviour]
@@ -310,8 +318,8 @@ def check_case(cid, case):
         if res.get("content", {}).get("equals_output"):
             t = tools.get(call.get("name")) if isinstance(call.get("name"), str) else None
             out = final_output(t.get("behavior")) if t else None
-            if not (isinstance(out, dict) and ("text" in out or "generate" in out)):
-                problems.append(f"{cid}: equals_output on a call whose tool does not return text/generate")
+            if not (isinstance(out, dict) and ("text" in out or "generate" in out or "stream" in out)):
+                problems.append(f"{cid}: equals_output on a call whose tool does not return text/generate/stream")
     for i, res in enumerate(results):
         j = res.get("same_as")
         if j is not None and not (isinstance(j, int) and 0 <= j < i):
@@ -521,6 +529,8 @@ def case_needs(case):
             needs.add("feature.mcp-client")
         if isinstance(out, dict) and "content_blocks" in out:
             needs.add("behavior.content_blocks")
+        if isinstance(out, dict) and "stream" in out:
+            needs.add("behavior.stream")
     needs |= {f"feature.{f}" for f in implied_features(case)}
     return needs
 

@@ -637,6 +637,49 @@ impl StreamCapper {
             + self.whole.as_ref().map_or(0, String::capacity)
     }
 
+    /// The output pushed so far, capped at `limit` (at most the capper's own limit; a larger
+    /// one is lowered to it) without finishing: what a harness shows of a stream cut short,
+    /// such as a handler's output at its deadline. A `reject` or `spill` capper's snapshot is
+    /// cut head+tail, as [`CapConfig::for_messages`] cuts: nothing is kept aside for it.
+    pub fn snapshot(&self, limit: usize) -> Capped<'static> {
+        let config = CapConfig {
+            limit: limit.min(self.config.limit),
+            ..self.config.for_messages()
+        };
+        if let Some(whole) = &self.whole {
+            return cap(whole, &config).into_owned();
+        }
+        if self.size <= config.limit as u64 {
+            // The head holds every unit pushed while the output fits the capper's own limit.
+            return Capped {
+                content: Cow::Owned(self.head.clone()),
+                truncation: None,
+            };
+        }
+        // The head holds at least `limit` units and the window at least the last `limit`:
+        // enough for any smaller cut.
+        self.cut(&config)
+    }
+
+    /// The cut of an output over `config`'s limit from the head and the window (no whole
+    /// output held), as [`cap`] makes it.
+    fn cut(&self, config: &CapConfig) -> Capped<'static> {
+        let lines = self.newlines + u64::from(!self.ends_with_newline);
+        let (content, t) = assemble(
+            &self.head,
+            &self.tail,
+            self.size,
+            self.newlines,
+            lines,
+            None,
+            config,
+        );
+        Capped {
+            content: Cow::Owned(content),
+            truncation: Some(t),
+        }
+    }
+
     /// Finishes and returns the capped content.
     pub fn finish(self) -> Capped<'static> {
         if let Some(whole) = &self.whole {
@@ -648,20 +691,7 @@ impl StreamCapper {
                 truncation: None,
             };
         }
-        let lines = self.newlines + u64::from(!self.ends_with_newline);
-        let (content, t) = assemble(
-            &self.head,
-            &self.tail,
-            self.size,
-            self.newlines,
-            lines,
-            None,
-            &self.config,
-        );
-        Capped {
-            content: Cow::Owned(content),
-            truncation: Some(t),
-        }
+        self.cut(&self.config)
     }
 }
 
@@ -870,6 +900,41 @@ mod tests {
                 .content
                 .contains(&format!("{} {unit} in total", measure(&text, unit))));
             assert_eq!(t.artifact, Some(artifact_hash(&text)));
+        }
+    }
+
+    #[test]
+    fn a_snapshot_is_the_cap_of_what_was_pushed_so_far() {
+        let text: String = (0..400).map(|i| format!("row {i:03} é\n")).collect();
+        for unit in [Unit::Bytes, Unit::Chars, Unit::Lines] {
+            for strategy in [Strategy::HeadTail, Strategy::HeadOnly, Strategy::Spill] {
+                let limit = if unit == Unit::Lines { 40 } else { 1000 };
+                let cfg = CapConfig::new(limit, unit).with_strategy(strategy);
+                let mut capper = StreamCapper::new(cfg);
+                let mut pushed = String::new();
+                for chunk in text.split_inclusive('\n').take(300) {
+                    capper.push(chunk);
+                    pushed.push_str(chunk);
+                }
+                for smaller in [limit, limit / 2, limit / 3] {
+                    let want = cap(
+                        &pushed,
+                        &CapConfig {
+                            limit: smaller,
+                            ..cfg.for_messages()
+                        },
+                    );
+                    assert_eq!(
+                        capper.snapshot(smaller),
+                        want.into_owned(),
+                        "{unit} {strategy:?} {smaller}"
+                    );
+                }
+                // Within the limit, nothing is cut.
+                let mut short = StreamCapper::new(cfg);
+                short.push("row 1\n");
+                assert_eq!(short.snapshot(limit).content, "row 1\n");
+            }
         }
     }
 

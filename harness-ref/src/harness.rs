@@ -15,7 +15,7 @@ use std::collections::{BTreeMap, BTreeSet, HashSet};
 use std::fmt;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::mpsc;
-use std::sync::Arc;
+use std::sync::{Arc, Mutex, PoisonError};
 use std::time::{Duration, Instant};
 
 use serde_json::Value;
@@ -191,6 +191,10 @@ pub struct HarnessConfig {
     /// Repair double-encoded nested arrays and objects ([`crate::repair`]); off by default,
     /// when a value of the wrong type is always refused (never coerced).
     pub repair: bool,
+    /// A streamed output ([`ToolOutput::Chunks`]) still arriving at the deadline: keep what
+    /// came in time in the timeout's content, capped, before the message that says the call
+    /// timed out (on by default; SPEC.md STREAM-1). Off, the timeout shows the message alone.
+    pub partial_output: bool,
 }
 
 impl Default for HarnessConfig {
@@ -201,6 +205,7 @@ impl Default for HarnessConfig {
             deadline: Duration::from_secs(30),
             limits: OutputLimits::default(),
             repair: false,
+            partial_output: true,
         }
     }
 }
@@ -443,6 +448,9 @@ pub(crate) struct Failure {
     /// Private detail for the sink. Boxed: most failures have none, and a smaller failure
     /// keeps every outcome small enough to move without a `memcpy` call.
     diagnostic: Option<Box<(Stage, String)>>,
+    /// A timeout's partial output: what a streaming handler wrote before its deadline, already
+    /// capped to fit beside the message ([`Harness::keep_partial`]). Boxed like `diagnostic`.
+    partial: Option<Box<(String, Option<Truncation>)>>,
 }
 
 impl Failure {
@@ -455,6 +463,7 @@ impl Failure {
             reason: None,
             violations: Vec::new(),
             diagnostic: None,
+            partial: None,
         }
     }
 
@@ -521,7 +530,18 @@ enum Started<'h> {
         rx: mpsc::Receiver<(RunOutcome, Instant)>,
         deadline: Instant,
         budget: Duration,
+        progress: Progress,
     },
+}
+
+/// What a streaming handler has written so far ([`ToolOutput::Chunks`]), capped as it comes:
+/// shared by the thread that reads the stream and the one that waits for the result, so that
+/// a timeout can keep the output that came in time. `None` until the handler returns a stream.
+type Progress = Arc<Mutex<Option<StreamCapper>>>;
+
+/// The progress, whoever panicked while holding it (a capper is consistent between pushes).
+fn lock(progress: &Mutex<Option<StreamCapper>>) -> std::sync::MutexGuard<'_, Option<StreamCapper>> {
+    progress.lock().unwrap_or_else(PoisonError::into_inner)
 }
 
 impl Harness {
@@ -1000,7 +1020,10 @@ impl Harness {
                 // the budget (`deadline_after` then picks a far deadline).
                 let end = started.checked_add(budget);
                 let deadline = end.unwrap_or_else(|| deadline_after(started, budget));
-                let outcome = execute(tool, &id, args, started, deadline, &cap, &limits, cancel);
+                let progress = Progress::default();
+                let outcome = execute(
+                    tool, &id, args, started, deadline, &cap, &limits, cancel, &progress,
+                );
                 let outcome = match &note {
                     Some(note) => with_note(outcome, Some(note)),
                     None => outcome,
@@ -1021,6 +1044,7 @@ impl Harness {
                 } else {
                     outcome
                 };
+                let outcome = self.keep_partial(outcome, &progress, &tool.name, budget);
                 Started::Finished {
                     id: Some(id),
                     tool: Some(tool),
@@ -1036,6 +1060,8 @@ impl Harness {
                 let worker_cancel = cancel.cloned();
                 let started = Instant::now();
                 let deadline = deadline_after(started, budget);
+                let progress = Progress::default();
+                let worker_progress = Arc::clone(&progress);
                 let spawned = self.threads.run(move || {
                     let outcome = execute(
                         &worker_tool,
@@ -1046,6 +1072,7 @@ impl Harness {
                         &cap,
                         &limits,
                         worker_cancel.as_ref(),
+                        &worker_progress,
                     );
                     let outcome = with_note(outcome, note.as_deref());
                     // The receiver is gone when the caller already answered `timeout`.
@@ -1058,6 +1085,7 @@ impl Harness {
                         rx,
                         deadline,
                         budget,
+                        progress,
                     },
                     Err(e) => {
                         let failure = Failure::new(
@@ -1090,6 +1118,7 @@ impl Harness {
                 rx,
                 deadline,
                 budget,
+                progress,
             } => {
                 let received = match cancel {
                     Some(token) => receive_until_cancelled(&rx, deadline, token),
@@ -1138,9 +1167,48 @@ impl Harness {
                             .private(Stage::Run, "the handler thread ended without a result".to_string()))
                     }
                 };
+                let outcome = self.keep_partial(outcome, &progress, &tool.name, budget);
                 self.envelope(Some(id), Some(tool), outcome)
             }
         }
+    }
+
+    /// A timeout of a handler that streams: keeps what it wrote before its deadline, capped so
+    /// that it and the message after it fit the cap together, and says so in the message
+    /// (SPEC.md STREAM-1). Any other outcome, or a stream that wrote nothing, passes unchanged.
+    fn keep_partial(
+        &self,
+        outcome: RunOutcome,
+        progress: &Mutex<Option<StreamCapper>>,
+        tool: &str,
+        budget: Duration,
+    ) -> RunOutcome {
+        let mut failure = match outcome {
+            Err(f) if f.code == ErrorCode::Timeout && self.config.partial_output => f,
+            other => return other,
+        };
+        let guard = lock(progress);
+        let Some(capper) = guard.as_ref() else {
+            return Err(failure);
+        };
+        let message = messages::timeout_with_partial_output(tool, budget);
+        let text = messages::render(&message, failure.remedy.as_deref());
+        let cap = self.config.cap;
+        // The message's own units, and a line break before it (in lines, the message's line).
+        let reserve = match cap.unit {
+            cap::Unit::Lines => 1,
+            unit => cap::measure(&text, unit) + 1,
+        };
+        let Some(room) = cap.limit.checked_sub(reserve).filter(|&room| room > 0) else {
+            return Err(failure);
+        };
+        let kept = capper.snapshot(room);
+        if kept.content.is_empty() {
+            return Err(failure);
+        }
+        failure.message = message;
+        failure.partial = Some(Box::new((kept.content.into_owned(), kept.truncation)));
+        Err(failure)
     }
 
     /// Stage::Envelope (and the cap of error contents).
@@ -1172,7 +1240,14 @@ impl Harness {
                     let _ = catch_unwind(AssertUnwindSafe(|| self.sink.record(diagnostic)));
                 }
                 let text = messages::render(&failure.message, failure.remedy.as_deref());
-                let (content, truncation) = cap_boxed(text, &self.config.cap.for_messages());
+                let (content, truncation) = match failure.partial.map(|p| *p) {
+                    // The output kept before the deadline, then the message on its own line.
+                    Some((kept, truncation)) => {
+                        let gap = if kept.ends_with('\n') { "" } else { "\n" };
+                        (format!("{kept}{gap}{text}"), truncation.map(Box::new))
+                    }
+                    None => cap_boxed(text, &self.config.cap.for_messages()),
+                };
                 let info = ErrorInfo {
                     code: failure.code,
                     message: failure.message,
@@ -1357,6 +1432,7 @@ fn invalid_arguments(tool: &RegisteredTool, violations: Vec<Violation>) -> Failu
         reason: None,
         violations,
         diagnostic: None,
+        partial: None,
     }
 }
 
@@ -1373,6 +1449,7 @@ fn execute(
     cap: &CapConfig,
     limits: &OutputLimits,
     cancel: Option<&CancelToken>,
+    progress: &Mutex<Option<StreamCapper>>,
 ) -> RunOutcome {
     let ctx = CallContext {
         tool_use_id: id,
@@ -1390,7 +1467,7 @@ fn execute(
             Ok(output) => output,
             Err(e) => return Err(tool_failure(tool, e)),
         };
-        check_and_cap(tool, output, &ctx, cap, limits)
+        check_and_cap(tool, output, &ctx, cap, limits, progress)
     }));
     match run {
         Ok(outcome) => outcome,
@@ -1444,6 +1521,7 @@ fn check_and_cap(
     ctx: &CallContext<'_>,
     cap: &CapConfig,
     limits: &OutputLimits,
+    progress: &Mutex<Option<StreamCapper>>,
 ) -> RunOutcome {
     let invalid = |problem: OutputProblem| {
         Failure::new(
@@ -1489,25 +1567,31 @@ fn check_and_cap(
                 )
             };
             // A rejecting cap must see the whole output before it can refuse it, and a
-            // spilling one keeps all of it: both take the text path below.
-            if matches!(cap.strategy, Strategy::Reject | Strategy::Spill) {
-                let mut text = String::new();
-                for chunk in chunks {
-                    if ctx.expired() {
-                        return Err(streamed_too_long());
-                    }
+            // spilling one keeps all of it: both take the text path below, and their progress
+            // (what a timeout shows) is cut head+tail in O(cap) memory.
+            let whole = matches!(cap.strategy, Strategy::Reject | Strategy::Spill);
+            let progress_cap = if whole { cap.for_messages() } else { *cap };
+            *lock(progress) = Some(StreamCapper::new(progress_cap));
+            let mut text = String::new();
+            for chunk in chunks {
+                // A part that came after the deadline is not the output's: the timeout keeps
+                // only what came in time.
+                if ctx.expired() {
+                    return Err(streamed_too_long());
+                }
+                if whole {
                     text.push_str(&chunk);
                 }
-                text
-            } else {
-                let mut capper = StreamCapper::new(*cap);
-                for chunk in chunks {
-                    if ctx.expired() {
-                        return Err(streamed_too_long());
-                    }
+                if let Some(capper) = lock(progress).as_mut() {
                     capper.push(&chunk);
                 }
-                let capped = capper.finish();
+            }
+            if whole {
+                text
+            } else {
+                let capped = lock(progress)
+                    .take()
+                    .map_or_else(|| StreamCapper::new(*cap).finish(), StreamCapper::finish);
                 return Ok((
                     capped.content.into_owned(),
                     capped.truncation.map(Box::new),

@@ -227,6 +227,15 @@ pub(crate) fn timeout(tool: &str, budget: Duration) -> String {
     )
 }
 
+/// A timeout whose content keeps, above this message, the output the handler streamed before
+/// its deadline.
+pub(crate) fn timeout_with_partial_output(tool: &str, budget: Duration) -> String {
+    format!(
+        "{}; above is the output it wrote before then, cut off there",
+        timeout(tool, budget)
+    )
+}
+
 pub(crate) fn internal(tool: Option<&str>) -> String {
     match tool {
         Some(tool) => format!(

@@ -142,6 +142,25 @@ pub fn harness() -> Harness {
         )
         .deadline(Duration::from_millis(50)),
         Tool::new(
+            "slow_stream",
+            "Streams two lines, then sleeps past its deadline.",
+            any_object(),
+            |_: Value, _: &CallContext<'_>| {
+                let parts = [
+                    "scanned orders: 1200 rows\n",
+                    "scanned invoices: 300 rows",
+                    "",
+                ];
+                Ok(ToolOutput::Chunks(Box::new(parts.into_iter().map(|p| {
+                    if p.is_empty() {
+                        std::thread::sleep(Duration::from_secs(2));
+                    }
+                    p.to_owned()
+                }))))
+            },
+        )
+        .deadline(Duration::from_millis(50)),
+        Tool::new(
             "crash",
             "Panics.",
             any_object(),

@@ -168,6 +168,10 @@ fn tool_errors() {
         call("toolu_01", "slow", json!({})),
     );
     check(
+        "timeout__streamed_output_before_its_deadline_kept",
+        call("toolu_01", "slow_stream", json!({})),
+    );
+    check(
         "internal_error__handler_panicked",
         call("toolu_01", "crash", json!({})),
     );

@@ -124,7 +124,7 @@ CAPABILITIES = Capabilities(
     # folds={"malformed_call": "invalid_arguments"},
     # behaviors: scripted behaviours beyond the base set whose results your harness carries
     #   faithfully (the kit performs them all). Behaviours: non_finite_in, non_json, output_schema,
-    #   content_blocks, audio_blocks, resource_link_blocks.
+    #   content_blocks, audio_blocks, resource_link_blocks, stream.
     # behaviors=["non_finite_in"],
     # call_ids: false for a harness that never sees the model's tool-use ids (an MCP server: its
     #   host pairs results with calls); the id cases are then skipped.

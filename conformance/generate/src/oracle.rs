@@ -596,6 +596,8 @@ fn valid_items(
             // Delivered or refused visibly: both are correct (SPEC.md BLOCK-1); the generator
             // writes no block outputs yet.
             Output::ContentBlocks(_) | Output::McpResult(_) => {}
+            // The generator writes no streamed outputs yet (their timing needs a deadline).
+            Output::Stream(_) => {}
             Output::Text(_) | Output::Generate(_) => {
                 out.push(item(&["OUT-1"], result(i, |r| r.is_error = Some(false))));
                 let text = match output {

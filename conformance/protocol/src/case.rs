@@ -386,6 +386,15 @@ impl Behavior {
                 .unwrap_or(0)
                 .saturating_add(then.scripted_sleep_ms()),
             Behavior::MutateArgs { then, .. } => then.scripted_sleep_ms(),
+            Behavior::Return {
+                output: Output::Stream(parts),
+            } => parts
+                .iter()
+                .filter_map(|p| match p {
+                    StreamPart::SleepMs(ms) => ms.exact(),
+                    _ => None,
+                })
+                .fold(0, u64::saturating_add),
             Behavior::Return { .. } | Behavior::Raise { .. } => 0,
         }
     }
@@ -454,6 +463,41 @@ pub enum Output {
     /// A raw MCP `CallToolResult` answered by the MCP server the harness consumes the tool
     /// through (feature `mcp-client`).
     McpResult(crate::McpResult),
+    /// Text written over time, in parts with sleeps between them, through the harness's
+    /// streaming or progress mechanism (behaviour `stream`): the output is the parts in order.
+    Stream(Vec<StreamPart>),
+}
+
+/// One step of a streamed output: write a part, or wait.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case", deny_unknown_fields)]
+pub enum StreamPart {
+    /// Write this text.
+    Text(String),
+    /// Write the generated text.
+    Generate(Gen),
+    /// Wait so long before the next step: milliseconds, or relative to the deadline (resolved
+    /// by the runner, like a behaviour's `sleep_ms`).
+    SleepMs(SleepMs),
+}
+
+/// The steps of a stream up to the first wait that ends at or past `deadline_ms` (counting
+/// every wait before it): the parts a harness holding that deadline sees written in time.
+/// Every step when there is no deadline or the stream ends before it.
+pub fn stream_before_deadline(parts: &[StreamPart], deadline_ms: Option<u64>) -> &[StreamPart] {
+    let Some(deadline) = deadline_ms else {
+        return parts;
+    };
+    let mut elapsed = 0u64;
+    for (i, part) in parts.iter().enumerate() {
+        if let StreamPart::SleepMs(ms) = part {
+            elapsed = elapsed.saturating_add(ms.exact().unwrap_or(0));
+            if elapsed >= deadline {
+                return &parts[..i];
+            }
+        }
+    }
+    parts
 }
 
 /// A structured value a handler returns with values JSON cannot encode at some places inside
@@ -537,6 +581,7 @@ impl Output {
             Output::NonFiniteIn(_) => Some("non_finite_in"),
             Output::NonJson(_) => Some("non_json"),
             Output::ContentBlocks(_) => Some("content_blocks"),
+            Output::Stream(_) => Some("stream"),
             _ => None,
         }
     }

@@ -8,7 +8,7 @@
 use std::fmt;
 use std::fmt::Write as _;
 
-use crate::case::{Behavior, Gen, Lines, Output, Size, SleepMs, Unit, WireCase};
+use crate::case::{Behavior, Gen, Lines, Output, Size, SleepMs, StreamPart, Unit, WireCase};
 
 /// The largest text a description may expand to (in the cap's unit), so that a typo in a case
 /// cannot ask an adapter for a terabyte.
@@ -164,6 +164,20 @@ pub fn check_expansion(case: &WireCase, unit: Unit) -> Result<(), GenError> {
                     expanded_bytes(gen, unit)?;
                     break;
                 }
+                Behavior::Return {
+                    output: Output::Stream(parts),
+                } => {
+                    let mut total: u64 = 0;
+                    for part in parts {
+                        if let StreamPart::Generate(gen) = part {
+                            total = total
+                                .checked_add(expanded_bytes(gen, unit)?)
+                                .filter(|&t| t <= MAX_GENERATED_BYTES)
+                                .ok_or(GenError::TooLarge(total))?;
+                        }
+                    }
+                    break;
+                }
                 Behavior::Return { .. } | Behavior::Raise { .. } => break,
             }
         }
@@ -264,22 +278,44 @@ fn resolve_behavior(
         Behavior::Return {
             output: Output::Generate(gen),
         } => resolve_gen(gen, cap_limit),
+        Behavior::Return {
+            output: Output::Stream(parts),
+        } => {
+            for part in parts {
+                match part {
+                    StreamPart::Text(_) => {}
+                    StreamPart::Generate(gen) => resolve_gen(gen, cap_limit)?,
+                    StreamPart::SleepMs(sleep_ms) => resolve_sleep(sleep_ms, deadline_ms)?,
+                }
+            }
+            // The stream's waits together are bounded like one sleep.
+            let total = behavior.scripted_sleep_ms();
+            if total > MAX_SLEEP_MS {
+                return Err(GenError::TooLarge(total));
+            }
+            Ok(())
+        }
         Behavior::Return { .. } | Behavior::Raise { .. } => Ok(()),
         Behavior::Sleep { sleep_ms, then } => {
-            match *sleep_ms {
-                SleepMs::Relative { deadline, plus } => {
-                    let base = deadline_ms.ok_or(GenError::NoDeadline)?;
-                    *sleep_ms = SleepMs::Exact(scale(base, deadline, plus, MAX_SLEEP_MS)?);
-                }
-                // An exact sleep is bounded like a relative one: a case file cannot make the
-                // runner wait longer than this for one handler.
-                SleepMs::Exact(ms) if ms > MAX_SLEEP_MS => return Err(GenError::TooLarge(ms)),
-                SleepMs::Exact(_) => {}
-            }
+            resolve_sleep(sleep_ms, deadline_ms)?;
             resolve_behavior(then, cap_limit, deadline_ms)
         }
         Behavior::MutateArgs { then, .. } => resolve_behavior(then, cap_limit, deadline_ms),
     }
+}
+
+fn resolve_sleep(sleep_ms: &mut SleepMs, deadline_ms: Option<u64>) -> Result<(), GenError> {
+    match *sleep_ms {
+        SleepMs::Relative { deadline, plus } => {
+            let base = deadline_ms.ok_or(GenError::NoDeadline)?;
+            *sleep_ms = SleepMs::Exact(scale(base, deadline, plus, MAX_SLEEP_MS)?);
+        }
+        // An exact sleep is bounded like a relative one: a case file cannot make the runner
+        // wait longer than this for one handler.
+        SleepMs::Exact(ms) if ms > MAX_SLEEP_MS => return Err(GenError::TooLarge(ms)),
+        SleepMs::Exact(_) => {}
+    }
+    Ok(())
 }
 
 /// The longest sleep a handler may be scripted to make (ten minutes), given exactly or relative

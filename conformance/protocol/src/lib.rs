@@ -34,6 +34,7 @@ pub mod script;
 pub mod security;
 pub mod vocabulary;
 
+pub use case::{stream_before_deadline, StreamPart};
 pub use case::{
     Behavior, Call, CallForm, CapRequest, CaseConfig, Gen, Lines, Mutation, NonFinite, NonFiniteIn,
     NonJson, NonJsonIn, Output, Raise, RaiseKind, Resume, SavedResult, Size, SleepMs, StopReason,

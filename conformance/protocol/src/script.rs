@@ -10,13 +10,15 @@
 //!
 //! Sleeping (`sleep_ms`) is the only effect: [`Script::perform`] blocks the calling thread;
 //! [`Script::perform_with`] hands each sleep to the caller (an async harness awaits its own
-//! timer there).
+//! timer there). A stream's waits are not performed here: [`Outcome::Stream`] hands them to
+//! the harness's reader, which waits as it reads.
 
 use std::sync::Arc;
 use std::time::Duration;
 
 use crate::{
-    materialize, Behavior, ContentBlock, McpResult, NonFinite, NonJson, Output, RaiseKind, Unit,
+    materialize, Behavior, ContentBlock, McpResult, NonFinite, NonJson, Output, RaiseKind,
+    StreamPart, Unit,
 };
 use serde_json::Value;
 
@@ -52,6 +54,17 @@ pub enum Ret {
     Blocks(Arc<[ContentBlock]>),
     /// A raw MCP `CallToolResult`.
     McpResult(Arc<McpResult>),
+    /// Text written in parts over time.
+    Stream(Arc<[Piece]>),
+}
+
+/// One step of a streamed output, compiled: a part to write or a wait.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Piece {
+    /// Write this text.
+    Text(Arc<str>),
+    /// Wait so long before the next step.
+    Sleep(Duration),
 }
 
 /// What performing a script produced.
@@ -72,6 +85,9 @@ pub enum Outcome {
     Blocks(Arc<[ContentBlock]>),
     /// A raw MCP `CallToolResult`, for the MCP server the harness consumes to answer with.
     McpResult(Arc<McpResult>),
+    /// Text to write in parts, waiting between them where a [`Piece::Sleep`] says, through the
+    /// harness's streaming mechanism (the waits happen as the harness reads the stream).
+    Stream(Arc<[Piece]>),
     /// An error the handler raised.
     Raised(RaiseKind, String),
 }
@@ -125,6 +141,28 @@ impl Script {
                     result.content.iter().try_for_each(ContentBlock::check)?;
                     Ret::McpResult(Arc::new(result.clone()))
                 }
+                Output::Stream(parts) => Ret::Stream(
+                    parts
+                        .iter()
+                        .map(|part| {
+                            Ok(match part {
+                                StreamPart::Text(text) => Piece::Text(text.as_str().into()),
+                                StreamPart::Generate(gen) => Piece::Text(
+                                    materialize(gen, unit)
+                                        .map_err(|e| format!("cannot generate the output: {e}"))?
+                                        .into(),
+                                ),
+                                StreamPart::SleepMs(ms) => Piece::Sleep(Duration::from_millis(
+                                    ms.exact().ok_or_else(|| {
+                                        "a wait relative to the deadline reached the adapter unresolved"
+                                            .to_owned()
+                                    })?,
+                                )),
+                            })
+                        })
+                        .collect::<Result<Vec<_>, String>>()?
+                        .into(),
+                ),
                 Output::EchoArgs(true) => Ret::EchoArgs,
                 Output::EchoArgs(false) => {
                     return Err("`echo_args` must be true".to_owned());
@@ -178,6 +216,7 @@ impl Script {
                 Ret::NonJsonIn(value, at) => Outcome::NonJsonIn(value.clone(), at.clone()),
                 Ret::Blocks(blocks) => Outcome::Blocks(Arc::clone(blocks)),
                 Ret::McpResult(result) => Outcome::McpResult(Arc::clone(result)),
+                Ret::Stream(pieces) => Outcome::Stream(Arc::clone(pieces)),
                 Ret::EchoArgs => Outcome::Json(args.clone()),
             },
             Script::Raise(kind, message) => Outcome::Raised(*kind, message.clone()),

@@ -151,13 +151,17 @@ pub const FEATURES: [&str; 13] = [
 /// `audio_blocks` and `resource_link_blocks`: the adapter passes a handler's (or an MCP
 /// server's) `audio` and `resource_link` content blocks to its harness and reports them in a
 /// reply's `blocks`, as it does the kinds of `content_blocks` (MCP 2025-03-26 and 2025-06-18).
-pub const BEHAVIORS: [&str; 6] = [
+///
+/// `stream`: the adapter writes a handler's output in parts over time through its harness's
+/// streaming or progress mechanism (`{"return": {"stream": [...]}}`; SPEC.md STREAM-1).
+pub const BEHAVIORS: [&str; 7] = [
     "non_finite_in",
     "non_json",
     "output_schema",
     "content_blocks",
     "audio_blocks",
     "resource_link_blocks",
+    "stream",
 ];
 
 /// Every field a hello's `capabilities` object may carry, in `hello.schema.json`'s order.

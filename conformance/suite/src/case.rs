@@ -454,6 +454,10 @@ pub fn final_output(b: &Behavior) -> Option<&Output> {
 fn behavior_has_relative_size(b: &Behavior) -> bool {
     match final_output(b) {
         Some(Output::Generate(g)) => gen_has_relative(g),
+        Some(Output::Stream(parts)) => parts.iter().any(|p| match p {
+            harness_conformance_protocol::StreamPart::Generate(g) => gen_has_relative(g),
+            _ => false,
+        }),
         _ => false,
     }
 }

@@ -21,8 +21,9 @@
 use std::collections::{BTreeMap, HashMap};
 
 use harness_conformance_protocol::{
-    materialize, measure, resolve_size_value, Behavior, Call, Capabilities, Invocation,
-    ObservedResult, Output, RaiseKind, Strategy, ToolDef, TruncationMeta, Unit, WireCase,
+    materialize, measure, resolve_size_value, stream_before_deadline, Behavior, Call, Capabilities,
+    Invocation, ObservedResult, Output, RaiseKind, Strategy, StreamPart, ToolDef, TruncationMeta,
+    Unit, WireCase,
 };
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
@@ -852,7 +853,8 @@ fn expected_output(wire: &WireCase, call: &Call, index: usize, invs: &[Invocatio
     };
     match final_output(&tool.behavior) {
         Some(Output::Text(t)) => Expected::Text(t.clone()),
-        Some(Output::Generate(_)) => Expected::None, // materialised by the caller with the unit
+        // Materialised by the caller with the unit (and a stream's with the deadline).
+        Some(Output::Generate(_) | Output::Stream(_)) => Expected::None,
         Some(Output::Json(v)) => Expected::Json(v.clone()),
         Some(Output::EchoArgs(_)) => {
             // The arguments as the handler held them: the invocation for this call, if the
@@ -913,11 +915,30 @@ fn echoed_args(b: &Behavior, received: &Value) -> Value {
     }
 }
 
-/// The output text a `generate` or `text` tool returns, materialised in the cap's unit.
-fn output_text(tool: &ToolDef, unit: Unit) -> Result<Option<String>, String> {
+/// The output text a `generate` or `text` tool returns, materialised in the cap's unit. A
+/// `stream` tool's is the text it writes before the harness's deadline (`deadline_ms`): what a
+/// harness that streams has seen when the deadline comes, all of it when the stream ends in time.
+fn output_text(
+    tool: &ToolDef,
+    unit: Unit,
+    deadline_ms: Option<u64>,
+) -> Result<Option<String>, String> {
     match final_output(&tool.behavior) {
         Some(Output::Text(t)) => Ok(Some(t.clone())),
         Some(Output::Generate(g)) => materialize(g, unit).map(Some).map_err(|e| e.to_string()),
+        Some(Output::Stream(parts)) => {
+            let mut text = String::new();
+            for part in stream_before_deadline(parts, deadline_ms) {
+                match part {
+                    StreamPart::Text(t) => text.push_str(t),
+                    StreamPart::Generate(g) => {
+                        text.push_str(&materialize(g, unit).map_err(|e| e.to_string())?);
+                    }
+                    StreamPart::SleepMs(_) => {}
+                }
+            }
+            Ok(Some(text))
+        }
         _ => Ok(None),
     }
 }
@@ -998,10 +1019,13 @@ fn check_result(
     // The handler's output text is materialised (it can be megabytes) only for the checks
     // that compare against it.
     let compares_output = exp.content.is_some() || exp.cap.is_some() || exp.represents_output;
-    let text = match tool
-        .filter(|_| compares_output)
-        .map(|t| output_text(t, cap.unit))
-    {
+    let text = match tool.filter(|_| compares_output).map(|t| {
+        let deadline = wire
+            .config
+            .deadline_ms
+            .or(caps.deadline.as_ref().and_then(|d| d.default_ms));
+        output_text(t, cap.unit, deadline)
+    }) {
         Some(Ok(t)) => t,
         Some(Err(e)) => {
             r.bug(format!(

@@ -56,6 +56,7 @@
 //!                 Outcome::NonJsonIn(value, at) => Err(format!("not JSON: {value} {at:?}")),
 //!                 Outcome::Blocks(blocks) => Err(format!("content blocks: {blocks:?}")),
 //!                 Outcome::McpResult(result) => Err(format!("an MCP result: {result:?}")),
+//!                 Outcome::Stream(parts) => Err(format!("a stream: {parts:?}")),
 //!                 Outcome::Raised(kind, message) => Err(format!("{kind:?}: {message}")),
 //!             };
 //!             // … register `tool.name`, `tool.input_schema` and `_handler` with the harness …

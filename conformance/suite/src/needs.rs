@@ -11,7 +11,9 @@
 
 use std::collections::BTreeSet;
 
-use harness_conformance_protocol::{vocabulary, Behavior, Capabilities, SleepMs, Strategy, Unit};
+use harness_conformance_protocol::{
+    vocabulary, Behavior, Capabilities, Output, SleepMs, Strategy, StreamPart, Unit,
+};
 use serde_json::Value;
 
 use crate::case::Case;
@@ -241,6 +243,12 @@ fn has_relative_sleep(b: &Behavior) -> bool {
             matches!(sleep_ms, SleepMs::Relative { .. }) || has_relative_sleep(then)
         }
         Behavior::MutateArgs { then, .. } => has_relative_sleep(then),
+        // A stream's waits relative to the deadline.
+        Behavior::Return {
+            output: Output::Stream(parts),
+        } => parts
+            .iter()
+            .any(|p| matches!(p, StreamPart::SleepMs(SleepMs::Relative { .. }))),
         Behavior::Return { .. } | Behavior::Raise { .. } => false,
     }
 }

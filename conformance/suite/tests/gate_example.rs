@@ -90,6 +90,11 @@ impl InProcessHarness for Mini {
                                 ),
                                 // Never sent: mini declares neither `content_blocks` nor
                                 // `mcp-client`.
+                                // Never sent: mini does not declare `stream`.
+                                Outcome::Stream(_) => (
+                                    Some("invalid_tool_output"),
+                                    "streamed output is not supported".to_owned(),
+                                ),
                                 Outcome::Blocks(_) | Outcome::McpResult(_) => (
                                     Some("invalid_tool_output"),
                                     "image and resource content is not supported".to_owned(),

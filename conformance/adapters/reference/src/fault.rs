@@ -233,11 +233,18 @@ pub enum Fault {
     /// may have come after its effect (the reply was lost, not the request): an email sent
     /// twice (claude-code #94273, anthropics/anthropic-sdk-python #1749).
     RetriesTransportFailures,
+    /// Declares `stream`, and a timeout of a streaming handler shows the timeout message alone:
+    /// the output written before the deadline is dropped (sst/opencode #45881, openai/codex
+    /// #34742).
+    DropsPartialOutput,
+    /// A timeout of a streaming handler is answered as a success holding the output written
+    /// before the deadline, as if the call had finished.
+    PartialOutputAsSuccess,
 }
 
 impl Fault {
     /// Every fault, in documentation order.
-    pub const ALL: [Fault; 84] = [
+    pub const ALL: [Fault; 86] = [
         Fault::RunsHandlerBeforeValidating,
         Fault::CoercesTypes,
         Fault::DropsUnknownFields,
@@ -322,6 +329,8 @@ impl Fault {
         Fault::RerunsAnsweredCalls,
         Fault::LeavesOpenCallsUnanswered,
         Fault::RetriesTransportFailures,
+        Fault::DropsPartialOutput,
+        Fault::PartialOutputAsSuccess,
     ];
 
     /// The variants whose fault is in the optional repair profile: each is a broken version of
@@ -449,6 +458,8 @@ impl Fault {
             Fault::RerunsAnsweredCalls => "reruns-answered-calls",
             Fault::LeavesOpenCallsUnanswered => "leaves-open-calls-unanswered",
             Fault::RetriesTransportFailures => "retries-transport-failures",
+            Fault::DropsPartialOutput => "drops-partial-output",
+            Fault::PartialOutputAsSuccess => "partial-output-as-success",
         }
     }
 
@@ -473,7 +484,8 @@ impl Fault {
             Fault::DropsFailedCalls => &["OUT-2", "OUT-3", "OUT-5", "CORR-1", "MCP-1", "IDEM-4"],
             Fault::DropsTimedOutCalls => &["OUT-4", "CORR-1"],
             Fault::CrashesOnLargeOutput => &[
-                "VAL-2", "CALL-1", "OUT-1", "OUT-2", "OUT-3", "CORR-1", "STRAT-3", "BLOCK-1",
+                "VAL-2", "CALL-1", "OUT-1", "OUT-2", "OUT-3", "OUT-4", "CORR-1", "STRAT-3",
+                "BLOCK-1",
             ],
             Fault::DropsRefusedCalls => &[
                 "CORR-1", "AUTH-1", "AUTH-2", "AUTH-3", "AUTH-4", "BUDGET-1", "BUDGET-3", "IDEM-2",
@@ -494,6 +506,8 @@ impl Fault {
             Fault::RerunsAnsweredCalls => &["RESUME-3"],
             Fault::LeavesOpenCallsUnanswered => &["RESUME-1"],
             Fault::RetriesTransportFailures => &["ONCE-1"],
+            Fault::DropsPartialOutput => &["STREAM-1"],
+            Fault::PartialOutputAsSuccess => &["OUT-4"],
             Fault::CapsHeadOnly => &["HT-1", "HT-2"],
             Fault::CoercesTypes => &["VAL-1", "VAL-2", "VAL-3", "VAL-6", "VAL-9", "VAL-10"],
             Fault::CommitsUnverifiedTokens => &[
@@ -513,7 +527,7 @@ impl Fault {
             Fault::DumpsSchema => &["TEACH-7"],
             Fault::EchoesSensitiveArguments => &["AUTH-8", "PREP-10"],
             Fault::ElapsedInContent => &["OUT-1", "REPEAT-1"],
-            Fault::GenericTimeoutMessage => &["OUT-4"],
+            Fault::GenericTimeoutMessage => &["OUT-4", "STREAM-1"],
             Fault::EncodesLikeJsonStringify => &["VOCAB-5"],
             Fault::ErrorAsSuccess => &[
                 "VAL-2", "CALL-1", "CALL-4", "CALL-5", "CALL-6", "CALL-7", "OUT-2", "OUT-3",
@@ -776,6 +790,12 @@ impl Fault {
             }
             Fault::RetriesTransportFailures => {
                 "runs a handler again after it failed in transport, though its effect may have happened"
+            }
+            Fault::DropsPartialOutput => {
+                "drops what a streaming handler wrote before its deadline: the timeout shows its message alone"
+            }
+            Fault::PartialOutputAsSuccess => {
+                "answers a streaming handler's timeout as a success holding what it wrote before the deadline"
             }
         }
     }

@@ -420,6 +420,8 @@ impl ReferenceAdapter {
                 }
             },
             repair: self.repairs(),
+            // `drops-partial-output`: a timeout shows its message alone.
+            partial_output: fault != Some(Fault::DropsPartialOutput),
             ..HarnessConfig::default()
         };
         let state = Arc::new(RunState::default());
@@ -900,6 +902,12 @@ fn execution(case: &WireCase, behavior: &Behavior, fault: Option<Fault>) -> Exec
         match b {
             Behavior::Sleep { .. } => true,
             Behavior::MutateArgs { then, .. } => sleeps(then),
+            // A stream that waits between its parts.
+            Behavior::Return {
+                output: protocol::Output::Stream(parts),
+            } => parts
+                .iter()
+                .any(|p| matches!(p, protocol::StreamPart::SleepMs(_))),
             Behavior::Return { .. } | Behavior::Raise { .. } => false,
         }
     }
@@ -1153,10 +1161,29 @@ fn into_tool_output(
             .and_then(|out| blocks::refuse_non_text_in(out, variant)),
         Outcome::McpResult(result) => blocks::mcp_output(&result, fault)
             .and_then(|out| blocks::refuse_non_text_in(out, variant)),
+        Outcome::Stream(pieces) => Ok(ToolOutput::Chunks(Box::new(stream_chunks(pieces)))),
         Outcome::Raised(RaiseKind::Domain, message) => Err(ToolError::refused(message)),
         Outcome::Raised(RaiseKind::Transport, message) => Err(ToolError::unavailable(message)),
         Outcome::Raised(RaiseKind::Internal, message) => Err(ToolError::internal(message)),
     }
+}
+
+/// A `stream` output as harness-ref reads it: each wait happens when the harness asks for the
+/// part after it, so the harness sees every part at the time the case scripts.
+fn stream_chunks(pieces: Arc<[script::Piece]>) -> impl Iterator<Item = String> + Send {
+    (0..pieces.len()).filter_map(move |i| match &pieces[i] {
+        script::Piece::Text(text) => Some(text.to_string()),
+        script::Piece::Sleep(d) => {
+            std::thread::sleep(*d);
+            None
+        }
+    })
+}
+
+/// A timeout whose content keeps the output a stream wrote before the deadline: harness-ref
+/// puts it above the message, which is one line (a bare timeout is that line alone).
+fn keeps_partial_output(result: &ToolResult) -> bool {
+    result.code() == Some(ErrorCode::Timeout) && result.content().contains('\n')
 }
 
 /// What JavaScript's `if (value)` and Python's `if value:` treat as false.
@@ -1719,7 +1746,23 @@ fn perturb_result(
         }
         Fault::ErrorAsSuccess => o.is_error = false,
         Fault::GenericTimeoutMessage if code == Some(ErrorCode::Timeout) => {
-            o.content = "the tool call failed; it may succeed if retried".to_owned();
+            const GENERIC: &str = "the tool call failed; it may succeed if retried";
+            // A stream's partial output stays; only the words that said it timed out change.
+            o.content = match result.content().rsplit_once('\n') {
+                Some((kept, _message)) if keeps_partial_output(result) => {
+                    format!("{kept}\n{GENERIC}")
+                }
+                _ => GENERIC.to_owned(),
+            };
+        }
+        // The output that came before the deadline, as if it were the whole answer.
+        Fault::PartialOutputAsSuccess if keeps_partial_output(result) => {
+            if let Some((kept, _message)) = result.content().rsplit_once('\n') {
+                o.content = kept.to_owned();
+            }
+            o.is_error = false;
+            o.code = None;
+            o.retryable = Some(false);
         }
         Fault::InternalRetryable if code == Some(ErrorCode::InternalError) => {
             o.retryable = Some(true);
@@ -1783,6 +1826,13 @@ fn reshape_result(
 ) {
     let capped = |text: &str| cap::cap(text, cx.cap).content.into_owned();
     let code = result.code();
+    if keeps_partial_output(result) {
+        // A timeout that keeps a stream's partial output: the variants that word messages
+        // their own way keep harness-ref's here (a message of another length would not fit
+        // beside the kept output); `timeout-note-first` and the note variants rearrange it.
+        reshape_partial_output(o, result, variant, cx);
+        return;
+    }
     match variant {
         Variant::FoldsMalformedCall if code == Some(ErrorCode::MalformedCall) => {
             o.code = Some(ErrorCode::InvalidArguments.code().to_owned());
@@ -1845,13 +1895,7 @@ fn reshape_result(
         | Variant::NoteBeforeHead
         | Variant::GroupedNote
         | Variant::InlineNote => {
-            let style = match variant {
-                Variant::NoteAfterTail => renote::NoteStyle::AfterTail,
-                Variant::NoteBeforeHead => renote::NoteStyle::BeforeHead,
-                Variant::GroupedNote => renote::NoteStyle::Grouped,
-                _ => renote::NoteStyle::Inline,
-            };
-            o.content = renote::renote(result.content(), result.truncation(), style);
+            o.content = renote::renote(result.content(), result.truncation(), note_style(variant));
         }
         Variant::RefusesEveryDuplicateId if cx.first_of_reused => {
             o.is_error = true;
@@ -1863,6 +1907,49 @@ fn reshape_result(
         Variant::NoCodes => o.code = None,
         Variant::NoRetryability => o.retryable = None,
         _ => {}
+    }
+}
+
+/// [`reshape_result`] for a timeout that keeps a stream's partial output (`kept`, then the
+/// message on the last line).
+fn reshape_partial_output(
+    o: &mut ObservedResult,
+    result: &ToolResult,
+    variant: Variant,
+    cx: &VariantContext<'_>,
+) {
+    let Some((kept, message)) = result.content().rsplit_once('\n') else {
+        return;
+    };
+    match variant {
+        // The message first, then the output (the same length).
+        Variant::TimeoutNoteFirst => {
+            let moved = format!("{message}\n{kept}");
+            if cap::measure(&moved, cx.cap.unit) <= cx.cap.limit {
+                o.content = moved;
+            }
+        }
+        Variant::NoteAfterTail
+        | Variant::NoteBeforeHead
+        | Variant::GroupedNote
+        | Variant::InlineNote => {
+            let renoted = renote::renote(kept, result.truncation(), note_style(variant));
+            o.content = format!("{renoted}\n{message}");
+        }
+        Variant::NoCodes => o.code = None,
+        Variant::NoRetryability => o.retryable = None,
+        _ => {}
+    }
+}
+
+/// How a note variant (`note-after-tail`, `note-before-head`, `grouped-note`, `inline-note`)
+/// places and words harness-ref's note.
+fn note_style(variant: Variant) -> renote::NoteStyle {
+    match variant {
+        Variant::NoteAfterTail => renote::NoteStyle::AfterTail,
+        Variant::NoteBeforeHead => renote::NoteStyle::BeforeHead,
+        Variant::GroupedNote => renote::NoteStyle::Grouped,
+        _ => renote::NoteStyle::Inline,
     }
 }
 

@@ -134,11 +134,15 @@ pub enum Variant {
     /// as interrupted (`cancelled`, nothing run) rather than run: the model calls them again if
     /// it still needs them (as a coding agent that marks pending calls aborted does).
     InterruptsOpenCalls,
+    /// A timeout that keeps a stream's partial output says it timed out first, on the line
+    /// before the output (`command timed out after 250 ms; output so far:` and the output), as
+    /// shells and coding agents print it; harness-ref puts the message after the output.
+    TimeoutNoteFirst,
 }
 
 impl Variant {
     /// Every variant, in documentation order.
-    pub const ALL: [Variant; 32] = [
+    pub const ALL: [Variant; 33] = [
         Variant::FoldsMalformedCall,
         Variant::NonObjectAsInvalidArguments,
         Variant::EmptyNameAsUnknownTool,
@@ -171,6 +175,7 @@ impl Variant {
         Variant::KeepsLastDuplicateKey,
         Variant::RendersLinksAsText,
         Variant::InterruptsOpenCalls,
+        Variant::TimeoutNoteFirst,
     ];
 
     /// The kebab-case name used on the command line and in reports.
@@ -208,6 +213,7 @@ impl Variant {
             Variant::KeepsLastDuplicateKey => "keeps-last-duplicate-key",
             Variant::RendersLinksAsText => "renders-links-as-text",
             Variant::InterruptsOpenCalls => "interrupts-open-calls",
+            Variant::TimeoutNoteFirst => "timeout-note-first",
         }
     }
 
@@ -277,6 +283,9 @@ impl Variant {
             }
             Variant::RendersLinksAsText => {
                 "gives a resource link to the model as text keeping its URI and name"
+            }
+            Variant::TimeoutNoteFirst => {
+                "says a streamed call timed out on the line before the output it kept, not after it"
             }
             Variant::KeepsLastDuplicateKey => {
                 "runs arguments text that repeats a key with the key's last value, validated and handed alike (departs from CALL-10)"

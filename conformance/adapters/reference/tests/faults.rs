@@ -46,6 +46,16 @@ fn link() -> Value {
     json!({"type": "resource_link", "uri": "file:///src/lexer.rs", "name": "lexer.rs"})
 }
 
+/// A tool that streams a part, then overruns its 30 ms deadline.
+fn streamed_timeout() -> WireCase {
+    one_tool(
+        json!({"deadline_ms": 30}),
+        json!({}),
+        json!({"return": {"stream": [{"text": "PART-A"}, {"sleep_ms": 400}, {"text": "LATE"}]}}),
+        json!([call("a", json!({}))]),
+    )
+}
+
 /// One tool returning `output` (blocks or an MCP result), one call.
 fn blocks_case(output: Value) -> WireCase {
     one_call(json!({"return": output}))
@@ -1169,6 +1179,22 @@ fn demo(fault: Fault) -> Demo {
                 assert_eq!(invocations(variant).len(), 2);
             },
         ),
+        Fault::DropsPartialOutput => (streamed_timeout(), |reference, variant| {
+            assert_eq!(code(reference, 0), Some("timeout"));
+            assert!(
+                content(reference).starts_with("PART-A\n"),
+                "{}",
+                content(reference)
+            );
+            assert_eq!(code(variant, 0), Some("timeout"));
+            assert!(!content(variant).contains("PART-A"), "{}", content(variant));
+        }),
+        Fault::PartialOutputAsSuccess => (streamed_timeout(), |reference, variant| {
+            assert!(results(reference)[0].is_error);
+            let v = &results(variant)[0];
+            assert!(!v.is_error && v.code.is_none());
+            assert_eq!(v.content, "PART-A");
+        }),
         other => panic!("no demonstration case for {other}: add one here"),
     }
 }

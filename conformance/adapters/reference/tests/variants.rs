@@ -579,6 +579,19 @@ fn demo(variant: Variant) -> Demo {
                 assert!(v[1].is_error);
                 assert_eq!(v[1].code.as_deref(), Some("cancelled"));
                 assert!(invocations(variant).is_empty());
+        Variant::TimeoutNoteFirst => (
+            one_tool(
+                json!({"deadline_ms": 30}),
+                json!({}),
+                json!({"return": {"stream": [{"text": "PART-A"}, {"sleep_ms": 400}]}}),
+                json!([call("a", json!({}))]),
+            ),
+            |reference, variant| {
+                let r = &results(reference)[0].content;
+                let v = &results(variant)[0].content;
+                assert!(r.starts_with("PART-A\n"), "{r}");
+                assert!(v.ends_with("\nPART-A") && v.contains("deadline"), "{v}");
+                assert_eq!(r.len(), v.len());
             },
         ),
         other => panic!("no demonstration for {other:?}"),

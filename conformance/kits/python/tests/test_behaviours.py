@@ -2,6 +2,7 @@
 
 import asyncio
 import math
+import time
 
 import pytest
 
@@ -165,3 +166,18 @@ def test_content_blocks_and_mcp_results_are_values_for_the_adapter_to_present():
     # The host reports blocks only for a result holding more than text, fields it reads only.
     assert blocks_of(raw) is None
     assert blocks_of({"content": [{**image, "annotations": {"audience": ["user"]}}]}) == [image]
+
+
+def test_a_stream_is_a_value_whose_chunks_wait_where_the_case_waits():
+    from harness_conformance_adapter import Stream
+    out = perform({"return": {"stream": [{"text": "a\n"}, {"sleep_ms": 30},
+                                         {"generate": {"repeat": "b", "size": 3}}]}})
+    assert out == Stream(("a\n", 30, "bbb"))
+    assert out.text() == "a\nbbb"
+    started = time.monotonic()
+    assert list(out.chunks()) == ["a\n", "bbb"]
+    assert time.monotonic() - started >= 0.03
+
+    async def collect():
+        return [part async for part in out.achunks()]
+    assert asyncio.run(collect()) == ["a\n", "bbb"]

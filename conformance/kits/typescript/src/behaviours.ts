@@ -140,6 +140,30 @@ export class McpResult {
   constructor(readonly json: JsonObject) {}
 }
 
+/**
+ * A handler's output written in parts over time (behaviour `stream`): `parts` in order, each a
+ * text (a string) or a wait in milliseconds (a number). The adapter's `present` hands it to its
+ * harness's streaming mechanism — an async generator tool, a ReadableStream, progress
+ * notifications — iterating `chunks()`, which waits where the case waits; it is never joined into
+ * one text by the handler (PROTOCOL.md section 4g).
+ */
+export class Stream {
+  constructor(readonly parts: ReadonlyArray<string | number>) {}
+
+  /** The texts, in order, awaiting a timer where the stream waits. */
+  async *chunks(): AsyncGenerator<string> {
+    for (const part of this.parts) {
+      if (typeof part === 'string') yield part;
+      else await sleep(part);
+    }
+  }
+
+  /** Every part joined: what a harness that read the whole stream in time holds. */
+  text(): string {
+    return this.parts.filter((p): p is string => typeof p === 'string').join('');
+  }
+}
+
 export const OUTPUTS: Record<string, Output> = {
   text: (spec) => spec.text,
   json: (spec) => structuredClone(spec.json),
@@ -183,6 +207,13 @@ export const OUTPUTS: Record<string, Output> = {
   },
   content_blocks: (spec) => new ContentBlocks(structuredClone(spec.content_blocks) as JsonObject[]),
   mcp_result: (spec) => new McpResult(structuredClone(spec.mcp_result) as JsonObject),
+  stream: (spec, _args, unit) =>
+    new Stream((spec.stream as JsonObject[]).map((part) => {
+      const kind = kindOf(part, { text: null, generate: null, sleep_ms: null }, 'stream part');
+      if (kind === 'text') return String(part.text);
+      if (kind === 'generate') return expand(part.generate as JsonObject, unit);
+      return Number(part.sleep_ms);
+    })),
 };
 
 /**

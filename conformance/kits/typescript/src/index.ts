@@ -11,7 +11,7 @@
 
 export { defineAdapter, main, runCase, serve, unitFor, type Adapter, type ServeOptions } from './adapter.js';
 export {
-  ContentBlocks, expand, McpResult, measure, ReturnInstead, Script, setPointer, GENERATORS, OUTPUTS, STEPS,
+  ContentBlocks, expand, McpResult, measure, ReturnInstead, Script, setPointer, Stream, GENERATORS, OUTPUTS, STEPS,
   type ErrorFactory, type Errors, type Present,
 } from './behaviours.js';
 export {

@@ -34,13 +34,13 @@ export const FEATURE_PATTERN: string | null = null;
 export const BEHAVIOURS = ["return", "raise", "sleep_ms", "mutate_args"] as const;
 
 /** Behaviours and outputs beyond the base set; an adapter declares those it runs in `behaviors`. */
-export const OPTIONAL_BEHAVIOURS = ["non_finite_in", "non_json", "output_schema", "content_blocks", "audio_blocks", "resource_link_blocks"] as const;
+export const OPTIONAL_BEHAVIOURS = ["non_finite_in", "non_json", "output_schema", "content_blocks", "audio_blocks", "resource_link_blocks", "stream"] as const;
 
 /** The kinds of error a scripted handler raises. */
 export const RAISE_KINDS = ["domain", "transport", "internal"] as const;
 
 /** What a scripted `return` gives back (run.schema.json#/$defs/output). */
-export const OUTPUTS = ["text", "json", "generate", "non_finite", "echo_args", "non_finite_in", "non_json", "content_blocks", "mcp_result"] as const;
+export const OUTPUTS = ["text", "json", "generate", "non_finite", "echo_args", "non_finite_in", "non_json", "content_blocks", "mcp_result", "stream"] as const;
 
 /** The non-finite floats a handler may return. */
 export const NON_FINITE = ["nan", "inf", "-inf"] as const;

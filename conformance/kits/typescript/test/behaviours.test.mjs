@@ -1,7 +1,7 @@
 // Scripted behaviours: generated sizes in the case's unit, each raise kind in the harness's idiom.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { blocksOf, ContentBlocks, ErrorCode, KitError, McpResult, ReturnInstead, Script, expand } from '../dist/index.js';
+import { blocksOf, ContentBlocks, ErrorCode, KitError, McpResult, ReturnInstead, Script, Stream, expand } from '../dist/index.js';
 
 class Refused extends Error {}
 const ERRORS = { domain: (m) => new Refused(m), transport: (m) => new TypeError(m), internal: (m) => new RangeError(m) };
@@ -107,4 +107,16 @@ test('content_blocks and mcp_result are values for the adapter to present', asyn
   assert.deepEqual(mcp.json, raw);
   assert.equal(blocksOf(raw), null);
   assert.deepEqual(blocksOf({ content: [{ ...image, annotations: { audience: ['user'] } }] }), [image]);
+});
+
+test('a stream is a value whose chunks wait where the case waits', async () => {
+  const out = await perform({ return: { stream: [{ text: 'a\n' }, { sleep_ms: 30 }, { generate: { repeat: 'b', size: 3 } }] } });
+  assert.ok(out instanceof Stream);
+  assert.deepEqual(out.parts, ['a\n', 30, 'bbb']);
+  assert.equal(out.text(), 'a\nbbb');
+  const started = Date.now();
+  const parts = [];
+  for await (const part of out.chunks()) parts.push(part);
+  assert.deepEqual(parts, ['a\n', 'bbb']);
+  assert.ok(Date.now() - started >= 25);
 });

@@ -27,7 +27,7 @@ import datetime
 import math
 import threading
 import time
-from collections.abc import Awaitable, Callable, Generator, Mapping
+from collections.abc import AsyncIterator, Awaitable, Callable, Generator, Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any, Union
 
@@ -251,6 +251,59 @@ class McpResult:
     json: dict[str, Json]
 
 
+@dataclass(frozen=True)
+class Stream:
+    """A handler's output written in parts over time (behaviour `stream`): `parts` in order, each
+    a text (`str`) or a wait in milliseconds (`int`). The adapter's `present` hands it to its
+    harness's streaming mechanism — a generator tool, an async iterator, progress notifications —
+    iterating `chunks()` on a thread or `achunks()` in an event loop, each of which waits where
+    the case waits; it is never joined into one text by the handler (PROTOCOL.md section 4g)."""
+
+    parts: tuple[Union[str, int], ...]
+
+    def chunks(self) -> Iterator[str]:
+        """The texts, in order, sleeping on this thread where the stream waits."""
+        for part in self.parts:
+            if isinstance(part, str):
+                yield part
+            else:
+                time.sleep(part / 1000)
+
+    async def achunks(self) -> AsyncIterator[str]:
+        """The texts, in order, awaiting the event loop's timer where the stream waits."""
+        for part in self.parts:
+            if isinstance(part, str):
+                yield part
+            else:
+                await asyncio.sleep(part / 1000)
+
+    def text(self) -> str:
+        """Every part joined: what a harness that read the whole stream in time holds."""
+        return "".join(p for p in self.parts if isinstance(p, str))
+
+
+_STREAM_PARTS = {"text": None, "generate": None, "sleep_ms": None}
+
+
+def _out_stream(spec: Mapping[str, Json], args: Any, unit: str) -> Any:
+    parts: list[Union[str, int]] = []
+    steps = spec["stream"]
+    for part in steps if isinstance(steps, list) else [steps]:
+        kind = _kind(part, _STREAM_PARTS, "stream part")
+        assert isinstance(part, Mapping)  # _kind found a key in it
+        value = part[kind]
+        if kind == "text":
+            parts.append(str(value))
+        elif kind == "generate" and isinstance(value, Mapping):
+            parts.append(expand(value, unit))
+        elif isinstance(value, int):
+            parts.append(value)
+        else:
+            raise KitError(ErrorCode.UNKNOWN_BEHAVIOUR, what="stream part", keys=quote(value),
+                           known=", ".join(_STREAM_PARTS))
+    return Stream(tuple(parts))
+
+
 def _out_content_blocks(spec: Mapping[str, Json], args: Any, unit: str) -> Any:
     return ContentBlocks(copy.deepcopy(list(spec["content_blocks"])))
 
@@ -269,6 +322,7 @@ OUTPUTS: dict[str, Callable[[Mapping[str, Json], Any, str], Any]] = {
     "non_json": _out_non_json,
     "content_blocks": _out_content_blocks,
     "mcp_result": _out_mcp_result,
+    "stream": _out_stream,
 }
 """Output kind → the value a handler returns (run.schema.json#/$defs/output)."""
 

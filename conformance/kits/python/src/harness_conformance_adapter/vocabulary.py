@@ -35,13 +35,13 @@ FEATURE_PATTERN: str | None = None
 BEHAVIOURS: tuple[str, ...] = ("return", "raise", "sleep_ms", "mutate_args")
 """Scripted handler behaviours (run.schema.json#/$defs/behavior)."""
 
-OPTIONAL_BEHAVIOURS: tuple[str, ...] = ("non_finite_in", "non_json", "output_schema", "content_blocks", "audio_blocks", "resource_link_blocks")
+OPTIONAL_BEHAVIOURS: tuple[str, ...] = ("non_finite_in", "non_json", "output_schema", "content_blocks", "audio_blocks", "resource_link_blocks", "stream")
 """Behaviours and outputs beyond the base set; an adapter declares those it runs in `behaviors`."""
 
 RAISE_KINDS: tuple[str, ...] = ("domain", "transport", "internal")
 """The kinds of error a scripted handler raises."""
 
-OUTPUTS: tuple[str, ...] = ("text", "json", "generate", "non_finite", "echo_args", "non_finite_in", "non_json", "content_blocks", "mcp_result")
+OUTPUTS: tuple[str, ...] = ("text", "json", "generate", "non_finite", "echo_args", "non_finite_in", "non_json", "content_blocks", "mcp_result", "stream")
 """What a scripted `return` gives back (run.schema.json#/$defs/output)."""
 
 NON_FINITE: tuple[str, ...] = ("nan", "inf", "-inf")
