@@ -191,6 +191,10 @@ pub struct HarnessConfig {
     /// Repair double-encoded nested arrays and objects ([`crate::repair`]); off by default,
     /// when a value of the wrong type is always refused (never coerced).
     pub repair: bool,
+    /// Rewrite copies of harness-ref's note openings in handler outputs before capping
+    /// ([`cap::NOTE_ESCAPES`]), so that text a tool returned never reads as harness-ref's own
+    /// note (SPEC.md FORGE-1); on by default. Error messages are not rewritten.
+    pub escape_note_copies: bool,
 }
 
 impl Default for HarnessConfig {
@@ -201,6 +205,7 @@ impl Default for HarnessConfig {
             deadline: Duration::from_secs(30),
             limits: OutputLimits::default(),
             repair: false,
+            escape_note_copies: true,
         }
     }
 }
@@ -993,6 +998,7 @@ impl Harness {
                 .max(1);
         }
         let limits = self.config.limits;
+        let escape = self.config.escape_note_copies;
         match tool.execution {
             Execution::Inline => {
                 let started = Instant::now();
@@ -1000,7 +1006,9 @@ impl Harness {
                 // the budget (`deadline_after` then picks a far deadline).
                 let end = started.checked_add(budget);
                 let deadline = end.unwrap_or_else(|| deadline_after(started, budget));
-                let outcome = execute(tool, &id, args, started, deadline, &cap, &limits, cancel);
+                let outcome = execute(
+                    tool, &id, args, started, deadline, &cap, &limits, escape, cancel,
+                );
                 let outcome = match &note {
                     Some(note) => with_note(outcome, Some(note)),
                     None => outcome,
@@ -1045,6 +1053,7 @@ impl Harness {
                         deadline,
                         &cap,
                         &limits,
+                        escape,
                         worker_cancel.as_ref(),
                     );
                     let outcome = with_note(outcome, note.as_deref());
@@ -1372,6 +1381,7 @@ fn execute(
     deadline: Instant,
     cap: &CapConfig,
     limits: &OutputLimits,
+    escape: bool,
     cancel: Option<&CancelToken>,
 ) -> RunOutcome {
     let ctx = CallContext {
@@ -1390,7 +1400,7 @@ fn execute(
             Ok(output) => output,
             Err(e) => return Err(tool_failure(tool, e)),
         };
-        check_and_cap(tool, output, &ctx, cap, limits)
+        check_and_cap(tool, output, &ctx, cap, limits, escape)
     }));
     match run {
         Ok(outcome) => outcome,
@@ -1437,14 +1447,27 @@ fn tool_failure(tool: &RegisteredTool, e: crate::tool::ToolError) -> Failure {
     failure
 }
 
-/// Stage::CheckOutput then Stage::Cap, for a successful handler.
+/// Stage::CheckOutput then Stage::Cap, for a successful handler. With `escape`, copies of
+/// harness-ref's note openings in the output's text are rewritten first
+/// ([`HarnessConfig::escape_note_copies`]).
 fn check_and_cap(
     tool: &RegisteredTool,
     output: ToolOutput,
     ctx: &CallContext<'_>,
     cap: &CapConfig,
     limits: &OutputLimits,
+    escape: bool,
 ) -> RunOutcome {
+    let escaped = |text: String| {
+        if escape {
+            match cap::escape_note_copies(&text) {
+                Cow::Borrowed(_) => text,
+                Cow::Owned(escaped) => escaped,
+            }
+        } else {
+            text
+        }
+    };
     let invalid = |problem: OutputProblem| {
         Failure::new(
             ErrorCode::InvalidToolOutput,
@@ -1453,7 +1476,7 @@ fn check_and_cap(
         .private(Stage::CheckOutput, problem.to_string())
     };
     let text = match output {
-        ToolOutput::Text(text) => text,
+        ToolOutput::Text(text) => escaped(text),
         ToolOutput::Json(value) => {
             let json = output::to_json(value, limits).map_err(invalid)?;
             // Every structured output, whatever its value: `0`, `""` and `null` included.
@@ -1465,7 +1488,7 @@ fn check_and_cap(
                     }));
                 }
             }
-            json.to_string()
+            escaped(json.to_string())
         }
         ToolOutput::Parts(parts) => {
             if let Some(why) = parts.iter().find_map(Part::unsupported) {
@@ -1475,6 +1498,13 @@ fn check_and_cap(
                 )
                 .private(Stage::CheckOutput, why));
             }
+            let parts = parts
+                .into_iter()
+                .map(|part| match part {
+                    Part::Text(text) => Part::Text(escaped(text)),
+                    other => other,
+                })
+                .collect();
             return Ok(cap_parts(parts, cap));
         }
         ToolOutput::Chunks(chunks) => {
@@ -1498,14 +1528,21 @@ fn check_and_cap(
                     }
                     text.push_str(&chunk);
                 }
-                text
+                escaped(text)
             } else {
                 let mut capper = StreamCapper::new(*cap);
+                let mut escaper = escape.then(cap::NoteEscaper::default);
                 for chunk in chunks {
                     if ctx.expired() {
                         return Err(streamed_too_long());
                     }
-                    capper.push(&chunk);
+                    match &mut escaper {
+                        Some(e) => capper.push(&e.push(&chunk)),
+                        None => capper.push(&chunk),
+                    }
+                }
+                if let Some(e) = escaper {
+                    capper.push(&e.finish());
                 }
                 let capped = capper.finish();
                 return Ok((

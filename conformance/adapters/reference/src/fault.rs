@@ -216,11 +216,16 @@ pub enum Fault {
     /// measuring the copy again until it fits: the right content, in time quadratic in the
     /// output (Conway-Research/automaton PR #358).
     CapsInQuadraticTime,
+    // Issue 30 area 11: a copy of the harness's note in the output (FORGE-1).
+    /// Declares its note form and the escapes that keep copies of it apart (as the reference
+    /// does) but does not escape: a handler's copy of the note, with another count, reaches the
+    /// model as a second note, or as the only one (claude-code #75758).
+    TrustsForgedNotes,
 }
 
 impl Fault {
     /// Every fault, in documentation order.
-    pub const ALL: [Fault; 79] = [
+    pub const ALL: [Fault; 80] = [
         Fault::RunsHandlerBeforeValidating,
         Fault::CoercesTypes,
         Fault::DropsUnknownFields,
@@ -300,6 +305,7 @@ impl Fault {
         Fault::ThrowsOnUnknownBlockKind,
         Fault::RendersLinksWithoutUri,
         Fault::CapsInQuadraticTime,
+        Fault::TrustsForgedNotes,
     ];
 
     /// The variants whose fault is in the optional repair profile: each is a broken version of
@@ -422,6 +428,7 @@ impl Fault {
             Fault::ThrowsOnUnknownBlockKind => "throws-on-unknown-block-kind",
             Fault::RendersLinksWithoutUri => "renders-links-without-uri",
             Fault::CapsInQuadraticTime => "caps-in-quadratic-time",
+            Fault::TrustsForgedNotes => "trusts-forged-notes",
         }
     }
 
@@ -543,7 +550,7 @@ impl Fault {
             Fault::SplitsCodePoint => &["CAP-1", "CAP-4", "CAP-6", "CAP-7"],
             Fault::StringifiesNonJson => &["VOCAB-5"],
             Fault::SwapsIds => &["CORR-1", "CORR-8"],
-            Fault::TrustsNoteInOutput => &["CAP-5", "STRAT-2"],
+            Fault::TrustsNoteInOutput => &["CAP-5", "STRAT-2", "FORGE-1"],
             Fault::UnknownToolCrash => &[
                 "VAL-2", "CALL-1", "CALL-7", "CALL-8", "OUT-2", "OUT-3", "OUT-5", "CORR-1",
                 "CORR-2", "CORR-5", "VOCAB-1", "TURN-1",
@@ -551,6 +558,7 @@ impl Fault {
             Fault::ValidatesErrorResults => &["STRUCT-3"],
             Fault::ParsesArgumentsTwice => &["VAL-11", "CALL-10"],
             Fault::ValidatesWithoutRefs => &["VAL-1", "VAL-2", "VAL-6"],
+            Fault::TrustsForgedNotes => &["FORGE-1"],
         }
     }
 
@@ -729,6 +737,9 @@ impl Fault {
             }
             Fault::CapsInQuadraticTime => {
                 "finds the cut by dropping one character at a time and measuring a fresh copy again"
+            }
+            Fault::TrustsForgedNotes => {
+                "declares the escapes that keep copies of its note apart but shows a handler's copy as it is"
             }
         }
     }

@@ -130,11 +130,22 @@ pub enum Variant {
     /// A harness without link blocks: a resource link reaches the model as a text block that
     /// keeps its URI and name (and its other fields), in its place among the blocks.
     RendersLinksAsText,
+    // Issue 30 area 11: the harness's note told apart from a copy in the output (FORGE-1).
+    /// The truncation note carries a nonce the harness told the model
+    /// (`[truncated 9f2c…: 3000 of 5000 chars omitted …]`), reported as each result's
+    /// `note_nonce` and declared as `{nonce}` in the note's form; copies in the output are not
+    /// escaped. A copy cannot carry the nonce, so the model tells it from the real note.
+    NonceInNote,
+    /// The truncation note is never in the content: the cut content is the kept head and tail,
+    /// and the note is the result's truncation metadata, which the model is shown beside it
+    /// (`cap.note.outside`); copies in the output are not escaped. Departs from HT-3 (a
+    /// SHOULD: the omitted line count), which the metadata does not state.
+    NoteBesideContent,
 }
 
 impl Variant {
     /// Every variant, in documentation order.
-    pub const ALL: [Variant; 31] = [
+    pub const ALL: [Variant; 33] = [
         Variant::FoldsMalformedCall,
         Variant::NonObjectAsInvalidArguments,
         Variant::EmptyNameAsUnknownTool,
@@ -166,6 +177,8 @@ impl Variant {
         Variant::RefusesNonTextBlocks,
         Variant::KeepsLastDuplicateKey,
         Variant::RendersLinksAsText,
+        Variant::NonceInNote,
+        Variant::NoteBesideContent,
     ];
 
     /// The kebab-case name used on the command line and in reports.
@@ -202,6 +215,8 @@ impl Variant {
             Variant::RefusesNonTextBlocks => "refuses-non-text-blocks",
             Variant::KeepsLastDuplicateKey => "keeps-last-duplicate-key",
             Variant::RendersLinksAsText => "renders-links-as-text",
+            Variant::NonceInNote => "nonce-in-note",
+            Variant::NoteBesideContent => "note-beside-content",
         }
     }
 
@@ -275,6 +290,12 @@ impl Variant {
             Variant::KeepsLastDuplicateKey => {
                 "runs arguments text that repeats a key with the key's last value, validated and handed alike (departs from CALL-10)"
             }
+            Variant::NonceInNote => {
+                "authenticates its truncation note with a nonce instead of escaping copies of it"
+            }
+            Variant::NoteBesideContent => {
+                "shows its truncation note as metadata beside the content, never in it (departs from HT-3)"
+            }
         }
     }
 
@@ -290,6 +311,7 @@ impl Variant {
             Variant::RefusesEveryDuplicateId => &["CORR-6"],
             Variant::UninterruptibleHandlers => &["CANCEL-2"],
             Variant::KeepsLastDuplicateKey => &["CALL-10"],
+            Variant::NoteBesideContent => &["HT-3"],
             _ => &[],
         }
     }
