@@ -184,8 +184,8 @@ fn all_exact(gen: &Gen) -> bool {
         Gen::Repeat { size, .. } => matches!(size, Size::Exact(_)),
         Gen::Lines { lines } => matches!(lines.size, Size::Exact(_)),
         Gen::Concat { concat } => concat.iter().all(all_exact),
-        // Resolved by the runner from the hello, never expanded as it is.
-        Gen::NoteCopy { .. } => false,
+        // No size: resolved by the runner from the hello into a text.
+        Gen::NoteCopy { .. } => true,
     }
 }
 
