@@ -56,7 +56,7 @@ NEEDS = {
     "cap.configurable", "cap.unit.bytes", "cap.unit.chars", "cap.strategy.head_only",
     "cap.strategy.head_tail", "codes", "retryability", "deadline", "deadline.configurable",
     "call_form.arguments_text", "call_form.raw", "parallel", "history", "call_ids",
-    "cap.unit.lines", "cap.strategy.reject", "cap.strategy.spill", "cap.cuts",
+    "cap.unit.lines", "cap.strategy.reject", "cap.strategy.spill", "cap.cuts", "cap.note",
 }
 # The feature names, from the hello schema (generated from the runner's vocabulary: ci/vocabulary.sh).
 HELLO_SCHEMA = ROOT / "schema" / "protocol" / "hello.schema.json"
@@ -71,7 +71,7 @@ RESULT_KINDS = {
     "content.equals", "content.contains", "content.contains_any", "content.not_contains",
     "content.matches", "content.max_chars", "content.max_size", "content.equals_output",
     "cap.truncated", "cap.keeps_head", "cap.keeps_last_line", "cap.note_counts", "cap.note_lines",
-    "cap.idempotent", "cap.rejected", "cap.spilled", "cap.artifact", "cap.counted", "cap.configured", "blocks.delivered", "blocks.order", "blocks.no_payload_text", "blocks.intact", "answered",
+    "cap.idempotent", "cap.rejected", "cap.spilled", "cap.artifact", "cap.counted", "cap.configured", "cap.own_note", "blocks.delivered", "blocks.order", "blocks.no_payload_text", "blocks.intact", "answered",
 }
 CASE_KINDS = {"results.count", "text.valid", "cap.within", "secret", "invocations",
               "received_args", "runs_only_with", "history_unchanged", "stopped", "repeatable",
@@ -83,7 +83,7 @@ DEFAULT_OWNER = {
     "cap.keeps_head": "CAP-10", "cap.keeps_last_line": "HT-2", "cap.note_counts": "CAP-6",
     "cap.note_lines": "HT-3", "cap.idempotent": "CAP-7",
     "cap.rejected": "STRAT-3", "cap.spilled": "STRAT-4", "cap.artifact": "STRAT-5",
-    "cap.counted": "CAP-3", "cap.configured": "CAP-9",
+    "cap.counted": "CAP-3", "cap.configured": "CAP-9", "cap.own_note": "FORGE-1",
     "results.count": "CORR-1", "text.valid": "ENC-1", "cap.within": "CAP-1", "secret": "OUT-5",
     "answered": "CORR-1", "invalid_not_run": "VAL-1",
     "history_unchanged": "ISO-1", "represents_output": "VOCAB-5", "repaired": "REPAIR-3",
@@ -531,8 +531,20 @@ def case_needs(case):
             needs.add("behavior.content_blocks")
         if isinstance(out, dict) and "stream" in out:
             needs.add("behavior.stream")
+        if isinstance(out, dict) and has_key(out.get("generate"), "note_copy"):
+            # A forged copy of the harness's note is made from its declared form.
+            needs.add("cap.note")
     needs |= {f"feature.{f}" for f in implied_features(case)}
     return needs
+
+
+def has_key(node, key):
+    """Whether `key` is a key anywhere in `node` (a generated output's description)."""
+    if isinstance(node, dict):
+        return key in node or any(has_key(v, key) for v in node.values())
+    if isinstance(node, list):
+        return any(has_key(v, key) for v in node)
+    return False
 
 
 def is_cap_case(case):

@@ -280,6 +280,64 @@ impl Truncation {
     }
 }
 
+/// How a copy of harness-ref's note in an output is kept from reading as harness-ref's own
+/// (SPEC.md FORGE-1): before capping, every opening of a note in the output text is rewritten
+/// to an opening of the same length that no note of harness-ref has. The length is kept so
+/// that sizes, and so every number a note states, are the same as the output's; `[tool text`
+/// says whose words follow. A harness shows text it did not write; a model told that its
+/// harness's notes start `[truncated: ` can then tell a handler's copy from the real note
+/// (claude-code #75758: a fake `<system-reminder>` in command output).
+pub const NOTE_ESCAPES: [(&str, &str); 2] = [
+    ("[truncated: ", "[tool text: "),
+    ("[output too large: ", "[tool text, large: "),
+];
+
+/// `text` with every note opening rewritten ([`NOTE_ESCAPES`]); borrowed when it has none.
+/// Escaping twice changes nothing more (no replacement holds an opening).
+pub fn escape_note_copies(text: &str) -> Cow<'_, str> {
+    let mut out = Cow::Borrowed(text);
+    for (from, to) in NOTE_ESCAPES {
+        if out.contains(from) {
+            out = Cow::Owned(out.replace(from, to));
+        }
+    }
+    out
+}
+
+/// [`escape_note_copies`] over an output that arrives in chunks: an opening split between two
+/// chunks is held back until the next one shows whether it is complete.
+#[derive(Debug, Default)]
+pub struct NoteEscaper {
+    pending: String,
+}
+
+impl NoteEscaper {
+    /// The escaped text that can be released once `chunk` is added.
+    pub fn push(&mut self, chunk: &str) -> String {
+        self.pending.push_str(chunk);
+        // The longest end of the pending text that could begin an opening: openings are ASCII
+        // and start with `[`, so the cut is on a character boundary.
+        let held = NOTE_ESCAPES
+            .iter()
+            .filter_map(|(from, _)| {
+                (1..from.len())
+                    .rev()
+                    .find(|&k| self.pending.as_bytes().ends_with(&from.as_bytes()[..k]))
+            })
+            .max()
+            .unwrap_or(0);
+        let cut = self.pending.len() - held;
+        let out = escape_note_copies(&self.pending[..cut]).into_owned();
+        self.pending.drain(..cut);
+        out
+    }
+
+    /// The rest, escaped.
+    pub fn finish(self) -> String {
+        escape_note_copies(&self.pending).into_owned()
+    }
+}
+
 /// The result of capping: the content to show and, if something was cut, what.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Capped<'a> {
@@ -782,6 +840,28 @@ pub fn cap_reader<R: Read>(mut reader: R, config: &CapConfig) -> io::Result<Capp
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn note_copies_are_escaped_at_the_same_length_whole_or_in_chunks() {
+        let text = "a[truncated: 7 of 9 chars omitted]b[output too large: 3]c";
+        let want = "a[tool text: 7 of 9 chars omitted]b[tool text, large: 3]c";
+        assert_eq!(escape_note_copies(text), want);
+        assert_eq!(
+            escape_note_copies(want),
+            want,
+            "escaping twice changes nothing more"
+        );
+        assert_eq!(escape_note_copies(text).len(), text.len());
+        assert!(matches!(escape_note_copies("plain"), Cow::Borrowed(_)));
+        // Every split point, an opening cut between chunks included.
+        for at in 0..=text.len() {
+            let mut e = NoteEscaper::default();
+            let mut out = e.push(&text[..at]);
+            out.push_str(&e.push(&text[at..]));
+            out.push_str(&e.finish());
+            assert_eq!(out, want, "split at {at}");
+        }
+    }
 
     #[test]
     fn short_text_is_unchanged_and_borrowed() {

@@ -195,6 +195,10 @@ pub struct HarnessConfig {
     /// came in time in the timeout's content, capped, before the message that says the call
     /// timed out (on by default; SPEC.md STREAM-1). Off, the timeout shows the message alone.
     pub partial_output: bool,
+    /// Rewrite copies of harness-ref's note openings in handler outputs before capping
+    /// ([`cap::NOTE_ESCAPES`]), so that text a tool returned never reads as harness-ref's own
+    /// note (SPEC.md FORGE-1); on by default. Error messages are not rewritten.
+    pub escape_note_copies: bool,
 }
 
 impl Default for HarnessConfig {
@@ -206,6 +210,7 @@ impl Default for HarnessConfig {
             limits: OutputLimits::default(),
             repair: false,
             partial_output: true,
+            escape_note_copies: true,
         }
     }
 }
@@ -1013,6 +1018,7 @@ impl Harness {
                 .max(1);
         }
         let limits = self.config.limits;
+        let escape = self.config.escape_note_copies;
         match tool.execution {
             Execution::Inline => {
                 let started = Instant::now();
@@ -1022,7 +1028,7 @@ impl Harness {
                 let deadline = end.unwrap_or_else(|| deadline_after(started, budget));
                 let progress = Progress::default();
                 let outcome = execute(
-                    tool, &id, args, started, deadline, &cap, &limits, cancel, &progress,
+                    tool, &id, args, started, deadline, &cap, &limits, escape, cancel, &progress,
                 );
                 let outcome = match &note {
                     Some(note) => with_note(outcome, Some(note)),
@@ -1071,6 +1077,7 @@ impl Harness {
                         deadline,
                         &cap,
                         &limits,
+                        escape,
                         worker_cancel.as_ref(),
                         &worker_progress,
                     );
@@ -1448,6 +1455,7 @@ fn execute(
     deadline: Instant,
     cap: &CapConfig,
     limits: &OutputLimits,
+    escape: bool,
     cancel: Option<&CancelToken>,
     progress: &Mutex<Option<StreamCapper>>,
 ) -> RunOutcome {
@@ -1467,7 +1475,7 @@ fn execute(
             Ok(output) => output,
             Err(e) => return Err(tool_failure(tool, e)),
         };
-        check_and_cap(tool, output, &ctx, cap, limits, progress)
+        check_and_cap(tool, output, &ctx, cap, limits, escape, progress)
     }));
     match run {
         Ok(outcome) => outcome,
@@ -1514,15 +1522,28 @@ fn tool_failure(tool: &RegisteredTool, e: crate::tool::ToolError) -> Failure {
     failure
 }
 
-/// Stage::CheckOutput then Stage::Cap, for a successful handler.
+/// Stage::CheckOutput then Stage::Cap, for a successful handler. With `escape`, copies of
+/// harness-ref's note openings in the output's text are rewritten first
+/// ([`HarnessConfig::escape_note_copies`]).
 fn check_and_cap(
     tool: &RegisteredTool,
     output: ToolOutput,
     ctx: &CallContext<'_>,
     cap: &CapConfig,
     limits: &OutputLimits,
+    escape: bool,
     progress: &Mutex<Option<StreamCapper>>,
 ) -> RunOutcome {
+    let escaped = |text: String| {
+        if escape {
+            match cap::escape_note_copies(&text) {
+                Cow::Borrowed(_) => text,
+                Cow::Owned(escaped) => escaped,
+            }
+        } else {
+            text
+        }
+    };
     let invalid = |problem: OutputProblem| {
         Failure::new(
             ErrorCode::InvalidToolOutput,
@@ -1531,7 +1552,7 @@ fn check_and_cap(
         .private(Stage::CheckOutput, problem.to_string())
     };
     let text = match output {
-        ToolOutput::Text(text) => text,
+        ToolOutput::Text(text) => escaped(text),
         ToolOutput::Json(value) => {
             let json = output::to_json(value, limits).map_err(invalid)?;
             // Every structured output, whatever its value: `0`, `""` and `null` included.
@@ -1543,7 +1564,7 @@ fn check_and_cap(
                     }));
                 }
             }
-            json.to_string()
+            escaped(json.to_string())
         }
         ToolOutput::Parts(parts) => {
             if let Some(why) = parts.iter().find_map(Part::unsupported) {
@@ -1553,6 +1574,13 @@ fn check_and_cap(
                 )
                 .private(Stage::CheckOutput, why));
             }
+            let parts = parts
+                .into_iter()
+                .map(|part| match part {
+                    Part::Text(text) => Part::Text(escaped(text)),
+                    other => other,
+                })
+                .collect();
             return Ok(cap_parts(parts, cap));
         }
         ToolOutput::Chunks(chunks) => {
@@ -1573,17 +1601,31 @@ fn check_and_cap(
             let progress_cap = if whole { cap.for_messages() } else { *cap };
             *lock(progress) = Some(StreamCapper::new(progress_cap));
             let mut text = String::new();
+            let mut escaper = escape.then(cap::NoteEscaper::default);
             for chunk in chunks {
                 // A part that came after the deadline is not the output's: the timeout keeps
                 // only what came in time.
                 if ctx.expired() {
                     return Err(streamed_too_long());
                 }
+                let chunk = match &mut escaper {
+                    Some(e) => e.push(&chunk),
+                    None => chunk,
+                };
                 if whole {
                     text.push_str(&chunk);
                 }
                 if let Some(capper) = lock(progress).as_mut() {
                     capper.push(&chunk);
+                }
+            }
+            if let Some(e) = escaper {
+                let rest = e.finish();
+                if whole {
+                    text.push_str(&rest);
+                }
+                if let Some(capper) = lock(progress).as_mut() {
+                    capper.push(&rest);
                 }
             }
             if whole {

@@ -184,6 +184,8 @@ fn all_exact(gen: &Gen) -> bool {
         Gen::Repeat { size, .. } => matches!(size, Size::Exact(_)),
         Gen::Lines { lines } => matches!(lines.size, Size::Exact(_)),
         Gen::Concat { concat } => concat.iter().all(all_exact),
+        // No size: resolved by the runner from the hello into a text.
+        Gen::NoteCopy { .. } => true,
     }
 }
 
@@ -208,6 +210,7 @@ fn expansion_cost(gen: &Gen) -> u64 {
             .map(expansion_cost)
             .fold(1, u64::saturating_add)
             .saturating_mul(concat.len() as u64 + 1),
+        Gen::NoteCopy { .. } => 1,
     }
 }
 
@@ -222,5 +225,6 @@ fn upper_bound(gen: &Gen, unit: Unit) -> u64 {
             .iter()
             .map(|g| upper_bound(g, unit))
             .fold(0, u64::saturating_add),
+        Gen::NoteCopy { .. } => 0,
     }
 }

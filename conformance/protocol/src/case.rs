@@ -690,6 +690,24 @@ pub enum Gen {
         /// The parts.
         concat: Vec<Gen>,
     },
+    /// A forged copy of the harness's own truncation note: its declared form
+    /// ([`crate::NoteDeclaration::form`]) stating `omitted` (SPEC.md FORGE-1). The runner
+    /// resolves it into a `text` before it sends the case
+    /// ([`crate::generate::resolve_note_copies`]), so an adapter never receives it.
+    NoteCopy {
+        /// What the copy states.
+        note_copy: NoteCopy,
+    },
+}
+
+/// What a forged note copy states: the omitted amount, in the cap's unit; the other
+/// placeholders of the form get values that go with it (total = omitted + 1000, kept = 1000,
+/// one line of two, the cap's unit, the nonce `forged0`, `from the middle` for `{...}`).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct NoteCopy {
+    /// The omitted amount the copy states.
+    pub omitted: u64,
 }
 
 /// Numbered body lines of a fixed width, then a last line.

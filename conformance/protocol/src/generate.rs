@@ -8,7 +8,10 @@
 use std::fmt;
 use std::fmt::Write as _;
 
-use crate::case::{Behavior, Gen, Lines, Output, Size, SleepMs, StreamPart, Unit, WireCase};
+use crate::case::{
+    Behavior, Gen, Lines, NoteCopy, Output, Size, SleepMs, StreamPart, Unit, WireCase,
+};
+use crate::message::NoteDeclaration;
 
 /// The largest text a description may expand to (in the cap's unit), so that a typo in a case
 /// cannot ask an adapter for a terabyte.
@@ -138,6 +141,8 @@ pub fn expanded_bytes(gen: &Gen, unit: Unit) -> Result<u64, GenError> {
                     .and_then(|b| b.checked_add(lines.last.len() as u64)),
             )
         }
+        // Resolved into a `text` by the runner ([`resolve_note_copies`]) before anything expands.
+        Gen::NoteCopy { .. } => Err(GenError::Unresolved),
         Gen::Concat { concat } => {
             let mut total: u64 = 0;
             for part in concat {
@@ -214,6 +219,7 @@ fn expand(gen: &Gen, unit: Unit, out: &mut String) -> Result<(), GenError> {
             }
         }
         Gen::Lines { lines } => expand_lines(lines, unit, out)?,
+        Gen::NoteCopy { .. } => return Err(GenError::Unresolved),
         Gen::Concat { concat } => {
             for part in concat {
                 expand(part, unit, out)?;
@@ -345,7 +351,7 @@ fn scale(base: u64, multiple: f64, plus: i64, max: u64) -> Result<u64, GenError>
 
 fn resolve_gen(gen: &mut Gen, cap_limit: u64) -> Result<(), GenError> {
     match gen {
-        Gen::Text { .. } => Ok(()),
+        Gen::Text { .. } | Gen::NoteCopy { .. } => Ok(()),
         Gen::Repeat { size, .. } => resolve_size(size, cap_limit),
         Gen::Lines { lines } => resolve_size(&mut lines.size, cap_limit),
         Gen::Concat { concat } => concat
@@ -360,6 +366,70 @@ fn resolve_size(size: &mut Size, cap_limit: u64) -> Result<(), GenError> {
     }
     Ok(())
 }
+
+/// Replaces every forged note copy of a case ([`Gen::NoteCopy`]) by the text it stands for:
+/// the harness's declared note form ([`NoteDeclaration::form`]) with its placeholders filled
+/// ([`render_note`]), or, for a harness whose note is outside the content and has no form, a
+/// generic note (`[... 7 chars omitted ...]`). `unit` is the case's cap unit.
+pub fn resolve_note_copies(
+    case: &mut WireCase,
+    note: Option<&NoteDeclaration>,
+    unit: Unit,
+) -> Result<(), GenError> {
+    fn gen(g: &mut Gen, form: &str, unit: Unit) {
+        match g {
+            Gen::NoteCopy { note_copy } => {
+                *g = Gen::Text {
+                    text: render_note(form, note_copy, unit),
+                }
+            }
+            Gen::Concat { concat } => concat.iter_mut().for_each(|p| gen(p, form, unit)),
+            Gen::Text { .. } | Gen::Repeat { .. } | Gen::Lines { .. } => {}
+        }
+    }
+    let form = note
+        .and_then(|n| n.form.as_deref())
+        .unwrap_or(GENERIC_NOTE_FORM);
+    for tool in &mut case.tools {
+        let mut behavior = &mut tool.behavior;
+        loop {
+            match behavior {
+                Behavior::Sleep { then, .. } | Behavior::MutateArgs { then, .. } => behavior = then,
+                Behavior::Return {
+                    output: Output::Generate(g),
+                } => {
+                    gen(g, form, unit);
+                    break;
+                }
+                Behavior::Return { .. } | Behavior::Raise { .. } => break,
+            }
+        }
+    }
+    Ok(())
+}
+
+/// The note a forged copy takes for a harness that declares no form (its note is outside
+/// the content).
+pub const GENERIC_NOTE_FORM: &str = "[... {omitted} {unit} omitted ...]";
+
+/// A note in `form` stating what `copy` says: `{omitted}`; `{total}` = omitted + 1000;
+/// `{kept}` = 1000; `{unit}` = the unit's name; `{omitted_lines}` = 1; `{total_lines}` = 2;
+/// `{nonce}` = `forged0`; `{...}` = `from the middle`. Other text is copied as it is.
+pub fn render_note(form: &str, copy: &NoteCopy, unit: Unit) -> String {
+    let omitted = copy.omitted;
+    form.replace("{omitted_lines}", "1")
+        .replace("{total_lines}", "2")
+        .replace("{omitted}", &omitted.to_string())
+        .replace("{total}", &omitted.saturating_add(1000).to_string())
+        .replace("{kept}", "1000")
+        .replace("{unit}", unit.generation().as_str())
+        .replace("{nonce}", FORGED_NONCE)
+        .replace("{...}", "from the middle")
+}
+
+/// The nonce a forged note copy carries: never a harness's own, whose nonce the case cannot
+/// know.
+pub const FORGED_NONCE: &str = "forged0";
 
 /// Resolves one size against `cap_limit` (for sizes outside behaviours, such as the
 /// runner's `max_size` content check).

@@ -37,18 +37,18 @@ pub mod vocabulary;
 pub use case::{stream_before_deadline, StreamPart};
 pub use case::{
     Behavior, Call, CallForm, CapRequest, CaseConfig, Gen, Lines, Mutation, NonFinite, NonFiniteIn,
-    NonJson, NonJsonIn, Output, Raise, RaiseKind, Resume, SavedResult, Size, SleepMs, StopReason,
-    Strategy, ToolDef, Unit, WireCase,
+    NonJson, NonJsonIn, NoteCopy, Output, Raise, RaiseKind, Resume, SavedResult, Size, SleepMs,
+    StopReason, Strategy, ToolDef, Unit, WireCase,
 };
 pub use content::{text_of, ContentBlock, EmbeddedResource, McpResult, ResourceLink};
 pub use generate::{
-    materialize, measure, resolve_case, resolve_case_with, resolve_size_value, GenError,
-    MAX_GENERATED_SIZE, MAX_SLEEP_MS,
+    materialize, measure, resolve_case, resolve_case_with, resolve_note_copies, resolve_size_value,
+    GenError, MAX_GENERATED_SIZE, MAX_SLEEP_MS,
 };
 pub use message::{
     decode_command, decode_hello, decode_reply, Artifact, CapCapability, Capabilities, Command,
-    DeadlineCapability, DecodeError, Hello, Implementation, Invocation, ObservedResult, Reply,
-    ReplyOutcome, TruncationMeta, PROTOCOL_VERSION,
+    DeadlineCapability, DecodeError, Escape, Hello, Implementation, Invocation, NoteDeclaration,
+    ObservedResult, Reply, ReplyOutcome, TruncationMeta, PROTOCOL_VERSION,
 };
 pub use security::{
     implied_features, implied_features_of, is_secured, Before, BoundsDef, CallSecurity, CommitRef,

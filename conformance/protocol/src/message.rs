@@ -176,6 +176,60 @@ pub struct CapCapability {
     /// cap takes): `lines`. Absent means none.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub units: Vec<Unit>,
+    /// How the model tells the harness's truncation note from text the tool returned
+    /// (SPEC.md FORGE-1): the note's form, and how the harness keeps copies of it in an output
+    /// from reading as its own. Absent: the harness declares no form, and the cases that forge
+    /// its note are skipped.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub note: Option<NoteDeclaration>,
+}
+
+/// The form of a harness's truncation note and how it is told apart from a copy in an output
+/// (PROTOCOL.md section 2, `cap.note`; SPEC.md FORGE-1). The three correct designs: the
+/// harness escapes copies in the output (`escapes`), authenticates its own note (`{nonce}` in
+/// `form`, the nonce reported as each result's `note_nonce`), or shows its note only beside the
+/// content (`outside`: the result's `truncation` metadata is the note).
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct NoteDeclaration {
+    /// The note as the harness writes it into the content, with placeholders: `{omitted}`
+    /// (required), `{total}`, `{kept}`, `{unit}`, `{omitted_lines}`, `{total_lines}`,
+    /// `{nonce}`, and `{...}` for wording that varies (any text on one line). Absent only with
+    /// `outside`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub form: Option<String>,
+    /// Rewrites the harness applies to every output text before it caps it, in order, so that
+    /// a copy of its note in the output no longer has the note's form (`[truncated: ` →
+    /// `[tool text: `).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub escapes: Vec<Escape>,
+    /// The note is never in the content: the result's `truncation` metadata is the note the
+    /// model is shown, beside the content (PROTOCOL.md 3c).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub outside: bool,
+}
+
+/// One rewrite of [`NoteDeclaration::escapes`]: every `from` in an output becomes `to`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Escape {
+    /// The text replaced (non-empty).
+    pub from: String,
+    /// What replaces it (it must not contain `from`, so escaping twice changes nothing more).
+    pub to: String,
+}
+
+impl NoteDeclaration {
+    /// `text` with every escape applied, in order: the output as an escaping harness shows it.
+    pub fn escape(&self, text: &str) -> String {
+        let mut out = text.to_owned();
+        for e in self.escapes.iter().filter(|e| !e.from.is_empty()) {
+            if out.contains(&e.from) {
+                out = out.replace(&e.from, &e.to);
+            }
+        }
+        out
+    }
 }
 
 /// A harness's handler deadlines.
@@ -299,6 +353,11 @@ pub struct ObservedResult {
     /// Absent: the result is text only, its `content`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub blocks: Option<Vec<crate::ContentBlock>>,
+    /// The nonce this result's truncation note carries, as the harness told the model (only
+    /// for a harness whose declared note form has `{nonce}`, SPEC.md FORGE-1): a note in the
+    /// content counts as the harness's own only with this nonce.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub note_nonce: Option<String>,
 }
 
 /// Structured truncation metadata: what the harness cut, in its cap's unit. Every field is

@@ -69,6 +69,10 @@ pub enum CheckKind {
     CapCounted,
     /// `cap.configured`: an output over the configured limit did not come back whole.
     CapConfigured,
+    /// `cap.own_note`: the content holds exactly the harness's own note when it was cut and
+    /// none when not; a copy of the note in the output does not read as the harness's
+    /// (FORGE-1).
+    CapOwnNote,
     /// `same_as`.
     SameAs,
     /// `represents_output`.
@@ -119,7 +123,7 @@ pub enum CheckKind {
 
 impl CheckKind {
     /// Every kind, in report order.
-    pub const ALL: [CheckKind; 43] = [
+    pub const ALL: [CheckKind; 44] = [
         CheckKind::ResultsCount,
         CheckKind::Answered,
         CheckKind::ToolUseId,
@@ -145,6 +149,7 @@ impl CheckKind {
         CheckKind::CapArtifact,
         CheckKind::CapCounted,
         CheckKind::CapConfigured,
+        CheckKind::CapOwnNote,
         CheckKind::SameAs,
         CheckKind::RepresentsOutput,
         CheckKind::Repaired,
@@ -191,6 +196,7 @@ impl CheckKind {
             CheckKind::CapArtifact => "cap.artifact",
             CheckKind::CapCounted => "cap.counted",
             CheckKind::CapConfigured => "cap.configured",
+            CheckKind::CapOwnNote => "cap.own_note",
             CheckKind::SameAs => "same_as",
             CheckKind::RepresentsOutput => "represents_output",
             CheckKind::Repaired => "repaired",
@@ -267,6 +273,7 @@ impl CheckKind {
             CheckKind::CapArtifact => "STRAT-5",
             CheckKind::CapCounted => "CAP-3",
             CheckKind::CapConfigured => "CAP-9",
+            CheckKind::CapOwnNote => "FORGE-1",
             CheckKind::LinearTime => "CAP-11",
             CheckKind::HistoryUnchanged => "ISO-1",
             CheckKind::RepresentsOutput => "VOCAB-5",
@@ -456,6 +463,7 @@ pub fn result_kinds(case: &Case, i: usize, exp: &ResultExpect) -> Vec<CheckKind>
             (c.artifact, CheckKind::CapArtifact),
             (c.counted, CheckKind::CapCounted),
             (c.configured, CheckKind::CapConfigured),
+            (c.own_note, CheckKind::CapOwnNote),
         ] {
             if on {
                 kinds.push(kind);

@@ -375,6 +375,12 @@ pub struct CapExpect {
     /// whole: the signature of a configuration ignored (CAP-9).
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub configured: bool,
+    /// The harness's own note, read by its declared form (`cap.note` in the hello), is told
+    /// apart from a copy of it in the output: a cut content holds exactly one note the model
+    /// would take for the harness's, stating the true omitted amount; an uncut one holds none
+    /// (FORGE-1).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub own_note: bool,
 }
 
 impl Case {
@@ -465,7 +471,7 @@ fn behavior_has_relative_size(b: &Behavior) -> bool {
 fn gen_has_relative(g: &harness_conformance_protocol::Gen) -> bool {
     use harness_conformance_protocol::Gen;
     match g {
-        Gen::Text { .. } => false,
+        Gen::Text { .. } | Gen::NoteCopy { .. } => false,
         Gen::Repeat { size, .. } => matches!(size, Size::Relative { .. }),
         Gen::Lines { lines } => matches!(lines.size, Size::Relative { .. }),
         Gen::Concat { concat } => concat.iter().any(gen_has_relative),

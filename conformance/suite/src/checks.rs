@@ -1039,6 +1039,23 @@ fn check_result(
         Some(t) => Expected::Text(t),
         None => expected.clone(),
     };
+    // A harness that escapes copies of its note in an output (`cap.note.escapes`) shows the
+    // output escaped: the checks read the output and the content with the escapes applied to
+    // both, so an escaped copy is the output's text and the harness's own note, escaped the
+    // same way, still states its numbers. Only `cap.own_note` reads the content as it came.
+    let raw = res;
+    let note = caps.cap.as_ref().and_then(|c| c.note.as_ref());
+    let escaped_res;
+    let (expected, res) = match (&expected, note.filter(|n| !n.escapes.is_empty())) {
+        (Expected::Text(o), Some(n)) => {
+            escaped_res = ObservedResult {
+                content: n.escape(&res.content),
+                ..res.clone()
+            };
+            (Expected::Text(n.escape(o)), &escaped_res)
+        }
+        _ => (expected, res),
+    };
     let shown = || {
         format!(
             "is_error {} code {} content {}",
@@ -1142,6 +1159,9 @@ fn check_result(
                 check_error_cap(label, index, call, cap_exp, cap, res, message, wire, r);
             }
             _ => check_cap(label, index, call, cap_exp, cap, res, &expected, wire, r),
+        }
+        if cap_exp.own_note && cap.declared {
+            check_own_note(label, index, note, cap, &expected, res, raw, r);
         }
     }
     if exp.represents_output {
@@ -1399,6 +1419,7 @@ fn cut_checks(exp: &CapExpect) -> Vec<CheckKind> {
         (exp.artifact, CheckKind::CapArtifact),
         (exp.counted, CheckKind::CapCounted),
         (exp.configured, CheckKind::CapConfigured),
+        (exp.own_note, CheckKind::CapOwnNote),
     ] {
         if on {
             kinds.push(kind);
@@ -1824,6 +1845,62 @@ fn check_cap(
                 r.outcome(CheckKind::CapArtifact, i, failure);
             }
         }
+    }
+}
+
+/// `cap.own_note` (FORGE-1): the content read as the model reads it, by the harness's declared
+/// note form ([`crate::forge`]). `expected` and `escaped` are the output and the result with the
+/// harness's escapes applied (they tell whether and how much was cut); `raw` is the result as it
+/// came, whose notes are read.
+#[allow(clippy::too_many_arguments)]
+fn check_own_note(
+    label: &str,
+    index: usize,
+    note: Option<&harness_conformance_protocol::NoteDeclaration>,
+    cap: &EffectiveCap,
+    expected: &Expected,
+    escaped: &ObservedResult,
+    raw: &ObservedResult,
+    r: &mut Recorder,
+) {
+    let i = Some(index);
+    let Some(note) = note else {
+        r.not_run(
+            CheckKind::CapOwnNote,
+            i,
+            "the harness declares no note form (`cap.note`)",
+        );
+        return;
+    };
+    let Expected::Text(o) = expected else {
+        r.bug(format!(
+            "{label}: `own_note` needs a tool returning `text` or `generate`"
+        ));
+        return;
+    };
+    let c = escaped.content.as_str();
+    let cut = c != o;
+    if cut && silent_cut(o, escaped) {
+        r.unevaluated(
+            CheckKind::CapOwnNote,
+            i,
+            Unevaluated::Presupposition,
+            "the cut carries no note at all (cap.truncated holds that failure)",
+        );
+        return;
+    }
+    let omitted = if cut {
+        measure(o, cap.unit).saturating_sub(note::kept_size(o, c, cap.unit))
+    } else {
+        0
+    };
+    match crate::forge::own_note_failure(note, raw, cut, omitted, NOTE_SLACK) {
+        Ok(failure) => r.outcome(
+            CheckKind::CapOwnNote,
+            i,
+            failure.map(|f| format!("{label}: {f}")),
+        ),
+        Err(why) => r.not_run(CheckKind::CapOwnNote, i, why),
     }
 }
 

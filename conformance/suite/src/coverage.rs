@@ -429,6 +429,7 @@ mod tests {
                 configurable: false,
                 strategies: vec![Strategy::HeadOnly],
                 units: Vec::new(),
+                note: None,
             }),
             deadline: None::<DeadlineCapability>,
             ..Capabilities::default()

@@ -118,6 +118,7 @@ pub mod blocks;
 pub mod case;
 pub mod checks;
 pub mod coverage;
+pub mod forge;
 pub mod gate;
 pub mod harness;
 pub mod loader;

@@ -19,7 +19,7 @@ use serde_json::Value;
 use crate::case::Case;
 
 /// Every need name a case may list (besides `feature.<name>`).
-pub const NEED_NAMES: [&str; 18] = [
+pub const NEED_NAMES: [&str; 19] = [
     "cap.configurable",
     "cap.unit.bytes",
     "cap.unit.chars",
@@ -38,6 +38,7 @@ pub const NEED_NAMES: [&str; 18] = [
     "parallel",
     "history",
     "call_ids",
+    "cap.note",
 ];
 
 /// Whether `name` may appear on an `Applies:` line: a need, or `cap` (the harness has a cap).
@@ -171,6 +172,13 @@ pub fn case_needs(case: &Case) -> Vec<String> {
     if faults_an_id(case) {
         needs.insert("call_ids".into());
     }
+    // A forged copy of the harness's note is made from the note's declared form.
+    if case.tools.iter().any(|t| {
+        matches!(crate::case::final_output(&t.behavior),
+            Some(harness_conformance_protocol::Output::Generate(g)) if has_note_copy(g))
+    }) {
+        needs.insert("cap.note".into());
+    }
     for tool in &case.tools {
         if tool.output_schema.is_some() {
             needs.insert("behavior.output_schema".to_owned());
@@ -237,6 +245,15 @@ fn faults_an_id(case: &Case) -> bool {
     })
 }
 
+fn has_note_copy(g: &harness_conformance_protocol::Gen) -> bool {
+    use harness_conformance_protocol::Gen;
+    match g {
+        Gen::NoteCopy { .. } => true,
+        Gen::Concat { concat } => concat.iter().any(has_note_copy),
+        Gen::Text { .. } | Gen::Repeat { .. } | Gen::Lines { .. } => false,
+    }
+}
+
 fn has_relative_sleep(b: &Behavior) -> bool {
     match b {
         Behavior::Sleep { sleep_ms, then } => {
@@ -257,10 +274,11 @@ fn has_relative_sleep(b: &Behavior) -> bool {
 /// or spilling an over-limit output, counting lines. Their cases judge that design, so a harness
 /// without a cap skips them (and their requirements are NOT APPLICABLE for it) instead of failing
 /// a strategy it never declared.
-const OPTIONAL_CAP_DESIGNS: [&str; 3] = [
+const OPTIONAL_CAP_DESIGNS: [&str; 4] = [
     "cap.strategy.reject",
     "cap.strategy.spill",
     "cap.unit.lines",
+    "cap.note",
 ];
 
 /// Whether the harness declares `need`. Cap needs always hold for a harness without a cap
@@ -284,6 +302,7 @@ pub fn declared(need: &str, caps: &Capabilities) -> bool {
             c.unit == Unit::Lines || (c.configurable && c.units.contains(&Unit::Lines))
         }),
         "cap.cuts" => cap.is_some_and(|c| c.strategies.first().is_none_or(|s| s.cuts())),
+        "cap.note" => cap.is_some_and(|c| c.note.is_some()),
         "codes" => caps.codes.is_some(),
         "retryability" => caps.retryability,
         "deadline" => caps
@@ -406,6 +425,7 @@ mod tests {
             configurable: false,
             strategies: vec![Strategy::HeadTail],
             units: Vec::new(),
+            note: None,
         });
         assert!(!declared("cap.configurable", &caps));
         assert!(declared("cap.unit.bytes", &caps));
@@ -432,6 +452,7 @@ mod tests {
                 configurable,
                 strategies,
                 units,
+                note: None,
             }),
             ..Capabilities::default()
         };

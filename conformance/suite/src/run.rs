@@ -11,7 +11,7 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use harness_conformance_protocol::{
-    resolve_case_with, vocabulary, Capabilities, GenError, Hello, ReplyOutcome,
+    resolve_case_with, resolve_note_copies, vocabulary, Capabilities, GenError, Hello, ReplyOutcome,
 };
 
 use crate::baseline::Baseline;
@@ -318,8 +318,11 @@ fn run_case_inner(
         wire.config.deadline_ms = None;
     }
     // Sizes resolved, then the expansion bounded in bytes before anything is allocated.
+    // Forged copies of the harness's note are made from its declared form.
+    let note = caps.cap.as_ref().and_then(|c| c.note.as_ref());
     let resolve = |wire: &mut harness_conformance_protocol::WireCase, limit, deadline| {
         resolve_case_with(wire, limit, deadline)
+            .and_then(|()| resolve_note_copies(wire, note, cap.unit))
             .and_then(|()| harness_conformance_protocol::generate::check_expansion(wire, cap.unit))
     };
     if let Err(e) = resolve(&mut wire, cap.limit, deadline) {

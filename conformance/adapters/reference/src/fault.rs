@@ -240,11 +240,16 @@ pub enum Fault {
     /// A timeout of a streaming handler is answered as a success holding the output written
     /// before the deadline, as if the call had finished.
     PartialOutputAsSuccess,
+    // Issue 30 area 11: a copy of the harness's note in the output (FORGE-1).
+    /// Declares its note form and the escapes that keep copies of it apart (as the reference
+    /// does) but does not escape: a handler's copy of the note, with another count, reaches the
+    /// model as a second note, or as the only one (claude-code #75758).
+    TrustsForgedNotes,
 }
 
 impl Fault {
     /// Every fault, in documentation order.
-    pub const ALL: [Fault; 86] = [
+    pub const ALL: [Fault; 87] = [
         Fault::RunsHandlerBeforeValidating,
         Fault::CoercesTypes,
         Fault::DropsUnknownFields,
@@ -331,6 +336,7 @@ impl Fault {
         Fault::RetriesTransportFailures,
         Fault::DropsPartialOutput,
         Fault::PartialOutputAsSuccess,
+        Fault::TrustsForgedNotes,
     ];
 
     /// The variants whose fault is in the optional repair profile: each is a broken version of
@@ -460,6 +466,7 @@ impl Fault {
             Fault::RetriesTransportFailures => "retries-transport-failures",
             Fault::DropsPartialOutput => "drops-partial-output",
             Fault::PartialOutputAsSuccess => "partial-output-as-success",
+            Fault::TrustsForgedNotes => "trusts-forged-notes",
         }
     }
 
@@ -589,7 +596,7 @@ impl Fault {
             Fault::SplitsCodePoint => &["CAP-1", "CAP-4", "CAP-6", "CAP-7"],
             Fault::StringifiesNonJson => &["VOCAB-5"],
             Fault::SwapsIds => &["CORR-1", "CORR-8"],
-            Fault::TrustsNoteInOutput => &["CAP-5", "STRAT-2"],
+            Fault::TrustsNoteInOutput => &["CAP-5", "STRAT-2", "FORGE-1"],
             Fault::UnknownToolCrash => &[
                 "VAL-2", "CALL-1", "CALL-7", "CALL-8", "OUT-2", "OUT-3", "OUT-5", "CORR-1",
                 "CORR-2", "CORR-5", "VOCAB-1", "TURN-1",
@@ -597,6 +604,7 @@ impl Fault {
             Fault::ValidatesErrorResults => &["STRUCT-3"],
             Fault::ParsesArgumentsTwice => &["VAL-11", "CALL-10"],
             Fault::ValidatesWithoutRefs => &["VAL-1", "VAL-2", "VAL-6"],
+            Fault::TrustsForgedNotes => &["FORGE-1"],
         }
     }
 
@@ -796,6 +804,9 @@ impl Fault {
             }
             Fault::PartialOutputAsSuccess => {
                 "answers a streaming handler's timeout as a success holding what it wrote before the deadline"
+            }
+            Fault::TrustsForgedNotes => {
+                "declares the escapes that keep copies of its note apart but shows a handler's copy as it is"
             }
         }
     }

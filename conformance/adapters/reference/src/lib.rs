@@ -128,7 +128,8 @@ use harness_conformance_protocol as protocol;
 use harness_conformance_protocol::vocabulary;
 use harness_conformance_protocol::{
     Behavior, CallForm, CapCapability, Capabilities, DeadlineCapability, Hello, Implementation,
-    Invocation, NonJson, ObservedResult, RaiseKind, Reply, WireCase, PROTOCOL_VERSION,
+    Invocation, NonJson, NoteDeclaration, ObservedResult, RaiseKind, Reply, WireCase,
+    PROTOCOL_VERSION,
 };
 use harness_ref::cap::{self, CapConfig};
 use harness_ref::{
@@ -246,6 +247,22 @@ impl ReferenceAdapter {
         self.variant
     }
 
+    /// Whether harness-ref escapes copies of its note in outputs: where the hello declares the
+    /// escapes, except under the faults that take a copy for harness-ref's own note.
+    fn escapes_note_copies(&self) -> bool {
+        let declared = self
+            .hello()
+            .capabilities
+            .cap
+            .and_then(|c| c.note)
+            .is_some_and(|n| !n.escapes.is_empty());
+        declared
+            && !matches!(
+                self.fault,
+                Some(Fault::TrustsForgedNotes | Fault::TrustsNoteInOutput)
+            )
+    }
+
     /// Whether this configuration repairs double-encoded values (and declares `repair`).
     fn repairs(&self) -> bool {
         self.variant == Some(Variant::RepairsDoubleEncoded)
@@ -277,6 +294,7 @@ impl ReferenceAdapter {
                     configurable: false,
                     strategies: vec![protocol::Strategy::HeadTail],
                     units: Vec::new(),
+                    note: Some(reference_note()),
                 });
             }
             Some(Variant::HeadOnlyCap) => {
@@ -289,6 +307,28 @@ impl ReferenceAdapter {
                     configurable: false,
                     default_ms: Some(FIXED_DEADLINE.as_millis() as u64),
                 });
+            }
+            // Their notes are worded otherwise, and forgeable: they declare no form.
+            Some(Variant::GroupedNote | Variant::InlineNote) => {
+                if let Some(cap) = &mut caps.cap {
+                    cap.note = None;
+                }
+            }
+            Some(Variant::NonceInNote) => {
+                if let Some(cap) = &mut caps.cap {
+                    cap.note = Some(NoteDeclaration {
+                        form: Some(renote::NONCE_NOTE_FORM.to_owned()),
+                        ..NoteDeclaration::default()
+                    });
+                }
+            }
+            Some(Variant::NoteBesideContent) => {
+                if let Some(cap) = &mut caps.cap {
+                    cap.note = Some(NoteDeclaration {
+                        outside: true,
+                        ..NoteDeclaration::default()
+                    });
+                }
             }
             Some(Variant::NoHistory) => caps.history = false,
             Some(Variant::NoRetryability) => caps.retryability = false,
@@ -334,6 +374,7 @@ impl ReferenceAdapter {
                         protocol::Strategy::Spill,
                     ],
                     units: vec![protocol::Unit::Lines],
+                    note: Some(reference_note()),
                 }),
                 codes: Some(
                     ErrorCode::ALL
@@ -422,6 +463,7 @@ impl ReferenceAdapter {
             repair: self.repairs(),
             // `drops-partial-output`: a timeout shows its message alone.
             partial_output: fault != Some(Fault::DropsPartialOutput),
+            escape_note_copies: self.escapes_note_copies(),
             ..HarnessConfig::default()
         };
         let state = Arc::new(RunState::default());
@@ -1593,6 +1635,27 @@ fn observe_result(result: &ToolResult) -> ObservedResult {
         repaired: Vec::new(),
         blocks: (!result.parts().is_empty())
             .then(|| result.parts().iter().map(blocks::block_of).collect()),
+        note_nonce: None,
+    }
+}
+
+/// harness-ref's note as the hello declares it (`cap.note`): its form, `{...}` standing for
+/// where the cut was made (`from the middle`, `at the end`) and for the remedy, and the escapes harness-ref
+/// applies to copies of it in an output ([`harness_ref::cap::NOTE_ESCAPES`]).
+fn reference_note() -> NoteDeclaration {
+    NoteDeclaration {
+        form: Some(
+            "[truncated: {omitted} of {total} {unit} omitted {...} ({omitted_lines} of {total_lines} lines); {...}]"
+                .to_owned(),
+        ),
+        escapes: harness_ref::cap::NOTE_ESCAPES
+            .iter()
+            .map(|(from, to)| protocol::Escape {
+                from: (*from).to_owned(),
+                to: (*to).to_owned(),
+            })
+            .collect(),
+        outside: false,
     }
 }
 
@@ -1896,6 +1959,28 @@ fn reshape_result(
         | Variant::GroupedNote
         | Variant::InlineNote => {
             o.content = renote::renote(result.content(), result.truncation(), note_style(variant));
+        }
+        Variant::NonceInNote => {
+            o.content = renote::with_nonce(result.content(), result.truncation());
+            o.note_nonce = Some(renote::nonce().to_owned());
+        }
+        Variant::NoteBesideContent => {
+            if let Some(t) = result.truncation().filter(|t| t.artifact.is_none()) {
+                o.content = perturb::strip_note(result.content(), t);
+                o.truncation = Some(protocol::TruncationMeta {
+                    unit: Some(to_wire_unit(t.unit)),
+                    total: Some(t.original_size),
+                    omitted: Some(t.omitted_size),
+                    direction: Some(
+                        match t.strategy {
+                            cap::Strategy::HeadTail | cap::Strategy::Reject => "middle",
+                            cap::Strategy::HeadOnly | cap::Strategy::Spill => "end",
+                        }
+                        .to_owned(),
+                    ),
+                    ..protocol::TruncationMeta::default()
+                });
+            }
         }
         Variant::RefusesEveryDuplicateId if cx.first_of_reused => {
             o.is_error = true;

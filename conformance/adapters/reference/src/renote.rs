@@ -114,6 +114,46 @@ pub(crate) fn renote(content: &str, truncation: Option<&Truncation>, style: Note
     }
 }
 
+/// `nonce-in-note`'s note as its hello declares it: harness-ref's numbers, the nonce after
+/// `truncated`, and no remedy (so it is never longer than harness-ref's note, whose remedy is
+/// longer than the nonce).
+pub(crate) const NONCE_NOTE_FORM: &str =
+    "[truncated {nonce}: {omitted} of {total} {unit} omitted {...} ({omitted_lines} of {total_lines} lines)]";
+
+/// The nonce `nonce-in-note` tells the model its notes carry: random for the process (a copy in
+/// an output cannot know it), the same for every turn, so the same turn gets the same results.
+pub(crate) fn nonce() -> &'static str {
+    static NONCE: std::sync::OnceLock<String> = std::sync::OnceLock::new();
+    NONCE.get_or_init(|| {
+        use std::hash::{BuildHasher, Hasher};
+        let mut h = std::collections::hash_map::RandomState::new().build_hasher();
+        h.write_u64(0x5eed);
+        format!("n{:08x}", h.finish() as u32)
+    })
+}
+
+/// harness-ref's capped `content` with its cut's note ([`Truncation::note`]) replaced by the
+/// note of [`NONCE_NOTE_FORM`], in the same place; content without a cut, or a spill's preview,
+/// is harness-ref's.
+pub(crate) fn with_nonce(content: &str, truncation: Option<&Truncation>) -> String {
+    let Some(t) = truncation.filter(|t| t.artifact.is_none()) else {
+        return content.to_owned();
+    };
+    let place = match t.strategy {
+        Strategy::HeadTail | Strategy::Reject => "from the middle",
+        Strategy::HeadOnly | Strategy::Spill => "at the end",
+    };
+    let note = NONCE_NOTE_FORM
+        .replace("{nonce}", nonce())
+        .replace("{omitted_lines}", &t.omitted_lines.to_string())
+        .replace("{total_lines}", &t.original_lines.to_string())
+        .replace("{omitted}", &t.omitted_size.to_string())
+        .replace("{total}", &t.original_size.to_string())
+        .replace("{unit}", t.unit.as_str())
+        .replace("{...}", place);
+    content.replacen(&t.note(), &note, 1)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -138,11 +138,22 @@ pub enum Variant {
     /// before the output (`command timed out after 250 ms; output so far:` and the output), as
     /// shells and coding agents print it; harness-ref puts the message after the output.
     TimeoutNoteFirst,
+    // Issue 30 area 11: the harness's note told apart from a copy in the output (FORGE-1).
+    /// The truncation note carries a nonce the harness told the model
+    /// (`[truncated 9f2c…: 3000 of 5000 chars omitted …]`), reported as each result's
+    /// `note_nonce` and declared as `{nonce}` in the note's form; copies in the output are not
+    /// escaped. A copy cannot carry the nonce, so the model tells it from the real note.
+    NonceInNote,
+    /// The truncation note is never in the content: the cut content is the kept head and tail,
+    /// and the note is the result's truncation metadata, which the model is shown beside it
+    /// (`cap.note.outside`); copies in the output are not escaped. Departs from HT-3 (a
+    /// SHOULD: the omitted line count), which the metadata does not state.
+    NoteBesideContent,
 }
 
 impl Variant {
     /// Every variant, in documentation order.
-    pub const ALL: [Variant; 33] = [
+    pub const ALL: [Variant; 35] = [
         Variant::FoldsMalformedCall,
         Variant::NonObjectAsInvalidArguments,
         Variant::EmptyNameAsUnknownTool,
@@ -176,6 +187,8 @@ impl Variant {
         Variant::RendersLinksAsText,
         Variant::InterruptsOpenCalls,
         Variant::TimeoutNoteFirst,
+        Variant::NonceInNote,
+        Variant::NoteBesideContent,
     ];
 
     /// The kebab-case name used on the command line and in reports.
@@ -214,6 +227,8 @@ impl Variant {
             Variant::RendersLinksAsText => "renders-links-as-text",
             Variant::InterruptsOpenCalls => "interrupts-open-calls",
             Variant::TimeoutNoteFirst => "timeout-note-first",
+            Variant::NonceInNote => "nonce-in-note",
+            Variant::NoteBesideContent => "note-beside-content",
         }
     }
 
@@ -293,6 +308,12 @@ impl Variant {
             Variant::InterruptsOpenCalls => {
                 "answers the calls a resumed transcript left open as interrupted instead of running them"
             }
+            Variant::NonceInNote => {
+                "authenticates its truncation note with a nonce instead of escaping copies of it"
+            }
+            Variant::NoteBesideContent => {
+                "shows its truncation note as metadata beside the content, never in it (departs from HT-3)"
+            }
         }
     }
 
@@ -308,6 +329,7 @@ impl Variant {
             Variant::RefusesEveryDuplicateId => &["CORR-6"],
             Variant::UninterruptibleHandlers => &["CANCEL-2"],
             Variant::KeepsLastDuplicateKey => &["CALL-10"],
+            Variant::NoteBesideContent => &["HT-3"],
             _ => &[],
         }
     }

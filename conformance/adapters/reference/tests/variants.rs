@@ -592,6 +592,23 @@ fn demo(variant: Variant) -> Demo {
                 assert!(r.starts_with("PART-A\n"), "{r}");
                 assert!(v.ends_with("\nPART-A") && v.contains("deadline"), "{v}");
                 assert_eq!(r.len(), v.len());
+        Variant::NonceInNote | Variant::NoteBesideContent => (
+            one_tool(
+                json!({"cap": {"limit": 400, "unit": "bytes"}}),
+                json!({}),
+                json!({"return": {"generate": {"repeat": "0123456789", "size": 2000}}}),
+                json!([call("a", json!({}))]),
+            ),
+            |reference, variant| {
+                let (r, v) = (&results(reference)[0], &results(variant)[0]);
+                assert!(r.content.contains("[truncated: "));
+                assert!(!v.content.contains("[truncated: "), "{}", v.content);
+                match &v.note_nonce {
+                    // nonce-in-note: the note carries the nonce the result reports.
+                    Some(nonce) => assert!(v.content.contains(&format!("[truncated {nonce}: "))),
+                    // note-beside-content: the note is the metadata.
+                    None => assert!(v.truncation.as_ref().is_some_and(|t| t.omitted.is_some())),
+                }
             },
         ),
         other => panic!("no demonstration for {other:?}"),
