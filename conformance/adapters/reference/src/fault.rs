@@ -216,11 +216,16 @@ pub enum Fault {
     /// measuring the copy again until it fits: the right content, in time quadratic in the
     /// output (Conway-Research/automaton PR #358).
     CapsInQuadraticTime,
+    /// Property names are matched to the declared ones case-insensitively (a lookup that
+    /// lower-cases keys): `City` is taken for the declared `city` before validating, so a
+    /// required property the model misspelt in case passes and the call runs (issue 27's fault
+    /// map: VAL-5 × encoding).
+    FoldsPropertyNames,
 }
 
 impl Fault {
     /// Every fault, in documentation order.
-    pub const ALL: [Fault; 79] = [
+    pub const ALL: [Fault; 80] = [
         Fault::RunsHandlerBeforeValidating,
         Fault::CoercesTypes,
         Fault::DropsUnknownFields,
@@ -300,6 +305,7 @@ impl Fault {
         Fault::ThrowsOnUnknownBlockKind,
         Fault::RendersLinksWithoutUri,
         Fault::CapsInQuadraticTime,
+        Fault::FoldsPropertyNames,
     ];
 
     /// The variants whose fault is in the optional repair profile: each is a broken version of
@@ -422,6 +428,7 @@ impl Fault {
             Fault::ThrowsOnUnknownBlockKind => "throws-on-unknown-block-kind",
             Fault::RendersLinksWithoutUri => "renders-links-without-uri",
             Fault::CapsInQuadraticTime => "caps-in-quadratic-time",
+            Fault::FoldsPropertyNames => "folds-property-names",
         }
     }
 
@@ -551,6 +558,7 @@ impl Fault {
             Fault::ValidatesErrorResults => &["STRUCT-3"],
             Fault::ParsesArgumentsTwice => &["VAL-11", "CALL-10"],
             Fault::ValidatesWithoutRefs => &["VAL-1", "VAL-2", "VAL-6"],
+            Fault::FoldsPropertyNames => &["VAL-1", "VAL-2", "VAL-4", "VAL-5"],
         }
     }
 
@@ -729,6 +737,9 @@ impl Fault {
             }
             Fault::CapsInQuadraticTime => {
                 "finds the cut by dropping one character at a time and measuring a fresh copy again"
+            }
+            Fault::FoldsPropertyNames => {
+                "matches property names to the declared ones case-insensitively before validating"
             }
         }
     }
