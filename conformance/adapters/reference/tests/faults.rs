@@ -1117,6 +1117,19 @@ fn demo(fault: Fault) -> Demo {
                 assert_eq!(variant, reference);
             },
         ),
+        Fault::FoldsPropertyNames => (
+            one_tool(
+                json!({}),
+                json!({"type": "object", "properties": {"city": {"type": "string"}}, "required": ["city"]}),
+                echo(),
+                json!([call("a", json!({"City": "Oslo"}))]),
+            ),
+            |reference, variant| {
+                assert_eq!(code(reference, 0), Some("invalid_arguments"));
+                assert!(!results(variant)[0].is_error);
+                assert_eq!(invocations(variant)[0].args, json!({"city": "Oslo"}));
+            },
+        ),
         other => panic!("no demonstration case for {other}: add one here"),
     }
 }
