@@ -10,8 +10,12 @@ and which cases exercise each. A cell is
 - not applicable: conformance/fault-dimensions.json says why the requirement cannot go wrong
   along that dimension (per requirement family, or per requirement; a requirement's own entry
   wins, and `null` there makes it an exception to its family's);
-- open: applicable, no case yet, and fault-dimensions.json says why it stays open for now;
-- a gap: applicable, no case, no reason. A gap is a finding, not an error: the map lists it.
+- open: applicable, no case of its own, and fault-dimensions.json says why: another
+  requirement's cases exercise it (named in backticks, and each name must be a case), or the
+  fault is plausible and no case is written yet (the reason says what the case needs);
+- a gap: applicable, no case, no reason. A gap is an error (`build` returns it as a problem, so
+  `--check` fails in CI): every applicable cell needs a case, or a reason in `open` saying why it
+  has none yet. A new requirement, or a case dropped from a cell, cannot go unnoticed.
 
 A case's dimensions are its optional `dimensions` field (conformance/schema/case.schema.json)
 plus those derived here from its structure (`derived`), so a new case with no annotation still
@@ -29,6 +33,7 @@ The functions below are pure (data in, text or problems out); only `main` reads 
 from __future__ import annotations
 
 import json
+import re
 import sys
 from pathlib import Path
 
@@ -167,9 +172,24 @@ def case_problems(cases):
     return problems
 
 
+CASE_REF = re.compile(r"`([a-z0-9-]+/[a-z0-9-]+)`")
+
+
+def reference_problems(data, cases):
+    """A reason that names a case (`area/name` in backticks) must name one that exists."""
+    problems = []
+    for section in ("not_applicable", "open"):
+        for key, dims in data.get(section, {}).items():
+            for dim, reason in dims.items():
+                for cid in CASE_REF.findall(reason or ""):
+                    if cid not in cases:
+                        problems.append(f"fault-dimensions.json: {section}: {key}: {dim}: no case `{cid}`")
+    return problems
+
+
 def build(reqs, cases, data):
     """The map as Markdown, and the problems of the data (empty when all is well)."""
-    problems = case_problems(cases)
+    problems = case_problems(cases) + reference_problems(data, cases)
     na, opened, data_problems = load_data(data, reqs)
     problems += data_problems
     cells = {rid: {d: [] for d in NAMES} for rid in reqs}
@@ -233,9 +253,11 @@ def build(reqs, cases, data):
         out.append(f"| {rid} | " + " | ".join(row) + " |")
 
     out += ["", "## Gaps", "",
-            "Applicable cells with no case and no reason: each is a fault no case looks for yet.", ""]
+            "Applicable cells with no case and no reason (`--check` fails while there is one).", ""]
     gaps = [(rid, d) for rid in reqs for d in NAMES if state(rid, d) == "gap"]
     out += [f"- {rid} × `{d}`: {reqs[rid]['title']}" for rid, d in gaps] or ["None."]
+    problems += [f"{rid} × {d}: a gap (no case, no reason): write a case that exercises it, or say "
+                 "in fault-dimensions.json why it is not applicable or open" for rid, d in gaps]
 
     out += ["", "## Open", "", "Applicable cells left open on purpose, and why.", ""]
     listed = [(rid, d) for rid in reqs for d in NAMES if state(rid, d) == "open"]
@@ -283,6 +305,9 @@ def main(argv):
     problems += build_problems
     for p in problems:
         print(p, file=sys.stderr)
+    if not check:
+        # Written even with problems (gaps, bad data), so the gaps can be read in the map.
+        MAP.write_text(text, encoding="utf-8")
     if problems:
         return 1
     if check:
@@ -291,8 +316,6 @@ def main(argv):
             print(f"{MAP.relative_to(ROOT.parent)} is stale: run python3 conformance/tools/fault_map.py",
                   file=sys.stderr)
             return 1
-        return 0
-    MAP.write_text(text, encoding="utf-8")
     return 0
 
 

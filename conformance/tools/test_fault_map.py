@@ -60,7 +60,6 @@ class Build(unittest.TestCase):
         cases = {"validation/a": case("validation/a", ["VAL-1", "VAL-2"], dimensions=["type"]),
                  "validation/b": case("validation/b", ["VAL-1"], dimensions=["type", "absence"])}
         text, problems = self.build(cases)
-        self.assertEqual(problems, [])
         val1, val2 = row(text, "VAL-1"), row(text, "VAL-2")
         self.assertEqual((val1["type"], val1["absence"], val2["type"]), ("2", "1", "1"))
         self.assertEqual((val1["concurrency"], val2["concurrency"], val2["nesting"]), ("–", "–", "–"))
@@ -69,11 +68,29 @@ class Build(unittest.TestCase):
         self.assertIn("- VAL-1 × `encoding`: needs a new handler behaviour", text)
         self.assertIn("- VAL-2 × `nesting`: one answer", text)
         self.assertIn("- `type` (2): `validation/a`, `validation/b`", text)
+        # Every cell left a gap is a problem, so the map cannot be checked in with one.
+        gaps = [(rid, d) for rid in ("VAL-1", "VAL-2", "CAP-1") for d, v in row(text, rid).items()
+                if v == "**gap**"]
+        self.assertIn(("VAL-1", "nesting"), gaps)
+        self.assertEqual(problems, [f"{rid} × {d}: a gap (no case, no reason): write a case that exercises "
+                                    "it, or say in fault-dimensions.json why it is not applicable or open"
+                                    for rid, d in gaps])
+
+    def test_a_map_with_every_applicable_cell_covered_or_reasoned_has_no_problems(self):
+        self.reqs = {"VAL-2": req("an error result")}
+        reasons = {d: "no case needed here" for d in fault_map.NAMES if d not in ("type", "nesting", "concurrency")}
+        self.data["open"] = {"VAL-2": reasons}
+        cases = {"validation/a": case("validation/a", ["VAL-2"], dimensions=["type"])}
+        text, problems = self.build(cases)
+        self.assertEqual(problems, [])
+        self.assertIn("## Gaps\n\nApplicable cells with no case and no reason (`--check` fails while there is "
+                      "one).\n\nNone.", text)
 
     def test_a_requirement_can_be_an_exception_to_its_family(self):
         self.data["not_applicable"]["VAL-1"] = {"concurrency": None}
         text, problems = self.build({})
-        self.assertEqual(problems, [])
+        self.assertIn("VAL-1 × concurrency: a gap", "\n".join(problems))
+        self.assertNotIn("VAL-2 × concurrency", "\n".join(problems))
         self.assertEqual((row(text, "VAL-1")["concurrency"], row(text, "VAL-2")["concurrency"]),
                          ("**gap**", "–"))
         self.data["not_applicable"]["VAL"]["nesting"] = None
@@ -84,8 +101,8 @@ class Build(unittest.TestCase):
         self.reqs["NEW-1"] = req("something new")
         cases = {"new/bare": case("new/bare", ["NEW-1"])}
         text, problems = self.build(cases)
-        self.assertEqual(problems, [])
         self.assertEqual(set(row(text, "NEW-1").values()), {"**gap**"})
+        self.assertEqual(len([p for p in problems if p.startswith("NEW-1 × ")]), len(fault_map.NAMES))
         self.assertIn("- NEW-1 × `type`: something new", text)
         self.assertIn("## Cases with no dimension\n\nNeither annotated nor derivable: add `dimensions` "
                       "to the case file.\n\n- `new/bare`", text)
@@ -93,7 +110,7 @@ class Build(unittest.TestCase):
     def test_a_case_naming_an_unknown_requirement_is_left_to_the_corpus_check(self):
         cases = {"x/y": case("x/y", ["GONE-1"], dimensions=["type"])}
         _, problems = self.build(cases)
-        self.assertEqual(problems, [])
+        self.assertEqual([p for p in problems if "GONE-1" in p or "x/y" in p], [])
 
     def test_unknown_dimensions_and_keys_and_missing_reasons_are_problems(self):
         self.data["not_applicable"]["NOPE-1"] = {"type": "x"}
@@ -106,6 +123,13 @@ class Build(unittest.TestCase):
                          "CAP: unknown dimension 'colour'", "CAP: size: a reason is required",
                          "VAL-2: nesting is both not applicable and open"):
             self.assertIn(expected, joined)
+
+    def test_a_reason_naming_a_case_must_name_one_that_exists(self):
+        self.data["open"]["VAL-1"]["encoding"] = "exercised by `validation/a` and `validation/gone`"
+        cases = {"validation/a": case("validation/a", ["VAL-2"], dimensions=["encoding"])}
+        _, problems = self.build(cases)
+        self.assertIn("fault-dimensions.json: open: VAL-1: encoding: no case `validation/gone`", problems)
+        self.assertFalse(any("`validation/a`" in p for p in problems), problems)
 
     def test_the_vocabulary_must_match_the_data(self):
         self.data["dimensions"] = {"type": "only one"}

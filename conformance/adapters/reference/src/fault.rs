@@ -245,11 +245,16 @@ pub enum Fault {
     /// does) but does not escape: a handler's copy of the note, with another count, reaches the
     /// model as a second note, or as the only one (claude-code #75758).
     TrustsForgedNotes,
+    /// Property names are matched to the declared ones case-insensitively (a lookup that
+    /// lower-cases keys): `City` is taken for the declared `city` before validating, so a
+    /// required property the model misspelt in case passes and the call runs (issue 27's fault
+    /// map: VAL-5 × encoding).
+    FoldsPropertyNames,
 }
 
 impl Fault {
     /// Every fault, in documentation order.
-    pub const ALL: [Fault; 87] = [
+    pub const ALL: [Fault; 88] = [
         Fault::RunsHandlerBeforeValidating,
         Fault::CoercesTypes,
         Fault::DropsUnknownFields,
@@ -337,6 +342,7 @@ impl Fault {
         Fault::DropsPartialOutput,
         Fault::PartialOutputAsSuccess,
         Fault::TrustsForgedNotes,
+        Fault::FoldsPropertyNames,
     ];
 
     /// The variants whose fault is in the optional repair profile: each is a broken version of
@@ -467,6 +473,7 @@ impl Fault {
             Fault::DropsPartialOutput => "drops-partial-output",
             Fault::PartialOutputAsSuccess => "partial-output-as-success",
             Fault::TrustsForgedNotes => "trusts-forged-notes",
+            Fault::FoldsPropertyNames => "folds-property-names",
         }
     }
 
@@ -605,6 +612,7 @@ impl Fault {
             Fault::ParsesArgumentsTwice => &["VAL-11", "CALL-10"],
             Fault::ValidatesWithoutRefs => &["VAL-1", "VAL-2", "VAL-6"],
             Fault::TrustsForgedNotes => &["FORGE-1"],
+            Fault::FoldsPropertyNames => &["VAL-1", "VAL-2", "VAL-4", "VAL-5"],
         }
     }
 
@@ -807,6 +815,9 @@ impl Fault {
             }
             Fault::TrustsForgedNotes => {
                 "declares the escapes that keep copies of its note apart but shows a handler's copy as it is"
+            }
+            Fault::FoldsPropertyNames => {
+                "matches property names to the declared ones case-insensitively before validating"
             }
         }
     }

@@ -1488,7 +1488,8 @@ fn edit_calls(case: &WireCase, peeked: &[Peeked], fault: Option<Fault>) -> Vec<E
                 | Fault::DropsUnknownFields
                 | Fault::NullsAsAbsent
                 | Fault::RepairsScalarStrings
-                | Fault::RepairsStringsTheSchemaAccepts,
+                | Fault::RepairsStringsTheSchemaAccepts
+                | Fault::FoldsPropertyNames,
             ) => {
                 edit.args = rewrite_args(peek, &case.tools, fault);
             }
@@ -1587,6 +1588,7 @@ fn rewrite_args(peek: &Peeked, tools: &[protocol::ToolDef], fault: Option<Fault>
         Some(Fault::RepairsStringsTheSchemaAccepts) => rewrite::decode_json_strings,
         Some(Fault::DropsUnknownFields) => rewrite::strip_unknown,
         Some(Fault::NullsAsAbsent) => rewrite::drop_nulls,
+        Some(Fault::FoldsPropertyNames) => rewrite::fold_property_names,
         _ => return None,
     };
     let tool = tools.iter().find(|t| Some(&t.name) == peek.name.as_ref())?;

@@ -140,6 +140,33 @@ pub(crate) fn strip_unknown(value: &mut Value, schema: &Value) {
     descend(value, schema, strip_unknown);
 }
 
+/// `folds-property-names`: a key that is not declared but equals a declared property's name
+/// ignoring case is renamed to it (unless the declared name is also sent), at any depth.
+pub(crate) fn fold_property_names(value: &mut Value, schema: &Value) {
+    if let (Value::Object(map), Some(declared)) = (
+        &mut *value,
+        schema.get("properties").and_then(Value::as_object),
+    ) {
+        let renames: Vec<(String, String)> = map
+            .keys()
+            .filter(|key| !declared.contains_key(*key))
+            .filter_map(|key| {
+                let lower = key.to_lowercase();
+                declared
+                    .keys()
+                    .find(|name| name.to_lowercase() == lower && !map.contains_key(*name))
+                    .map(|name| (key.clone(), name.clone()))
+            })
+            .collect();
+        for (from, to) in renames {
+            if let Some(v) = map.remove(&from) {
+                map.insert(to, v);
+            }
+        }
+    }
+    descend(value, schema, fold_property_names);
+}
+
 /// Removes every object property whose value is `null`, at any depth.
 pub(crate) fn drop_nulls(value: &mut Value, _schema: &Value) {
     match value {

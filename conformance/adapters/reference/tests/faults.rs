@@ -1217,6 +1217,19 @@ fn demo(fault: Fault) -> Demo {
             assert!(!v.is_error && v.code.is_none());
             assert_eq!(v.content, "PART-A");
         }),
+        Fault::FoldsPropertyNames => (
+            one_tool(
+                json!({}),
+                json!({"type": "object", "properties": {"city": {"type": "string"}}, "required": ["city"]}),
+                echo(),
+                json!([call("a", json!({"City": "Oslo"}))]),
+            ),
+            |reference, variant| {
+                assert_eq!(code(reference, 0), Some("invalid_arguments"));
+                assert!(!results(variant)[0].is_error);
+                assert_eq!(invocations(variant)[0].args, json!({"city": "Oslo"}));
+            },
+        ),
         other => panic!("no demonstration case for {other}: add one here"),
     }
 }
