@@ -127,7 +127,10 @@ pub const CLASSES: [&str; 16] = [
 /// `parallel_calls: false`); `mcp-client`: the harness consumes MCP servers and maps their
 /// results (a tool's `mcp_result`). None is a security gate, but all are optional in the same
 /// way.
-pub const FEATURES: [&str; 12] = [
+///
+/// `image-limits`: the harness enforces a model provider's image limits, configured per case
+/// (a case's `config.image_limit`; SPEC.md BLOCK-6).
+pub const FEATURES: [&str; 13] = [
     "authorization",
     "bounds",
     "budget",
@@ -140,6 +143,7 @@ pub const FEATURES: [&str; 12] = [
     "cancel",
     "serial-calls",
     "mcp-client",
+    "image-limits",
 ];
 
 /// Scripted behaviours beyond protocol 1's base set, which an adapter declares it can run

@@ -84,6 +84,9 @@ pub enum CheckKind {
     /// `blocks.intact`: every non-text block that reached the model is one the handler
     /// returned, byte for byte (none cut or altered on the way).
     BlocksIntact,
+    /// `blocks.within_limits`: no image over the provider's limit (`config.image_limit`)
+    /// reached the model; it was refused saying why, or reduced with a note.
+    BlocksWithinLimits,
     /// Universal: one result per call.
     ResultsCount,
     /// Universal: content is valid text.
@@ -119,7 +122,7 @@ pub enum CheckKind {
 
 impl CheckKind {
     /// Every kind, in report order.
-    pub const ALL: [CheckKind; 43] = [
+    pub const ALL: [CheckKind; 44] = [
         CheckKind::ResultsCount,
         CheckKind::Answered,
         CheckKind::ToolUseId,
@@ -152,6 +155,7 @@ impl CheckKind {
         CheckKind::BlocksOrder,
         CheckKind::BlocksNoPayloadText,
         CheckKind::BlocksIntact,
+        CheckKind::BlocksWithinLimits,
         CheckKind::TextValid,
         CheckKind::CapWithin,
         CheckKind::Secret,
@@ -198,6 +202,7 @@ impl CheckKind {
             CheckKind::BlocksOrder => "blocks.order",
             CheckKind::BlocksNoPayloadText => "blocks.no_payload_text",
             CheckKind::BlocksIntact => "blocks.intact",
+            CheckKind::BlocksWithinLimits => "blocks.within_limits",
             CheckKind::ResultsCount => "results.count",
             CheckKind::TextValid => "text.valid",
             CheckKind::CapWithin => "cap.within",
@@ -275,6 +280,7 @@ impl CheckKind {
             CheckKind::BlocksNoPayloadText => "BLOCK-2",
             CheckKind::BlocksIntact => "BLOCK-1",
             CheckKind::BlocksOrder => "BLOCK-3",
+            CheckKind::BlocksWithinLimits => "BLOCK-6",
             _ => return None,
         })
     }

@@ -216,11 +216,21 @@ pub enum Fault {
     /// measuring the copy again until it fits: the right content, in time quadratic in the
     /// output (Conway-Research/automaton PR #358).
     CapsInQuadraticTime,
+    /// An image over the model provider's limit is sent on unchanged: the provider refuses the
+    /// request, and every later one that replays the transcript (anthropics/claude-code
+    /// #46656).
+    PassesOversizedImages,
+    /// An image over the model provider's limit is dropped, and the rest of the result is
+    /// delivered as a success with no word of it.
+    DropsOversizedImages,
+    /// The oversized image is refused for its call, but the transcript keeps it: every later
+    /// call of the turn fails as the provider refuses the request that replays it.
+    OversizedImagePoisonsLaterCalls,
 }
 
 impl Fault {
     /// Every fault, in documentation order.
-    pub const ALL: [Fault; 79] = [
+    pub const ALL: [Fault; 82] = [
         Fault::RunsHandlerBeforeValidating,
         Fault::CoercesTypes,
         Fault::DropsUnknownFields,
@@ -300,6 +310,9 @@ impl Fault {
         Fault::ThrowsOnUnknownBlockKind,
         Fault::RendersLinksWithoutUri,
         Fault::CapsInQuadraticTime,
+        Fault::PassesOversizedImages,
+        Fault::DropsOversizedImages,
+        Fault::OversizedImagePoisonsLaterCalls,
     ];
 
     /// The variants whose fault is in the optional repair profile: each is a broken version of
@@ -422,6 +435,9 @@ impl Fault {
             Fault::ThrowsOnUnknownBlockKind => "throws-on-unknown-block-kind",
             Fault::RendersLinksWithoutUri => "renders-links-without-uri",
             Fault::CapsInQuadraticTime => "caps-in-quadratic-time",
+            Fault::PassesOversizedImages => "passes-oversized-images",
+            Fault::DropsOversizedImages => "drops-oversized-images",
+            Fault::OversizedImagePoisonsLaterCalls => "oversized-image-poisons-later-calls",
         }
     }
 
@@ -462,6 +478,9 @@ impl Fault {
             Fault::ThrowsOnUnknownBlockKind => &["BLOCK-1", "BLOCK-5"],
             Fault::RendersLinksWithoutUri => &["BLOCK-5"],
             Fault::CapsInQuadraticTime => &["CAP-11"],
+            Fault::PassesOversizedImages => &["BLOCK-6"],
+            Fault::DropsOversizedImages => &["BLOCK-6"],
+            Fault::OversizedImagePoisonsLaterCalls => &["BLOCK-6"],
             Fault::CapsHeadOnly => &["HT-1", "HT-2"],
             Fault::CoercesTypes => &["VAL-1", "VAL-2", "VAL-3", "VAL-6", "VAL-9", "VAL-10"],
             Fault::CommitsUnverifiedTokens => &[
@@ -729,6 +748,15 @@ impl Fault {
             }
             Fault::CapsInQuadraticTime => {
                 "finds the cut by dropping one character at a time and measuring a fresh copy again"
+            }
+            Fault::PassesOversizedImages => {
+                "sends an image over the provider's limit on unchanged"
+            }
+            Fault::DropsOversizedImages => {
+                "drops an image over the provider's limit and reports the rest as a success"
+            }
+            Fault::OversizedImagePoisonsLaterCalls => {
+                "refuses an oversized image but keeps it in the transcript: every later call of the turn fails"
             }
         }
     }

@@ -130,11 +130,15 @@ pub enum Variant {
     /// A harness without link blocks: a resource link reaches the model as a text block that
     /// keeps its URI and name (and its other fields), in its place among the blocks.
     RendersLinksAsText,
+    /// An image over the model provider's limit is scaled down to fit it (aspect ratio kept)
+    /// and delivered with a note saying so, instead of refused (SPEC.md BLOCK-6: reduce or
+    /// refuse, visibly).
+    ReducesOversizedImages,
 }
 
 impl Variant {
     /// Every variant, in documentation order.
-    pub const ALL: [Variant; 31] = [
+    pub const ALL: [Variant; 32] = [
         Variant::FoldsMalformedCall,
         Variant::NonObjectAsInvalidArguments,
         Variant::EmptyNameAsUnknownTool,
@@ -166,6 +170,7 @@ impl Variant {
         Variant::RefusesNonTextBlocks,
         Variant::KeepsLastDuplicateKey,
         Variant::RendersLinksAsText,
+        Variant::ReducesOversizedImages,
     ];
 
     /// The kebab-case name used on the command line and in reports.
@@ -202,6 +207,7 @@ impl Variant {
             Variant::RefusesNonTextBlocks => "refuses-non-text-blocks",
             Variant::KeepsLastDuplicateKey => "keeps-last-duplicate-key",
             Variant::RendersLinksAsText => "renders-links-as-text",
+            Variant::ReducesOversizedImages => "reduces-oversized-images",
         }
     }
 
@@ -274,6 +280,9 @@ impl Variant {
             }
             Variant::KeepsLastDuplicateKey => {
                 "runs arguments text that repeats a key with the key's last value, validated and handed alike (departs from CALL-10)"
+            }
+            Variant::ReducesOversizedImages => {
+                "scales an image over the provider's limit down to fit it and says so, instead of refusing it"
             }
         }
     }
