@@ -166,8 +166,10 @@ pub fn check(
 }
 
 /// Words a refusal of an oversized image uses for why (SPEC.md BLOCK-6): any one will do,
-/// beside a word for the image itself.
-const LIMIT_WORDS: [&str; 12] = [
+/// beside a word for the image itself. A harness that shows no images at all says so
+/// (`image content is not supported`): that is a reason too, and the image never reaches the
+/// provider.
+const LIMIT_WORDS: [&str; 15] = [
     "limit",
     "too large",
     "too big",
@@ -180,6 +182,9 @@ const LIMIT_WORDS: [&str; 12] = [
     "bytes",
     "larger",
     "over ",
+    "support",
+    "accept",
+    "allowed",
 ];
 
 /// Words a note on a reduced image uses for what was done to it.
@@ -224,7 +229,7 @@ fn check_within_limits(
             Finding::Pass
         } else {
             Finding::Fail(format!(
-                "{label}: the handler returned an image over the provider's limit; an error result must say the image is too large for it (a limit, a size or a dimension), the harness returned an error with content {}",
+                "{label}: the handler returned an image over the provider's limit; an error result must name the image and say why it was refused (a limit, a size or a dimension; or that images are not supported), the harness returned an error with content {}",
                 quote(&res.content)
             ))
         };
