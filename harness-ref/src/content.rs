@@ -185,7 +185,7 @@ impl Part {
     pub(crate) fn unsupported(&self, limit: &ImageLimit) -> Option<String> {
         match self {
             Part::Image { data, .. } if limit.breaches(data).is_some() => Some(format!(
-                "the image is too large for the model provider ({}): return a smaller image (scale it down or crop it) and call again",
+                "the image is too large for the model provider ({}); ask for a smaller one (a lower resolution or a crop) if the tool can give it",
                 limit.breaches(data).unwrap_or_default()
             )),
             Part::Image { media_type, .. } if !IMAGE_TYPES.contains(&media_type.as_str()) => {
@@ -349,7 +349,7 @@ mod tests {
             why.contains("3000 pixels wide, over the 2000 allowed"),
             "{why}"
         );
-        assert!(why.contains("smaller image"), "{why}");
+        assert!(why.contains("a smaller one"), "{why}");
         let tight = ImageLimit {
             max_base64_bytes: Some(10),
             ..ImageLimit::NONE
