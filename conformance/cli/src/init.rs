@@ -183,7 +183,7 @@ const FIELDS: [Field; 12] = [
     },
     Field {
         name: "features",
-        doc: "optional feature sets (PROTOCOL.md sections 4a-4e); declare only those your \
+        doc: "optional feature sets (PROTOCOL.md sections 4a-4f); declare only those your \
               harness has.",
         names: || list("Features", &vocabulary::FEATURES),
         python: r#"features=["authorization", "budget"],"#,

@@ -178,7 +178,7 @@ pub struct CaseConfig {
     /// The model provider's image limits the harness is to enforce (feature `image-limits`,
     /// derived from it; SPEC.md BLOCK-6).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub image_limit: Option<crate::ImageLimit>,
+    pub image_limit: Option<Box<crate::ImageLimit>>,
 }
 
 impl CaseConfig {

@@ -79,10 +79,12 @@ impl ImageLimit {
 }
 
 /// The facts of a base64 image, or why they cannot be read (not base64, no image header the
-/// reader knows).
+/// reader knows). Line breaks in the base64 (MIME-style wrapping) are read past; they count in
+/// its length, as the provider counts them.
 pub fn facts(data: &str) -> Result<ImageFacts, String> {
+    let compact: String = data.chars().filter(|c| !c.is_ascii_whitespace()).collect();
     let bytes = base64::engine::general_purpose::STANDARD
-        .decode(data)
+        .decode(compact)
         .map_err(|e| format!("its data is not base64: {e}"))?;
     let size = imagesize::blob_size(&bytes)
         .map_err(|e| format!("its dimensions cannot be read from its header: {e}"))?;

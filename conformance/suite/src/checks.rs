@@ -1136,7 +1136,8 @@ fn check_result(
             ));
             return false;
         };
-        for (kind, finding) in blocks::check(label, b, want, res, wire.config.image_limit.as_ref())
+        for (kind, finding) in
+            blocks::check(label, b, want, res, wire.config.image_limit.as_deref())
         {
             match finding {
                 blocks::Finding::Pass => r.pass(kind, i),

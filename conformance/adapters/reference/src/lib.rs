@@ -410,10 +410,9 @@ impl ReferenceAdapter {
             },
             repair: self.repairs(),
             limits: harness_ref::OutputLimits {
-                image: blocks::image_limit(case.config.image_limit.as_ref(), fault, variant),
+                image: blocks::image_limit(case.config.image_limit.as_deref(), fault, variant),
                 ..harness_ref::OutputLimits::default()
             },
-            ..HarnessConfig::default()
         };
         let state = Arc::new(RunState::default());
         // Generated outputs are sized in the unit of the cap the harness applies; a harness that
@@ -712,7 +711,7 @@ impl ReferenceAdapter {
             };
             perturb_result(&mut o, result, fault, &context);
             blocks::perturb_result(&mut o, fault, &intended);
-            blocks::limit_images(&mut o, fault, variant, case.config.image_limit.as_ref());
+            blocks::limit_images(&mut o, fault, variant, case.config.image_limit.as_deref());
             // `oversized-image-poisons-later-calls`: the transcript keeps the image it refused,
             // and every later request that replays it is refused by the provider.
             if fault == Some(Fault::OversizedImagePoisonsLaterCalls) {
