@@ -55,7 +55,8 @@ UNSEEN[trusts-forged-notes]="a forged-note fault; generated outputs hold no copy
 UNSEEN[sdk-default-deadline]="an inner-default deadline fault; generated handlers never outlast a short inner default within a longer configured deadline (caught by selftest)"
 for f in replaces-blocks-with-placeholders flattens-blocks-to-text ignores-mcp-is-error \
   moves-blocks-after-text caps-block-payloads drops-block-results drops-resource-links \
-  throws-on-unknown-block-kind renders-links-without-uri; do
+  throws-on-unknown-block-kind renders-links-without-uri passes-oversized-images \
+  drops-oversized-images oversized-image-poisons-later-calls; do
   UNSEEN[$f]="a content-block fault; generated tools return text or JSON only (caught by selftest)"
 done
 for f in drops-partial-output partial-output-as-success; do

@@ -72,6 +72,7 @@ RESULT_KINDS = {
     "content.matches", "content.max_chars", "content.max_size", "content.equals_output",
     "cap.truncated", "cap.keeps_head", "cap.keeps_last_line", "cap.note_counts", "cap.note_lines",
     "cap.idempotent", "cap.rejected", "cap.spilled", "cap.artifact", "cap.counted", "cap.configured", "cap.own_note", "blocks.delivered", "blocks.order", "blocks.no_payload_text", "blocks.intact", "answered",
+    "blocks.within_limits",
 }
 CASE_KINDS = {"results.count", "text.valid", "cap.within", "secret", "invocations",
               "received_args", "runs_only_with", "history_unchanged", "stopped", "repeatable",
@@ -89,6 +90,7 @@ DEFAULT_OWNER = {
     "history_unchanged": "ISO-1", "represents_output": "VOCAB-5", "repaired": "REPAIR-3",
     "blocks.delivered": "BLOCK-1", "blocks.no_payload_text": "BLOCK-2", "blocks.order": "BLOCK-3",
     "blocks.intact": "BLOCK-1",
+    "blocks.within_limits": "BLOCK-6",
     "linear_time": "CAP-11",
 }
 # `cap.truncated` defaults by its value: false (output unchanged) CAP-2, true (cut, noted) CAP-5.
@@ -523,6 +525,8 @@ def case_needs(case):
         needs.add("feature.serial-calls")
     if "resume" in case:
         needs.add("feature.resume")
+    if "image_limit" in case.get("config", {}):
+        needs.add("feature.image-limits")
     for t in case.get("tools", []):
         out = final_output(t.get("behavior"))
         if isinstance(out, dict) and "mcp_result" in out:

@@ -12,10 +12,19 @@
 //! block that keeps its URI and name (the API has no link block): the model can still use the
 //! link, and nothing of it is dropped.
 //!
+//! An image over the model provider's limits ([`ImageLimit`]: the Messages API refuses an image
+//! whose base64 is over 5 MB or whose side is over 8000 pixels, and a transcript holding one is
+//! refused on every later turn too) is refused for its call, as `invalid_tool_output` with a
+//! message that says which bound it breaks and what to do, so the next request carries an error
+//! result instead of an image the provider rejects (anthropics/claude-code #46656). Dimensions
+//! are read from the image's header; an image whose header cannot be read is judged by its size
+//! alone (the provider decides what it can decode).
+//!
 //! [`from_mcp_result`] is the MCP client side: a server's `CallToolResult` (its JSON) as a
 //! handler's outcome — `isError: true` is the tool's refusal carrying the server's text, and
 //! otherwise the content blocks become parts, unchanged.
 
+use base64::Engine as _;
 use serde_json::{json, Value};
 
 use crate::tool::{ToolError, ToolOutput};
@@ -105,6 +114,60 @@ pub enum ResourceBody {
     Blob(String),
 }
 
+/// A model provider's limits on one image. Each bound is inclusive; `None` is no bound.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct ImageLimit {
+    /// The widest image, in pixels.
+    pub max_width: Option<u64>,
+    /// The highest image, in pixels.
+    pub max_height: Option<u64>,
+    /// The longest base64 text of one image, in bytes (what the Messages API counts).
+    pub max_base64_bytes: Option<u64>,
+}
+
+impl ImageLimit {
+    /// The Messages API's: 8000 × 8000 pixels, 5 MiB of base64 (`image exceeds 5 MB maximum:
+    /// … bytes > 5242880 bytes`, anthropics/claude-code #14887).
+    pub const MESSAGES_API: ImageLimit = ImageLimit {
+        max_width: Some(8000),
+        max_height: Some(8000),
+        max_base64_bytes: Some(5 * 1024 * 1024),
+    };
+
+    /// No limit.
+    pub const NONE: ImageLimit = ImageLimit {
+        max_width: None,
+        max_height: None,
+        max_base64_bytes: None,
+    };
+
+    /// Why the base64 image `data` is over the limit, if it is: each bound it breaks.
+    pub fn breaches(&self, data: &str) -> Option<String> {
+        let size = base64::engine::general_purpose::STANDARD
+            .decode(data)
+            .ok()
+            .and_then(|bytes| imagesize::blob_size(&bytes).ok());
+        let mut over = Vec::new();
+        if let Some(size) = size {
+            for (max, got, side) in [
+                (self.max_width, size.width as u64, "wide"),
+                (self.max_height, size.height as u64, "high"),
+            ] {
+                if let Some(max) = max.filter(|m| got > *m) {
+                    over.push(format!("{got} pixels {side}, over the {max} allowed"));
+                }
+            }
+        }
+        if let Some(max) = self.max_base64_bytes.filter(|m| data.len() as u64 > *m) {
+            over.push(format!(
+                "{} bytes of base64, over the {max} allowed",
+                data.len()
+            ));
+        }
+        (!over.is_empty()).then(|| over.join(" and "))
+    }
+}
+
 /// The image media types the Messages API accepts in a `tool_result`.
 pub const IMAGE_TYPES: [&str; 4] = ["image/png", "image/jpeg", "image/gif", "image/webp"];
 
@@ -117,9 +180,14 @@ impl Part {
         }
     }
 
-    /// Why the harness cannot deliver this part, if it cannot.
-    pub(crate) fn unsupported(&self) -> Option<String> {
+    /// Why the harness cannot deliver this part to a provider with the image limit `limit`,
+    /// if it cannot.
+    pub(crate) fn unsupported(&self, limit: &ImageLimit) -> Option<String> {
         match self {
+            Part::Image { data, .. } if limit.breaches(data).is_some() => Some(format!(
+                "the image is too large for the model provider ({}); ask for a smaller one (a lower resolution or a crop) if the tool can give it",
+                limit.breaches(data).unwrap_or_default()
+            )),
             Part::Image { media_type, .. } if !IMAGE_TYPES.contains(&media_type.as_str()) => {
                 Some(format!(
                     "an image of type {media_type:?} is not supported (supported: {})",
@@ -255,6 +323,50 @@ pub fn from_mcp_result(result: &Value) -> Result<ToolOutput, ToolError> {
 mod tests {
     use super::*;
 
+    /// A PNG header (signature and IHDR chunk) for an image of `w` × `h` pixels, base64.
+    fn png_header(w: u32, h: u32) -> String {
+        let mut png = b"\x89PNG\r\n\x1a\n\0\0\0\x0dIHDR".to_vec();
+        png.extend_from_slice(&w.to_be_bytes());
+        png.extend_from_slice(&h.to_be_bytes());
+        png.extend_from_slice(&[8, 0, 0, 0, 0, 0, 0, 0, 0]);
+        base64::engine::general_purpose::STANDARD.encode(png)
+    }
+
+    #[test]
+    fn an_image_over_the_providers_limit_is_refused_saying_which_bound() {
+        let image = |w, h| Part::Image {
+            media_type: "image/png".into(),
+            data: png_header(w, h),
+        };
+        let limit = ImageLimit {
+            max_width: Some(2000),
+            max_height: Some(2000),
+            max_base64_bytes: None,
+        };
+        assert_eq!(image(2000, 2000).unsupported(&limit), None);
+        let why = image(3000, 10).unsupported(&limit).unwrap();
+        assert!(
+            why.contains("3000 pixels wide, over the 2000 allowed"),
+            "{why}"
+        );
+        assert!(why.contains("a smaller one"), "{why}");
+        let tight = ImageLimit {
+            max_base64_bytes: Some(10),
+            ..ImageLimit::NONE
+        };
+        assert!(image(1, 1)
+            .unsupported(&tight)
+            .unwrap()
+            .contains("bytes of base64"));
+        assert_eq!(image(9000, 1).unsupported(&ImageLimit::NONE), None);
+        // A header that cannot be read is judged by its size alone.
+        let odd = Part::Image {
+            media_type: "image/png".into(),
+            data: "iVBO".into(),
+        };
+        assert_eq!(odd.unsupported(&ImageLimit::MESSAGES_API), None);
+    }
+
     #[test]
     fn is_error_is_a_refusal_with_the_servers_text() {
         let e = from_mcp_result(
@@ -312,6 +424,9 @@ mod tests {
             media_type: "audio/wav".into(),
             data: "UklG".into(),
         };
-        assert!(audio.unsupported().unwrap().contains("audio"));
+        assert!(audio
+            .unsupported(&ImageLimit::MESSAGES_API)
+            .unwrap()
+            .contains("audio"));
     }
 }

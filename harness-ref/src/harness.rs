@@ -1567,7 +1567,7 @@ fn check_and_cap(
             escaped(json.to_string())
         }
         ToolOutput::Parts(parts) => {
-            if let Some(why) = parts.iter().find_map(Part::unsupported) {
+            if let Some(why) = parts.iter().find_map(|p| p.unsupported(&limits.image)) {
                 return Err(Failure::new(
                     ErrorCode::InvalidToolOutput,
                     messages::unsupported_part(&tool.name, &why),

@@ -111,7 +111,7 @@ mod unique_keys;
 pub use cancel::CancelToken;
 pub use cap::{CapConfig, Strategy, Truncation, Unit};
 pub use code::ErrorCode;
-pub use content::{from_mcp_result, Link, Part, ResourceBody};
+pub use content::{from_mcp_result, ImageLimit, Link, Part, ResourceBody};
 pub use diagnostics::{Diagnostic, DiagnosticSink, MemorySink, NullSink};
 pub use envelope::{Artifact, ErrorInfo, ToolResult};
 pub use harness::{

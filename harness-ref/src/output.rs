@@ -21,14 +21,18 @@ pub struct OutputLimits {
     /// before capping. Streamed outputs ([`crate::ToolOutput::Chunks`]) are exempt: they are
     /// capped in O(cap) memory whatever their size.
     pub max_bytes: usize,
+    /// The model provider's limits on one image part: an image over them is refused, never
+    /// sent to fail the request and every later one that replays it (SPEC.md BLOCK-6).
+    pub image: crate::ImageLimit,
 }
 
 impl Default for OutputLimits {
-    /// Depth 64, 64 MiB.
+    /// Depth 64, 64 MiB, the Messages API's image limits.
     fn default() -> Self {
         OutputLimits {
             max_depth: 64,
             max_bytes: 64 * 1024 * 1024,
+            image: crate::ImageLimit::MESSAGES_API,
         }
     }
 }

@@ -145,6 +145,7 @@ impl Model {
         CaseConfig {
             cap: self.cap.clone(),
             deadline_ms: self.deadline_ms,
+            image_limit: None,
         }
     }
 

@@ -179,12 +179,16 @@ pub struct CaseConfig {
     /// The handler deadline in milliseconds (needs `deadline.configurable`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub deadline_ms: Option<u64>,
+    /// The model provider's image limits the harness is to enforce (feature `image-limits`,
+    /// derived from it; SPEC.md BLOCK-6).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub image_limit: Option<Box<crate::ImageLimit>>,
 }
 
 impl CaseConfig {
     /// True when the case asks for nothing beyond the harness's defaults.
     pub fn is_empty(&self) -> bool {
-        self.cap.is_none() && self.deadline_ms.is_none()
+        self.cap.is_none() && self.deadline_ms.is_none() && self.image_limit.is_none()
     }
 }
 

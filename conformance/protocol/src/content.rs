@@ -46,6 +46,9 @@ pub enum ContentBlock {
     /// A link to a resource the model (or the client) can read later, not its contents (MCP
     /// 2025-06-18; behaviour `resource_link_blocks`).
     ResourceLink(ResourceLink),
+    /// An image the runner builds from its description before the case is sent (case files
+    /// only: an adapter never receives one, and a reply may not carry one; SPEC.md BLOCK-6).
+    SyntheticImage(crate::image::SyntheticImage),
 }
 
 /// A [`ContentBlock::ResourceLink`]: MCP's `ResourceLink`, a URI and a name with optional
@@ -98,6 +101,7 @@ impl ContentBlock {
             ContentBlock::Resource { .. } => "resource",
             ContentBlock::Audio { .. } => "audio",
             ContentBlock::ResourceLink(_) => "resource_link",
+            ContentBlock::SyntheticImage(_) => "synthetic_image",
         }
     }
 
@@ -125,7 +129,9 @@ impl ContentBlock {
         match self {
             ContentBlock::Image { data, .. } | ContentBlock::Audio { data, .. } => Some(data),
             ContentBlock::Resource { resource } => resource.blob.as_deref(),
-            ContentBlock::Text { .. } | ContentBlock::ResourceLink(_) => None,
+            ContentBlock::Text { .. }
+            | ContentBlock::ResourceLink(_)
+            | ContentBlock::SyntheticImage(_) => None,
         }
     }
 

@@ -44,6 +44,16 @@ pub enum GenError {
     /// The output would expand to more than [`MAX_GENERATED_BYTES`] bytes (the amount, or
     /// `u64::MAX` when it does not even fit in 64 bits).
     TooManyBytes(u64),
+    /// A `synthetic_image` without pixels (a width or height of 0).
+    EmptyImage,
+    /// A `synthetic_image` whose `bytes` is below the least its pixels take (or between that
+    /// and the least a padding chunk takes).
+    ImageBytes {
+        /// The size the case asked for.
+        asked: u64,
+        /// The image's size without padding.
+        least: u64,
+    },
 }
 
 impl fmt::Display for GenError {
@@ -75,6 +85,11 @@ impl fmt::Display for GenError {
             GenError::TooManyBytes(n) => write!(
                 f,
                 "the generated output would be {n} bytes, over the limit of {MAX_GENERATED_BYTES} bytes"
+            ),
+            GenError::EmptyImage => write!(f, "a synthetic image needs a width and a height of at least 1"),
+            GenError::ImageBytes { asked, least } => write!(
+                f,
+                "a synthetic image of {asked} bytes cannot be built: its pixels take {least} bytes, and padding at least 20 more"
             ),
         }
     }
@@ -301,6 +316,12 @@ fn resolve_behavior(
             }
             Ok(())
         }
+        Behavior::Return {
+            output: Output::ContentBlocks(blocks),
+        } => build_images(blocks),
+        Behavior::Return {
+            output: Output::McpResult(result),
+        } => build_images(&mut result.content),
         Behavior::Return { .. } | Behavior::Raise { .. } => Ok(()),
         Behavior::Sleep { sleep_ms, then } => {
             resolve_sleep(sleep_ms, deadline_ms)?;
@@ -347,6 +368,16 @@ fn scale(base: u64, multiple: f64, plus: i64, max: u64) -> Result<u64, GenError>
         return Err(GenError::TooLarge(n));
     }
     Ok(n)
+}
+
+/// Replaces every `synthetic_image` block by the image it describes (SPEC.md BLOCK-6).
+fn build_images(blocks: &mut [crate::ContentBlock]) -> Result<(), GenError> {
+    for block in blocks {
+        if let crate::ContentBlock::SyntheticImage(spec) = block {
+            *block = spec.block()?;
+        }
+    }
+    Ok(())
 }
 
 fn resolve_gen(gen: &mut Gen, cap_limit: u64) -> Result<(), GenError> {

@@ -19,6 +19,8 @@
 //! - [`generate`]: expanding the compact description of a large output into its text, and
 //!   resolving sizes given relative to the harness's cap. Both sides run the same code, so the
 //!   runner checks a result against exactly the text the adapter's handler returned;
+//! - [`image`]: images a case describes (built by the runner before the case is sent) and a
+//!   provider's image limits, with what an image block holds (dimensions, base64 length).
 //! - [`script`]: performing a case's scripted behaviour (return, raise, sleep, mutate the
 //!   arguments), for any Rust harness's handlers.
 
@@ -29,6 +31,7 @@ extern crate self as harness_conformance_protocol;
 pub mod case;
 pub mod content;
 pub mod generate;
+pub mod image;
 pub mod message;
 pub mod script;
 pub mod security;
@@ -45,6 +48,7 @@ pub use generate::{
     materialize, measure, resolve_case, resolve_case_with, resolve_note_copies, resolve_size_value,
     GenError, MAX_GENERATED_SIZE, MAX_SLEEP_MS,
 };
+pub use image::{ImageFacts, ImageLimit, SyntheticImage};
 pub use message::{
     decode_command, decode_hello, decode_reply, Artifact, CapCapability, Capabilities, Command,
     DeadlineCapability, DecodeError, Escape, Hello, Implementation, Invocation, NoteDeclaration,

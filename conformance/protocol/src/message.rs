@@ -293,6 +293,16 @@ impl Reply {
     /// Which of the three answers this is; more or fewer than one is a protocol error.
     pub fn outcome(self) -> Result<ReplyOutcome, DecodeError> {
         match (self.results, self.skip, self.error) {
+            (Some(results), None, None)
+                if results
+                    .iter()
+                    .flat_map(|r| r.blocks.iter().flatten())
+                    .any(|b| matches!(b, crate::ContentBlock::SyntheticImage(_))) =>
+            {
+                Err(DecodeError::Shape(
+                    "a reply's block has type `synthetic_image`, which only case files use".into(),
+                ))
+            }
             (Some(results), None, None) => Ok(ReplyOutcome::Observed {
                 results,
                 invocations: self.invocations.unwrap_or_default(),

@@ -128,7 +128,10 @@ pub const CLASSES: [&str; 16] = [
 /// results (a tool's `mcp_result`); `resume`: the harness resumes a session from a saved
 /// transcript whose turn has calls still open (a case's `resume`). None is a security gate,
 /// but all are optional in the same way.
-pub const FEATURES: [&str; 13] = [
+///
+/// `image-limits`: the harness enforces a model provider's image limits, configured per case
+/// (a case's `config.image_limit`; SPEC.md BLOCK-6).
+pub const FEATURES: [&str; 14] = [
     "authorization",
     "bounds",
     "budget",
@@ -142,6 +145,7 @@ pub const FEATURES: [&str; 13] = [
     "serial-calls",
     "mcp-client",
     "resume",
+    "image-limits",
 ];
 
 /// Scripted behaviours beyond protocol 1's base set, which an adapter declares it can run

@@ -443,6 +443,9 @@ fn block_layout(blocks: &[harness_conformance_protocol::ContentBlock]) -> String
                 bounded(&link.uri),
                 bounded(&link.name)
             ),
+            ContentBlock::SyntheticImage(spec) => {
+                format!("synthetic image ({} × {} pixels)", spec.width, spec.height)
+            }
         })
         .collect();
     if blocks.len() > 16 {

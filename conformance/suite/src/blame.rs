@@ -88,6 +88,9 @@ pub enum CheckKind {
     /// `blocks.intact`: every non-text block that reached the model is one the handler
     /// returned, byte for byte (none cut or altered on the way).
     BlocksIntact,
+    /// `blocks.within_limits`: no image over the provider's limit (`config.image_limit`)
+    /// reached the model; it was refused saying why, or reduced with a note.
+    BlocksWithinLimits,
     /// Universal: one result per call.
     ResultsCount,
     /// Universal: content is valid text.
@@ -123,7 +126,7 @@ pub enum CheckKind {
 
 impl CheckKind {
     /// Every kind, in report order.
-    pub const ALL: [CheckKind; 44] = [
+    pub const ALL: [CheckKind; 45] = [
         CheckKind::ResultsCount,
         CheckKind::Answered,
         CheckKind::ToolUseId,
@@ -157,6 +160,7 @@ impl CheckKind {
         CheckKind::BlocksOrder,
         CheckKind::BlocksNoPayloadText,
         CheckKind::BlocksIntact,
+        CheckKind::BlocksWithinLimits,
         CheckKind::TextValid,
         CheckKind::CapWithin,
         CheckKind::Secret,
@@ -204,6 +208,7 @@ impl CheckKind {
             CheckKind::BlocksOrder => "blocks.order",
             CheckKind::BlocksNoPayloadText => "blocks.no_payload_text",
             CheckKind::BlocksIntact => "blocks.intact",
+            CheckKind::BlocksWithinLimits => "blocks.within_limits",
             CheckKind::ResultsCount => "results.count",
             CheckKind::TextValid => "text.valid",
             CheckKind::CapWithin => "cap.within",
@@ -282,6 +287,7 @@ impl CheckKind {
             CheckKind::BlocksNoPayloadText => "BLOCK-2",
             CheckKind::BlocksIntact => "BLOCK-1",
             CheckKind::BlocksOrder => "BLOCK-3",
+            CheckKind::BlocksWithinLimits => "BLOCK-6",
             _ => return None,
         })
     }

@@ -30,7 +30,9 @@
 use std::collections::HashMap;
 use std::hash::{BuildHasherDefault, Hasher};
 
-use harness_conformance_protocol::{measure, ContentBlock, ObservedResult, Output, Unit};
+use harness_conformance_protocol::{
+    measure, ContentBlock, ImageLimit, ObservedResult, Output, Unit,
+};
 use serde::{Deserialize, Serialize};
 
 use crate::blame::CheckKind;
@@ -53,6 +55,10 @@ pub struct BlocksExpect {
     /// Every non-text block that arrives is one the handler returned, unchanged.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub intact: bool,
+    /// No image over the provider's limit (`config.image_limit`) reaches the model: it is
+    /// refused by an error that says why, or reduced within the limit with a note.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub within_limits: bool,
 }
 
 impl BlocksExpect {
@@ -63,6 +69,7 @@ impl BlocksExpect {
             (self.intact, CheckKind::BlocksIntact),
             (self.no_payload_text, CheckKind::BlocksNoPayloadText),
             (self.order, CheckKind::BlocksOrder),
+            (self.within_limits, CheckKind::BlocksWithinLimits),
         ]
         .into_iter()
         .filter_map(|(on, kind)| on.then_some(kind))
@@ -116,12 +123,14 @@ pub fn capped_size(res: &ObservedResult, unit: Unit) -> u64 {
     }
 }
 
-/// Evaluates `exp` on one result; `label` names the result in messages.
+/// Evaluates `exp` on one result; `label` names the result in messages, `limit` is the case's
+/// `config.image_limit`.
 pub fn check(
     label: &str,
     exp: &BlocksExpect,
     want: &[ContentBlock],
     res: &ObservedResult,
+    limit: Option<&ImageLimit>,
 ) -> Vec<(CheckKind, Finding)> {
     let got = delivered(res);
     let mut out = Vec::new();
@@ -146,7 +155,134 @@ pub fn check(
     if exp.order {
         out.push((CheckKind::BlocksOrder, check_order(label, want, &got, res)));
     }
+    if exp.within_limits {
+        let limit = limit.copied().unwrap_or_default();
+        out.push((
+            CheckKind::BlocksWithinLimits,
+            check_within_limits(label, want, &got, res, &limit),
+        ));
+    }
     out
+}
+
+/// Words a refusal of an oversized image uses for why (SPEC.md BLOCK-6): any one will do,
+/// beside a word for the image itself. A harness that shows no images at all says so
+/// (`image content is not supported`): that is a reason too, and the image never reaches the
+/// provider.
+const LIMIT_WORDS: [&str; 15] = [
+    "limit",
+    "too large",
+    "too big",
+    "exceed",
+    "maximum",
+    "max ",
+    "dimension",
+    "size",
+    "pixel",
+    "bytes",
+    "larger",
+    "over ",
+    "support",
+    "accept",
+    "allowed",
+];
+
+/// Words a note on a reduced image uses for what was done to it.
+const REDUCED_WORDS: [&str; 13] = [
+    "resiz",
+    "reduc",
+    "downscal",
+    "downsampl",
+    "scaled",
+    "shrunk",
+    "shrink",
+    "compress",
+    "smaller",
+    "limit",
+    "exceed",
+    "too large",
+    "re-encod",
+];
+
+/// `blocks.within_limits`: no image over the provider's limit reaches the model. An error
+/// passes when it names the image and says why (a limit, a size, a dimension); a success
+/// passes when it delivers as many images as the handler returned, each within the limit, and
+/// — where one is not the handler's own (it was reduced) — the text says so. An image whose
+/// dimensions cannot be read from its header, one over the limit, one dropped, or one reduced
+/// without a word fails.
+fn check_within_limits(
+    label: &str,
+    want: &[ContentBlock],
+    got: &[ContentBlock],
+    res: &ObservedResult,
+    limit: &ImageLimit,
+) -> Finding {
+    let lower = res.content.to_lowercase();
+    if res.is_error {
+        let names_image = kind_words(&ContentBlock::Image {
+            data: String::new(),
+            mime_type: String::new(),
+        })
+        .iter()
+        .any(|w| lower.contains(w));
+        return if names_image && LIMIT_WORDS.iter().any(|w| lower.contains(w)) {
+            Finding::Pass
+        } else {
+            Finding::Fail(format!(
+                "{label}: the handler returned an image over the provider's limit; an error result must name the image and say why it was refused (a limit, a size or a dimension; or that images are not supported), the harness returned an error with content {}",
+                quote(&res.content)
+            ))
+        };
+    }
+    let images = |blocks: &[ContentBlock]| {
+        blocks
+            .iter()
+            .filter(|b| matches!(b, ContentBlock::Image { .. }))
+            .cloned()
+            .collect::<Vec<_>>()
+    };
+    let (wanted, arrived) = (images(want), images(got));
+    if arrived.len() < wanted.len() {
+        return Finding::Fail(format!(
+            "{label}: the handler returned {} image(s), {} reached the model in a success: an image over the provider's limit must be refused by an error that says so, or reduced to fit it, never dropped",
+            wanted.len(),
+            arrived.len()
+        ));
+    }
+    for image in &arrived {
+        let ContentBlock::Image { data, .. } = image else {
+            continue;
+        };
+        match harness_conformance_protocol::image::facts(data) {
+            Err(e) => {
+                return Finding::Fail(format!(
+                    "{label}: an image reached the model whose size cannot be told ({e}): {}",
+                    describe_one(image)
+                ))
+            }
+            Ok(f) => {
+                if let Some(over) = limit.breaches(&f) {
+                    return Finding::Fail(format!(
+                        "{label}: an image over the provider's limit reached the model ({over}): the provider refuses the request, and every later one that replays it"
+                    ));
+                }
+            }
+        }
+    }
+    if arrived.iter().any(|a| !wanted.contains(a)) {
+        // The note is text the handler did not write.
+        let mut note = lower;
+        for text in want.iter().filter_map(ContentBlock::text) {
+            note = note.replacen(&text.to_lowercase(), "", 1);
+        }
+        if !REDUCED_WORDS.iter().any(|w| note.contains(w)) {
+            return Finding::Fail(format!(
+                "{label}: an image reached the model reduced, and nothing in the result says so (the model would read a smaller picture as the tool's own); content {}",
+                quote(&res.content)
+            ));
+        }
+    }
+    Finding::Pass
 }
 
 /// Words an error message may use for a refused kind.
@@ -156,7 +292,7 @@ fn kind_words(block: &ContentBlock) -> &'static [&'static str] {
         ContentBlock::Resource { .. } => &["resource", "document", "file", "blob", "embedded"],
         ContentBlock::Audio { .. } => &["audio", "sound", "wav", "mp3", "mpeg"],
         ContentBlock::ResourceLink(_) => &["link", "resource"],
-        ContentBlock::Text { .. } => &[],
+        ContentBlock::Text { .. } | ContentBlock::SyntheticImage(_) => &[],
     }
 }
 
@@ -492,6 +628,9 @@ fn describe_one(block: &ContentBlock) -> String {
             quote(&link.uri),
             quote(&link.name)
         ),
+        ContentBlock::SyntheticImage(spec) => {
+            format!("synthetic image ({} × {} pixels)", spec.width, spec.height)
+        }
     }
 }
 
@@ -567,11 +706,12 @@ mod tests {
             order: true,
             no_payload_text: true,
             intact: true,
+            within_limits: false,
         }
     }
 
     fn verdicts(res: &ObservedResult) -> Vec<(CheckKind, bool)> {
-        check("result 0", &all(), &want(), res)
+        check("result 0", &all(), &want(), res, None)
             .into_iter()
             .map(|(k, f)| (k, matches!(f, Finding::Pass)))
             .collect()
@@ -639,12 +779,12 @@ mod tests {
             None,
             "image content is not supported by this tool runner",
         );
-        let v = check("r", &all(), &want(), &named);
+        let v = check("r", &all(), &want(), &named, None);
         assert_eq!(v[0].1, Finding::Pass);
         // A visible refusal delivers no block out of order (BLOCK-3 holds, not untestable).
         assert_eq!(v[3], (CheckKind::BlocksOrder, Finding::Pass));
         let vague = result(true, None, "something went wrong");
-        let v = check("r", &all(), &want(), &vague);
+        let v = check("r", &all(), &want(), &vague, None);
         assert!(matches!(v[0].1, Finding::Fail(_)));
         // Whether an unexplained error hid blocks is `blocks.delivered`'s failure alone.
         assert!(matches!(v[3].1, Finding::NotRun(_)));
@@ -656,7 +796,73 @@ mod tests {
             {"type": "resource", "resource": {"uri": "file:///notes.txt", "mimeType": "text/plain", "text": "the notes"}}
         ]));
         let as_text = result(false, None, "the notes");
-        let v = check("r", &all(), &want, &as_text);
+        let v = check("r", &all(), &want, &as_text, None);
         assert!(v.iter().all(|(_, f)| *f == Finding::Pass), "{v:?}");
+    }
+
+    #[test]
+    fn an_oversized_image_is_refused_saying_why_or_reduced_with_a_note() {
+        use harness_conformance_protocol::SyntheticImage;
+        let image = |w, h| {
+            SyntheticImage {
+                width: w,
+                height: h,
+                bytes: None,
+            }
+            .block()
+            .unwrap()
+        };
+        let text = ContentBlock::Text {
+            text: "the page:".into(),
+        };
+        let want = vec![text.clone(), image(3000, 8)];
+        let limit = ImageLimit {
+            max_width: Some(2000),
+            ..ImageLimit::default()
+        };
+        let exp = BlocksExpect {
+            within_limits: true,
+            ..BlocksExpect::default()
+        };
+        let judge = |res: &ObservedResult| match &check("r", &exp, &want, res, Some(&limit))[..] {
+            [(CheckKind::BlocksWithinLimits, f)] => f.clone(),
+            other => panic!("{other:?}"),
+        };
+        // Sent on as it is; dropped; reduced without a word: all fail.
+        assert!(
+            matches!(judge(&result(false, Some(want.clone()), "the page:")), Finding::Fail(m) if m.contains("3000 pixels wide > 2000"))
+        );
+        assert!(
+            matches!(judge(&result(false, Some(vec![text.clone()]), "the page:")), Finding::Fail(m) if m.contains("never dropped"))
+        );
+        let reduced = vec![text.clone(), image(2000, 5)];
+        assert!(
+            matches!(judge(&result(false, Some(reduced.clone()), "the page:")), Finding::Fail(m) if m.contains("reduced"))
+        );
+        // Reduced with a note, or refused saying why: both pass.
+        let mut noted = reduced;
+        noted.push(ContentBlock::Text {
+            text: " (scaled down to fit)".into(),
+        });
+        assert_eq!(
+            judge(&result(
+                false,
+                Some(noted),
+                "the page: (scaled down to fit)"
+            )),
+            Finding::Pass
+        );
+        assert_eq!(
+            judge(&result(
+                true,
+                None,
+                "the image is 3000 pixels wide; the limit is 2000"
+            )),
+            Finding::Pass
+        );
+        assert!(matches!(
+            judge(&result(true, None, "internal error")),
+            Finding::Fail(_)
+        ));
     }
 }

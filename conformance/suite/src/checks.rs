@@ -1180,7 +1180,9 @@ fn check_result(
             ));
             return false;
         };
-        for (kind, finding) in blocks::check(label, b, want, res) {
+        for (kind, finding) in
+            blocks::check(label, b, want, res, wire.config.image_limit.as_deref())
+        {
             match finding {
                 blocks::Finding::Pass => r.pass(kind, i),
                 blocks::Finding::Fail(message) => r.fail(kind, i, message),

@@ -210,6 +210,10 @@ pub fn case_needs(case: &Case) -> Vec<String> {
     if case.cancel_after_ms.is_some() {
         needs.insert("feature.cancel".into());
     }
+    // A harness configured with a provider's image limits.
+    if case.config.image_limit.is_some() {
+        needs.insert("feature.image-limits".into());
+    }
     // A turn sent to a harness with parallel tool calls disabled.
     if case.parallel_calls == Some(false) {
         needs.insert("feature.serial-calls".into());

@@ -54,10 +54,10 @@ fn every_security_case_needs_a_feature_and_is_skipped_without_it() {
 #[test]
 fn plain_cases_imply_no_feature() {
     let suite = load_embedded().unwrap();
-    // `offered-tools`, `stop-reason`, `repair`, `cancel`, `serial-calls`, `mcp-client` and
-    // `resume` are features but not security gates: they come from `offered`, `stop_reason`,
-    // the repair cases' `needs`, `cancel_after_ms`, `parallel_calls`, a tool's `mcp_result` and
-    // `resume` alone.
+    // `offered-tools`, `stop-reason`, `repair`, `cancel`, `serial-calls`, `mcp-client`,
+    // `resume` and `image-limits` are features but not security gates: they come from
+    // `offered`, `stop_reason`, the repair cases' `needs`, `cancel_after_ms`, `parallel_calls`,
+    // a tool's `mcp_result`, `resume` and `config.image_limit` alone.
     for case in suite.cases.iter().filter(|c| !AREAS.contains(&c.area())) {
         assert!(
             !needs::case_needs(case)
@@ -69,7 +69,8 @@ fn plain_cases_imply_no_feature() {
                     && n != "feature.cancel"
                     && n != "feature.serial-calls"
                     && n != "feature.mcp-client"
-                    && n != "feature.resume"),
+                    && n != "feature.resume"
+                    && n != "feature.image-limits"),
             "{} needs a security feature",
             case.id
         );
@@ -92,6 +93,11 @@ fn plain_cases_imply_no_feature() {
                 "serial-calls",
                 case.parallel_calls == Some(false),
                 "has `parallel_calls: false`",
+            ),
+            (
+                "image-limits",
+                case.config.image_limit.is_some(),
+                "has `config.image_limit`",
             ),
         ] {
             assert_eq!(

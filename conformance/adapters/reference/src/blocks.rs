@@ -7,6 +7,7 @@
 //! result goes through `harness_ref::from_mcp_result`, the reference's MCP client side, as its
 //! JSON: the same bytes an MCP server would answer `tools/call` with.
 
+use harness_conformance_protocol::image::{self, ImageFacts, ImageLimit, SyntheticImage};
 use harness_conformance_protocol::{
     ContentBlock, EmbeddedResource, McpResult, ObservedResult, ResourceLink,
 };
@@ -43,6 +44,12 @@ pub(crate) fn part_of(block: &ContentBlock) -> Part {
             mime_type: link.mime_type.clone(),
             size: link.size,
         }),
+        // The runner builds these before a case is sent; one that got here anyway is shown
+        // as the image it describes.
+        ContentBlock::SyntheticImage(spec) => match spec.block() {
+            Ok(built) => part_of(&built),
+            Err(e) => Part::Text(format!("[synthetic image: {e}]")),
+        },
     }
 }
 
@@ -267,4 +274,118 @@ pub(crate) fn refuse_non_text_in(
         }
     }
     Ok(out)
+}
+
+/// The model provider's image limit a case configures (`config.image_limit`), or the
+/// Messages API's, as harness-ref applies it; `passes-oversized-images`,
+/// `drops-oversized-images` and `reduces-oversized-images` apply none in harness-ref (the
+/// first sends the image on, the other two act on the result, [`limit_images`]).
+pub(crate) fn image_limit(
+    limit: Option<&ImageLimit>,
+    fault: Option<Fault>,
+    variant: Option<Variant>,
+) -> harness_ref::ImageLimit {
+    if matches!(
+        fault,
+        Some(Fault::PassesOversizedImages | Fault::DropsOversizedImages)
+    ) || variant == Some(Variant::ReducesOversizedImages)
+    {
+        return harness_ref::ImageLimit::NONE;
+    }
+    match limit {
+        Some(l) => harness_ref::ImageLimit {
+            max_width: l.max_width,
+            max_height: l.max_height,
+            max_base64_bytes: l.max_base64_bytes,
+        },
+        None => harness_ref::ImageLimit::MESSAGES_API,
+    }
+}
+
+/// The result-side image faults and the reducing variant, on images over `limit` (the
+/// case's, or the Messages API's): `drops-oversized-images` removes them from a success;
+/// `reduces-oversized-images` replaces each by a picture scaled down to fit, followed by a
+/// text note that says so.
+pub(crate) fn limit_images(
+    o: &mut ObservedResult,
+    fault: Option<Fault>,
+    variant: Option<Variant>,
+    limit: Option<&ImageLimit>,
+) {
+    let drops = fault == Some(Fault::DropsOversizedImages);
+    let reduces = variant == Some(Variant::ReducesOversizedImages);
+    let (Some(blocks), true) = (o.blocks.as_mut(), drops || reduces) else {
+        return;
+    };
+    let limit = limit.copied().unwrap_or(ImageLimit {
+        max_width: Some(8000),
+        max_height: Some(8000),
+        max_base64_bytes: Some(5 * 1024 * 1024),
+    });
+    let mut out = Vec::with_capacity(blocks.len());
+    for block in blocks.drain(..) {
+        let over = match &block {
+            ContentBlock::Image { data, .. } => image::facts(data)
+                .ok()
+                .filter(|f| limit.breaches(f).is_some()),
+            _ => None,
+        };
+        match over {
+            None => out.push(block),
+            Some(_) if drops => {}
+            Some(f) => {
+                let (reduced, (w, h)) = reduce(&f, &limit);
+                out.push(reduced);
+                out.push(ContentBlock::Text {
+                    text: format!(
+                        "\n[image resized from {} × {} pixels ({} bytes of base64) to {w} × {h} pixels to fit the model provider's image limit]",
+                        f.width, f.height, f.base64_bytes
+                    ),
+                });
+            }
+        }
+    }
+    o.content = harness_conformance_protocol::text_of(&out);
+    *blocks = out;
+}
+
+/// A picture of `f`'s proportions scaled down to fit `limit`, and its size.
+fn reduce(f: &ImageFacts, limit: &ImageLimit) -> (ContentBlock, (u32, u32)) {
+    let bound = |max: Option<u64>, got: u64| max.map_or(1.0, |m| m as f64 / got.max(1) as f64);
+    let scale = bound(limit.max_width, f.width)
+        .min(bound(limit.max_height, f.height))
+        .min(1.0);
+    let mut size = (
+        ((f.width as f64 * scale) as u32).max(1),
+        ((f.height as f64 * scale) as u32).max(1),
+    );
+    loop {
+        let spec = SyntheticImage {
+            width: size.0,
+            height: size.1,
+            bytes: None,
+        };
+        let block = spec.block().unwrap_or(ContentBlock::Image {
+            data: String::new(),
+            mime_type: "image/png".into(),
+        });
+        let fits = match &block {
+            ContentBlock::Image { data, .. } => {
+                image::facts(data).is_ok_and(|g| limit.breaches(&g).is_none())
+            }
+            _ => false,
+        };
+        if fits || size == (1, 1) {
+            return (block, size);
+        }
+        size = ((size.0 / 2).max(1), (size.1 / 2).max(1));
+    }
+}
+
+/// `oversized-image-poisons-later-calls`: whether `o` is harness-ref's refusal of an image
+/// over the provider's limit (after which the fault fails every later call of the turn).
+pub(crate) fn refused_oversized_image(o: &ObservedResult) -> bool {
+    o.is_error
+        && o.content
+            .contains("the image is too large for the model provider")
 }

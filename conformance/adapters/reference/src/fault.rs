@@ -250,11 +250,21 @@ pub enum Fault {
     /// required property the model misspelt in case passes and the call runs (issue 27's fault
     /// map: VAL-5 × encoding).
     FoldsPropertyNames,
+    /// An image over the model provider's limit is sent on unchanged: the provider refuses the
+    /// request, and every later one that replays the transcript (anthropics/claude-code
+    /// #46656).
+    PassesOversizedImages,
+    /// An image over the model provider's limit is dropped, and the rest of the result is
+    /// delivered as a success with no word of it.
+    DropsOversizedImages,
+    /// The oversized image is refused for its call, but the transcript keeps it: every later
+    /// call of the turn fails as the provider refuses the request that replays it.
+    OversizedImagePoisonsLaterCalls,
 }
 
 impl Fault {
     /// Every fault, in documentation order.
-    pub const ALL: [Fault; 88] = [
+    pub const ALL: [Fault; 91] = [
         Fault::RunsHandlerBeforeValidating,
         Fault::CoercesTypes,
         Fault::DropsUnknownFields,
@@ -343,6 +353,9 @@ impl Fault {
         Fault::PartialOutputAsSuccess,
         Fault::TrustsForgedNotes,
         Fault::FoldsPropertyNames,
+        Fault::PassesOversizedImages,
+        Fault::DropsOversizedImages,
+        Fault::OversizedImagePoisonsLaterCalls,
     ];
 
     /// The variants whose fault is in the optional repair profile: each is a broken version of
@@ -474,6 +487,9 @@ impl Fault {
             Fault::PartialOutputAsSuccess => "partial-output-as-success",
             Fault::TrustsForgedNotes => "trusts-forged-notes",
             Fault::FoldsPropertyNames => "folds-property-names",
+            Fault::PassesOversizedImages => "passes-oversized-images",
+            Fault::DropsOversizedImages => "drops-oversized-images",
+            Fault::OversizedImagePoisonsLaterCalls => "oversized-image-poisons-later-calls",
         }
     }
 
@@ -522,6 +538,9 @@ impl Fault {
             Fault::RetriesTransportFailures => &["ONCE-1"],
             Fault::DropsPartialOutput => &["STREAM-1"],
             Fault::PartialOutputAsSuccess => &["OUT-4"],
+            Fault::PassesOversizedImages => &["BLOCK-6"],
+            Fault::DropsOversizedImages => &["BLOCK-6"],
+            Fault::OversizedImagePoisonsLaterCalls => &["BLOCK-6"],
             Fault::CapsHeadOnly => &["HT-1", "HT-2"],
             Fault::CoercesTypes => &["VAL-1", "VAL-2", "VAL-3", "VAL-6", "VAL-9", "VAL-10"],
             Fault::CommitsUnverifiedTokens => &[
@@ -550,10 +569,10 @@ impl Fault {
                 "AUTH-3", "AUTH-4", "BUDGET-1", "BUDGET-3", "IDEM-2", "IDEM-4", "IDEM-7", "PREP-1",
                 "PREP-2", "PREP-3", "PREP-4", "PREP-5", "PREP-6", "PREP-7", "PREP-8", "PREP-9",
                 "PATH-1", "PATH-2", "PATH-3", "PATH-5", "BOUND-1", "BOUND-2", "BOUND-3", "PATH-7",
-                "BLOCK-1",
+                "BLOCK-1", "BLOCK-6",
             ],
             Fault::FirstViolationOnly => &["TEACH-2", "TEACH-3"],
-            Fault::FlattensBlocksToText => &["BLOCK-1", "BLOCK-2", "MCP-3"],
+            Fault::FlattensBlocksToText => &["BLOCK-1", "BLOCK-2", "MCP-3", "BLOCK-6"],
             Fault::FoldsToolNames => &["CALL-1", "CALL-3"],
             Fault::IgnoresCapabilities => &["AUTH-1", "IDEM-7", "PREP-1"],
             Fault::IgnoresMcpIsError => &["MCP-1"],
@@ -580,7 +599,7 @@ impl Fault {
             ],
             Fault::RepairsSilently => &["REPAIR-3"],
             Fault::RepairsStringsTheSchemaAccepts => &["VAL-7", "REPAIR-2", "REPAIR-3"],
-            Fault::ReplacesBlocksWithPlaceholders => &["BLOCK-1", "MCP-3"],
+            Fault::ReplacesBlocksWithPlaceholders => &["BLOCK-1", "MCP-3", "BLOCK-6"],
             Fault::RerunsDuplicateKeys => &["IDEM-1", "IDEM-2", "IDEM-3", "IDEM-4", "IDEM-5"],
             Fault::RetriesAnyFailure => &["OUT-8", "IDEM-4", "ONCE-1"],
             Fault::RunsCutOffCalls => &["CUT-1"],
@@ -818,6 +837,15 @@ impl Fault {
             }
             Fault::FoldsPropertyNames => {
                 "matches property names to the declared ones case-insensitively before validating"
+            }
+            Fault::PassesOversizedImages => {
+                "sends an image over the provider's limit on unchanged"
+            }
+            Fault::DropsOversizedImages => {
+                "drops an image over the provider's limit and reports the rest as a success"
+            }
+            Fault::OversizedImagePoisonsLaterCalls => {
+                "refuses an oversized image but keeps it in the transcript: every later call of the turn fails"
             }
         }
     }

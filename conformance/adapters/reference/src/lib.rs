@@ -464,6 +464,10 @@ impl ReferenceAdapter {
             // `drops-partial-output`: a timeout shows its message alone.
             partial_output: fault != Some(Fault::DropsPartialOutput),
             escape_note_copies: self.escapes_note_copies(),
+            limits: harness_ref::OutputLimits {
+                image: blocks::image_limit(case.config.image_limit.as_deref(), fault, variant),
+                ..harness_ref::OutputLimits::default()
+            },
             ..HarnessConfig::default()
         };
         let state = Arc::new(RunState::default());
@@ -736,6 +740,7 @@ impl ReferenceAdapter {
         let aliases = lock(&state.aliases).clone();
         let mut observed: Vec<ObservedResult> = Vec::with_capacity(results.len());
         // harness-ref answers every call, in call order: result `i` is call `i`'s.
+        let mut poisoned = false;
         for (i, result) in results.iter().enumerate() {
             // The variants that lose one call's answer.
             if fault.is_some_and(|f| drops(f, result, cut_off_call == Some(i))) {
@@ -768,6 +773,19 @@ impl ReferenceAdapter {
             };
             perturb_result(&mut o, result, fault, &context);
             blocks::perturb_result(&mut o, fault, &intended);
+            blocks::limit_images(&mut o, fault, variant, case.config.image_limit.as_deref());
+            // `oversized-image-poisons-later-calls`: the transcript keeps the image it refused,
+            // and every later request that replays it is refused by the provider.
+            if fault == Some(Fault::OversizedImagePoisonsLaterCalls) {
+                if poisoned {
+                    o.is_error = true;
+                    o.content = "the model provider refused the request: an image in the conversation is over its size limit".into();
+                    o.blocks = None;
+                    o.code = Some(ErrorCode::ToolUnavailable.code().to_owned());
+                    o.retryable = Some(true);
+                }
+                poisoned |= blocks::refused_oversized_image(&o);
+            }
             if let Some(variant) = variant {
                 let cx = VariantContext {
                     cap: &intended,

@@ -149,11 +149,15 @@ pub enum Variant {
     /// (`cap.note.outside`); copies in the output are not escaped. Departs from HT-3 (a
     /// SHOULD: the omitted line count), which the metadata does not state.
     NoteBesideContent,
+    /// An image over the model provider's limit is scaled down to fit it (aspect ratio kept)
+    /// and delivered with a note saying so, instead of refused (SPEC.md BLOCK-6: reduce or
+    /// refuse, visibly).
+    ReducesOversizedImages,
 }
 
 impl Variant {
     /// Every variant, in documentation order.
-    pub const ALL: [Variant; 35] = [
+    pub const ALL: [Variant; 36] = [
         Variant::FoldsMalformedCall,
         Variant::NonObjectAsInvalidArguments,
         Variant::EmptyNameAsUnknownTool,
@@ -189,6 +193,7 @@ impl Variant {
         Variant::TimeoutNoteFirst,
         Variant::NonceInNote,
         Variant::NoteBesideContent,
+        Variant::ReducesOversizedImages,
     ];
 
     /// The kebab-case name used on the command line and in reports.
@@ -229,6 +234,7 @@ impl Variant {
             Variant::TimeoutNoteFirst => "timeout-note-first",
             Variant::NonceInNote => "nonce-in-note",
             Variant::NoteBesideContent => "note-beside-content",
+            Variant::ReducesOversizedImages => "reduces-oversized-images",
         }
     }
 
@@ -313,6 +319,9 @@ impl Variant {
             }
             Variant::NoteBesideContent => {
                 "shows its truncation note as metadata beside the content, never in it (departs from HT-3)"
+            }
+            Variant::ReducesOversizedImages => {
+                "scales an image over the provider's limit down to fit it and says so, instead of refusing it"
             }
         }
     }

@@ -54,6 +54,22 @@ fn streamed_timeout() -> WireCase {
         json!({"return": {"stream": [{"text": "PART-A"}, {"sleep_ms": 400}, {"text": "LATE"}]}}),
         json!([call("a", json!({}))]),
     )
+/// A turn whose first call's tool returns a caption and a 1600-pixel-wide PNG, under a
+/// 1000 × 1000 image limit, and whose second call's tool returns text (the runner builds
+/// the image; here `resolve_case` does).
+fn oversized_image_case() -> WireCase {
+    let mut c = case(json!({
+        "id": "test/case",
+        "config": {"image_limit": {"max_width": 1000, "max_height": 1000}},
+        "tools": [
+            {"name": "t", "input_schema": {}, "behavior": {"return": {"content_blocks": [
+                {"type": "text", "text": "the page:"},
+                {"type": "synthetic_image", "width": 1600, "height": 8}]}}},
+            {"name": "u", "input_schema": {}, "behavior": {"return": {"text": "done"}}}],
+        "calls": [{"id": "a", "name": "t", "input": {}}, {"id": "b", "name": "u", "input": {}}],
+    }));
+    harness_conformance_protocol::resolve_case(&mut c, 2000).unwrap();
+    c
 }
 
 /// One tool returning `output` (blocks or an MCP result), one call.
@@ -1230,6 +1246,28 @@ fn demo(fault: Fault) -> Demo {
                 assert_eq!(invocations(variant)[0].args, json!({"city": "Oslo"}));
             },
         ),
+        Fault::PassesOversizedImages => (oversized_image_case(), |reference, variant| {
+            let r = &results(reference)[0];
+            assert!(
+                r.is_error && r.content.contains("1600 pixels wide"),
+                "{}",
+                r.content
+            );
+            assert_eq!(kinds(variant), ["text", "image"]);
+            assert!(!results(variant)[0].is_error);
+        }),
+        Fault::DropsOversizedImages => (oversized_image_case(), |reference, variant| {
+            assert!(results(reference)[0].is_error);
+            let v = &results(variant)[0];
+            assert!(!v.is_error && v.content == "the page:", "{}", v.content);
+            assert_eq!(kinds(variant), ["text"]);
+        }),
+        Fault::OversizedImagePoisonsLaterCalls => (oversized_image_case(), |reference, variant| {
+            assert_eq!(results(variant)[0], results(reference)[0]);
+            assert!(!results(reference)[1].is_error);
+            let later = &results(variant)[1];
+            assert!(later.is_error && later.content.contains("refused the request"));
+        }),
         other => panic!("no demonstration case for {other}: add one here"),
     }
 }

@@ -547,6 +547,32 @@ fn demo(variant: Variant) -> Demo {
                 assert_eq!(args, [&json!({"n": 5})]);
             },
         ),
+        Variant::ReducesOversizedImages => (
+            {
+                let mut c = case(json!({
+                    "id": "test/case",
+                    "config": {"image_limit": {"max_width": 1000, "max_height": 1000}},
+                    "tools": [{"name": "t", "input_schema": {}, "behavior": {"return": {"content_blocks": [
+                        {"type": "synthetic_image", "width": 1600, "height": 8}]}}}],
+                    "calls": [{"id": "a", "name": "t", "input": {}}],
+                }));
+                harness_conformance_protocol::resolve_case(&mut c, 2000).unwrap();
+                c
+            },
+            |reference, variant| {
+                assert!(results(reference)[0].is_error);
+                let v = &results(variant)[0];
+                assert!(!v.is_error);
+                let Some([harness_conformance_protocol::ContentBlock::Image { data, .. }, _note]) =
+                    v.blocks.as_deref()
+                else {
+                    panic!("{v:?}")
+                };
+                let f = harness_conformance_protocol::image::facts(data).unwrap();
+                assert_eq!((f.width, f.height), (1000, 5));
+                assert!(v.content.contains("resized from 1600 × 8"), "{}", v.content);
+            },
+        ),
         Variant::RendersLinksAsText => (
             one_call(
                 json!({"return": {"content_blocks": [{"type": "text", "text": "1 match: "},

@@ -51,6 +51,15 @@ export interface Config {
   readonly cap_unit: string | null;
   readonly cap_strategy: string | null;
   readonly deadline_ms: number | null;
+  /** The model provider's image limits (feature `image-limits`, PROTOCOL.md section 4h). */
+  readonly image_limit: ImageLimit | null;
+}
+
+/** Inclusive bounds on one image: pixels wide, pixels high, length of its base64 text. */
+export interface ImageLimit {
+  readonly max_width?: number;
+  readonly max_height?: number;
+  readonly max_base64_bytes?: number;
 }
 
 /** One case: build these tools in a fresh harness, feed these calls as one turn. */
@@ -153,7 +162,8 @@ export function parseCase(value: Json | undefined): Case {
   }
   return {
     id: raw.id,
-    config: { cap_limit: num(cap.limit), cap_unit: str(cap.unit), cap_strategy: str(cap.strategy), deadline_ms: num(config.deadline_ms) },
+    config: { cap_limit: num(cap.limit), cap_unit: str(cap.unit), cap_strategy: str(cap.strategy), deadline_ms: num(config.deadline_ms),
+      image_limit: config.image_limit === undefined || config.image_limit === null ? null : (object(config.image_limit, 'config image_limit') as ImageLimit) },
     tools: raw.tools.map(parseTool),
     calls: raw.calls.map(parseCall),
     context: raw.context === undefined ? null : object(raw.context, 'context'),

@@ -18,7 +18,7 @@ export {
   capabilitiesJson, hello, validateCapabilities, CAPABILITY_KEYS, IMPLEMENTATION_KEYS,
   type Cap, type Capabilities, type CallForm, type Deadline, type Implementation, type OutcomeClass, type Strategy, type Unit,
 } from './capabilities.js';
-export { field, idOrNull, MISSING, offeredTools, parseCase, type Call, type Case, type Config, type Missing, type Tool } from './case.js';
+export { field, idOrNull, MISSING, offeredTools, parseCase, type Call, type Case, type Config, type ImageLimit, type Missing, type Tool } from './case.js';
 export { ErrorCode, KitError } from './errors.js';
 export { dumps, loads, toJson, UNSET, type Json } from './json.js';
 export { oneLine, Skip, Turn, type Handler, type ReportOptions, type Result, type SyncHandler } from './turn.js';

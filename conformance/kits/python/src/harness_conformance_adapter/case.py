@@ -109,13 +109,18 @@ class Config:
     cap_unit: str | None
     cap_strategy: str | None
     deadline_ms: int | None
+    # The model provider's image limits (feature `image-limits`, PROTOCOL.md section 4h):
+    # `max_width`, `max_height` (pixels), `max_base64_bytes`, each optional.
+    image_limit: Mapping[str, Json] | None = None
 
     @staticmethod
     def parse(raw: Json) -> Config:
         raw = _object(raw if raw is not None else {}, "config")
         cap = _object(raw.get("cap") or {}, "config cap")
+        image_limit = raw.get("image_limit")
         return Config(cap_limit=cap.get("limit"), cap_unit=cap.get("unit"), cap_strategy=cap.get("strategy"),
-                      deadline_ms=raw.get("deadline_ms"))
+                      deadline_ms=raw.get("deadline_ms"),
+                      image_limit=_object(image_limit, "config image_limit") if image_limit is not None else None)
 
 
 @dataclass(frozen=True)
