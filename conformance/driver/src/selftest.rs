@@ -19,7 +19,7 @@
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt::Write as _;
 
-use harness_conformance_protocol::Behavior;
+use harness_conformance_protocol::{Behavior, Output, StreamPart};
 use harness_conformance_suite::blame::CheckKind;
 use harness_conformance_suite::case::Case;
 use harness_conformance_suite::coverage::Status;
@@ -616,14 +616,17 @@ pub const VARIANTS_AT_ONCE: usize = 4;
 /// computes. The cases that compute run on `--jobs` workers, whichever run they belong to.
 pub const WAITING_AT_ONCE: usize = 128;
 
-/// The cases that wait, by their script: a handler sleeps, or the turn is cancelled after a
-/// while. `selftest` gives them workers of their own ([`runner::run_pooled`],
-/// [`runner::run_with_sleepers`]).
+/// The cases that wait, by their script: a handler sleeps (before it answers, or between the
+/// parts of a streamed output), or the turn is cancelled after a while. `selftest` gives them
+/// workers of their own ([`runner::run_pooled`], [`runner::run_with_sleepers`]).
 fn waiting(cases: &[&Case]) -> Vec<bool> {
     fn sleeps(b: &Behavior) -> bool {
         match b {
             Behavior::Sleep { .. } => true,
             Behavior::MutateArgs { then, .. } => sleeps(then),
+            Behavior::Return {
+                output: Output::Stream(parts),
+            } => parts.iter().any(|p| matches!(p, StreamPart::SleepMs(_))),
             _ => false,
         }
     }

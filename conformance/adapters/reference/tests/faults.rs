@@ -54,6 +54,8 @@ fn streamed_timeout() -> WireCase {
         json!({"return": {"stream": [{"text": "PART-A"}, {"sleep_ms": 400}, {"text": "LATE"}]}}),
         json!([call("a", json!({}))]),
     )
+}
+
 /// A turn whose first call's tool returns a caption and a 1600-pixel-wide PNG, under a
 /// 1000 × 1000 image limit, and whose second call's tool returns text (the runner builds
 /// the image; here `resolve_case` does).

@@ -605,6 +605,8 @@ fn demo(variant: Variant) -> Demo {
                 assert!(v[1].is_error);
                 assert_eq!(v[1].code.as_deref(), Some("cancelled"));
                 assert!(invocations(variant).is_empty());
+            },
+        ),
         Variant::TimeoutNoteFirst => (
             one_tool(
                 json!({"deadline_ms": 30}),
@@ -618,6 +620,8 @@ fn demo(variant: Variant) -> Demo {
                 assert!(r.starts_with("PART-A\n"), "{r}");
                 assert!(v.ends_with("\nPART-A") && v.contains("deadline"), "{v}");
                 assert_eq!(r.len(), v.len());
+            },
+        ),
         Variant::NonceInNote | Variant::NoteBesideContent => (
             one_tool(
                 json!({"cap": {"limit": 400, "unit": "bytes"}}),

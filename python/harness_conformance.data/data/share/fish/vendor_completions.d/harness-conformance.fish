@@ -107,7 +107,7 @@ complete -c harness-conformance -n "__fish_harness_conformance_using_subcommand 
 complete -c harness-conformance -n "__fish_harness_conformance_using_subcommand selftest" -l run -d 'Only cases whose id matches (glob: `*`, `?`; a bare area selects it). Repeatable, comma-separated' -r
 complete -c harness-conformance -n "__fish_harness_conformance_using_subcommand selftest" -l skip -d 'Leave out cases whose id matches. Repeatable, comma-separated' -r
 complete -c harness-conformance -n "__fish_harness_conformance_using_subcommand selftest" -l timeout -d 'Per-case timeout: seconds or a duration (`30s`, `1m`, `500ms`), 1 ms to 24 h' -r
-complete -c harness-conformance -n "__fish_harness_conformance_using_subcommand selftest" -s j -l jobs -d 'Parallel workers per variant, 1 to 64' -r
+complete -c harness-conformance -n "__fish_harness_conformance_using_subcommand selftest" -s j -l jobs -d 'Parallelism, 1 to 64: cases that compute run on 4 × this many workers shared by every variant; cases that wait on a deadline or a cancel run on workers of their own' -r
 complete -c harness-conformance -n "__fish_harness_conformance_using_subcommand selftest" -l only -d 'Run only the broken variants (each must be caught) or only the legitimate ones (each must pass every MUST)' -r -f -a "broken\t''
 legitimate\t''"
 complete -c harness-conformance -n "__fish_harness_conformance_using_subcommand selftest" -l color -d 'Colour: `auto` colours a terminal (and honours NO_COLOR, CLICOLOR_FORCE)' -r -f -a "auto\t'Colour a terminal, unless `NO_COLOR` says not to (`CLICOLOR_FORCE` colours a pipe too)'
