@@ -468,7 +468,6 @@ impl ReferenceAdapter {
                 image: blocks::image_limit(case.config.image_limit.as_deref(), fault, variant),
                 ..harness_ref::OutputLimits::default()
             },
-            ..HarnessConfig::default()
         };
         let state = Arc::new(RunState::default());
         // Generated outputs are sized in the unit of the cap the harness applies; a harness that
