@@ -316,6 +316,10 @@ def check_case(cid, case):
                             problems.append(f"{cid}: tool {t.get('name')}: a `cycle` goes inside an object or array value, never at its root")
     if relative_sleep and "deadline" not in case.get("needs", []):
         problems.append(f"{cid}: a sleep relative to the deadline needs `deadline` in `needs`")
+    if relative_sleep and not case.get("config", {}).get("deadline_ms"):
+        # A harness whose deadline is configurable but has no default resolves the sleep
+        # against the case's deadline; without one the runner cannot (a bug in the case).
+        problems.append(f"{cid}: a sleep relative to the deadline needs `config.deadline_ms`")
     for call, res in zip(calls, results):
         if res.get("content", {}).get("equals_output"):
             t = tools.get(call.get("name")) if isinstance(call.get("name"), str) else None

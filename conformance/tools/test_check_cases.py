@@ -252,6 +252,10 @@ class CaseRules(unittest.TestCase):
         case["tools"][0]["behavior"] = {"sleep_ms": {"deadline": 4.0, "plus": 1500}, "then": {"return": {"json": 1}}}
         assert_says(self, cc.check_case("x/y", case), "needs `deadline`")
         case["needs"] = ["deadline"]
+        # A harness whose deadline is configurable with no default resolves it against the
+        # case's own deadline, which must then be there.
+        assert_says(self, cc.check_case("x/y", case), "needs `config.deadline_ms`")
+        case["config"] = {"deadline_ms": 250}
         self.assertEqual(cc.check_case("x/y", case), [])
 
     def test_non_finite_in_pointers_need_parents(self):
