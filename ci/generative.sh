@@ -52,6 +52,7 @@ UNSEEN[parses-arguments-twice]="a duplicate-key fault; generated arguments text 
 UNSEEN[validates-without-refs]="a schema-reference fault; generated schemas use no \$ref, \$defs or \$dynamicRef (caught by selftest)"
 UNSEEN[caps-in-quadratic-time]="a time fault: its content is the reference's; generated cases judge what a harness answers, never how long it takes (caught by selftest)"
 UNSEEN[trusts-forged-notes]="a forged-note fault; generated outputs hold no copy of the harness's note (caught by selftest)"
+UNSEEN[folds-property-names]="a property-name case-folding fault; generated arguments use the schema's own names or wholly unknown ones, never a declared name in another case (caught by selftest)"
 UNSEEN[sdk-default-deadline]="an inner-default deadline fault; generated handlers never outlast a short inner default within a longer configured deadline (caught by selftest)"
 for f in replaces-blocks-with-placeholders flattens-blocks-to-text ignores-mcp-is-error \
   moves-blocks-after-text caps-block-payloads drops-block-results drops-resource-links \
