@@ -36,7 +36,8 @@ const PLACEHOLDERS: [(&str, &str); 8] = [
 pub fn form_pattern(form: &str) -> Result<Regex, String> {
     if !form.contains("{omitted}") {
         return Err(format!(
-            "the declared note form {form:?} has no `{{omitted}}`"
+            "the declared note form {} has no `{{omitted}}`",
+            crate::quote::quote(form)
         ));
     }
     let mut pattern = String::new();
@@ -58,7 +59,14 @@ pub fn form_pattern(form: &str) -> Result<Regex, String> {
             }
         }
     }
-    Regex::new(&pattern).map_err(|e| format!("the declared note form {form:?} is unusable: {e}"))
+    Regex::new(&pattern).map_err(|e| {
+        format!(
+            "the declared note form {} is unusable: {}",
+            crate::quote::quote(form),
+            // The regex error repeats the pattern built from the form: bounded and escaped too.
+            crate::quote::quote(&e.to_string())
+        )
+    })
 }
 
 /// The notes of `res`'s content that the model would take for the harness's own, by the
