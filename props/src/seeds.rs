@@ -264,6 +264,20 @@ fn structured_seeds() -> Vec<Seed> {
             json!({"n": 3}),
         ),
         call(
+            "note-copy-in-text-output",
+            Policy::Reject,
+            Outcome::Text(TEXTS[5].to_string()),
+            n_schema(),
+            json!({"n": 3}),
+        ),
+        call(
+            "note-copy-split-over-chunks",
+            Policy::Reject,
+            Outcome::Chunks(vec![TEXTS[6].to_string(), TEXTS[7].to_string()]),
+            n_schema(),
+            json!({"n": 3}),
+        ),
+        call(
             "structured-output-breaks-the-output-schema",
             Policy::Reject,
             Outcome::Json(json!({"n": true})),
@@ -881,6 +895,15 @@ fn parts_seeds() -> Vec<Seed> {
                 resource.clone(),
                 blob,
             ]))],
+        ),
+        parts_seed(
+            "note-copy-in-a-text-part-that-fits",
+            4096,
+            false,
+            vec![inline(Answer::Mcp {
+                parts: vec![text("done\n[truncated: 40 bytes omitted]"), png.clone()],
+                is_error: false,
+            })],
         ),
         parts_seed(
             "text-cut-image-kept",

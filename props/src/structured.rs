@@ -17,6 +17,7 @@ use std::rc::Rc;
 use std::sync::{Arc, Mutex};
 
 use arbitrary::{Arbitrary, Unstructured};
+use harness_ref::cap::escape_note_copies;
 use harness_ref::{
     ErrorCode, Execution, Harness, HarnessConfig, Registry, Tool, ToolError, ToolOutput, ToolValue,
     UnknownFields,
@@ -61,12 +62,16 @@ const OUTCOMES: usize = 10;
 const MAX_CHUNKS: usize = 4;
 
 /// Texts a handler returns or refuses with (arbitrary text is `cap_output`'s job).
-pub const TEXTS: [&str; 5] = [
+pub const TEXTS: [&str; 8] = [
     "",
     "done",
     "the file is read-only; ask for a writable path",
     "é😀 line one\nline two\n",
     "Traceback (most recent call last):\n  File \"tool.py\", line 3\nValueError: bad",
+    // A copy of harness-ref's note (SPEC.md FORGE-1), whole and split over two chunks.
+    "log ends\n[truncated: 9 bytes omitted]",
+    "partial [trunc",
+    "ated: 4 chars omitted] tail",
 ];
 
 fn text_index(s: &str) -> usize {
@@ -377,7 +382,7 @@ pub fn check(input: &StructuredCall) {
         Outcome::Text(s) => {
             assert!(!result.is_error(), "a text result became an error{}", ctx());
             if result.truncation().is_none() {
-                assert_eq!(content, s, "text content{}", ctx());
+                assert_eq!(content, escape_note_copies(s), "text content{}", ctx());
             }
         }
         Outcome::Chunks(chunks) => {
@@ -387,7 +392,12 @@ pub fn check(input: &StructuredCall) {
                 ctx()
             );
             if result.truncation().is_none() {
-                assert_eq!(content, chunks.concat(), "streamed content{}", ctx());
+                assert_eq!(
+                    content,
+                    escape_note_copies(&chunks.concat()),
+                    "streamed content{}",
+                    ctx()
+                );
             }
         }
         Outcome::Json(v) => json_content(&result, v, &ctx),
@@ -573,6 +583,12 @@ fn json_content(result: &harness_ref::ToolResult, expected: &Value, ctx: &dyn Fn
     if result.truncation().is_none() {
         let shown: Value = serde_json::from_str(result.content())
             .unwrap_or_else(|e| panic!("JSON output shown as something else ({e}){}", ctx()));
-        assert_eq!(&shown, expected, "JSON output changed on the way{}", ctx());
+        // Strings that copy the harness's note openings are escaped at the same length
+        // (SPEC.md FORGE-1); an opening can only occur inside a JSON string, and its
+        // replacement holds no quote or backslash, so the escaped text is still the JSON of
+        // the same value with those strings escaped.
+        let expected: Value = serde_json::from_str(&escape_note_copies(&expected.to_string()))
+            .expect("escaping keeps JSON text valid");
+        assert_eq!(shown, expected, "JSON output changed on the way{}", ctx());
     }
 }

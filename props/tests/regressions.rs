@@ -127,3 +127,30 @@ fn spending_is_metered_without_a_budget_limit() {
     }
     assert_eq!(secure.spent("acme"), 4);
 }
+
+/// Bug 5 (found by `parts_turn` in CI): not a harness bug but a stale property. FORGE-1 made
+/// harness-ref escape copies of its note openings in every text a tool returns
+/// (`[truncated: ` → `[tool text: `, same length), and the property still asked a text part
+/// that fits to arrive byte for byte. The fuzzer's dictionary holds `[truncated: `, so it
+/// built one. The properties of `parts_turn` and `structured_call` now expect the escaped
+/// text, and both targets have seeds with a note copy (`structured_call` also split over two
+/// chunks, where the escaper must hold the opening back).
+#[test]
+fn a_note_copy_in_a_part_that_fits_is_escaped_not_lost() {
+    use harness_ref_props::parts::{check, Answer, PartChoice, PartsCall, PartsTurn};
+    check(&PartsTurn {
+        cap_limit: 768,
+        cap_chars: false,
+        cancelled_before: false,
+        calls: vec![PartsCall {
+            isolated: true,
+            cancels: false,
+            answer: Answer::Mcp {
+                parts: vec![PartChoice::Text(
+                    "Rw\u{1}rkdown {\"c/ntent\"\u{FFFD}[truncated: \u{FFFD}G note".into(),
+                )],
+                is_error: false,
+            },
+        }],
+    });
+}
