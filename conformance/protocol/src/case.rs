@@ -115,7 +115,7 @@ macro_rules! __wire_case_fields {
             /// sessions' transcripts forgetting results and the sessions ending between them;
             /// the reply lists the artifacts the harness still holds after each step.
             #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
-            pub spill_lifecycle: ::std::option::Option<$crate::SpillLifecycle>,
+            pub spill_lifecycle: ::std::option::Option<::std::boxed::Box<$crate::SpillLifecycle>>,
             /// The authenticated caller (security features: the protocol's `security` module).
             #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
             pub context: ::std::option::Option<::std::boxed::Box<$crate::ContextDef>>,
