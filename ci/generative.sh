@@ -63,6 +63,10 @@ done
 for f in drops-partial-output partial-output-as-success; do
   UNSEEN[$f]="a streamed-output fault; generated tools never stream their output (caught by selftest)"
 done
+for f in spills-never-cleaned sweeps-referenced-spills spills-shared-across-sessions \
+  reuses-artifact-ids; do
+  UNSEEN[$f]="a spill-lifecycle fault; generated cases are one turn of one session and never spill (caught by selftest)"
+done
 
 cargo build -q -p harness-conformance -p harness-ref-adapter
 bin=target/debug/harness-conformance

@@ -56,7 +56,7 @@ NEEDS = {
     "cap.configurable", "cap.unit.bytes", "cap.unit.chars", "cap.strategy.head_only",
     "cap.strategy.head_tail", "codes", "retryability", "deadline", "deadline.configurable",
     "call_form.arguments_text", "call_form.raw", "parallel", "history", "call_ids",
-    "cap.unit.lines", "cap.strategy.reject", "cap.strategy.spill", "cap.cuts", "cap.note",
+    "cap.unit.lines", "cap.strategy.reject", "cap.strategy.spill", "cap.cuts", "cap.note", "cap.spill.bound",
 }
 # The feature names, from the hello schema (generated from the runner's vocabulary: ci/vocabulary.sh).
 HELLO_SCHEMA = ROOT / "schema" / "protocol" / "hello.schema.json"
@@ -76,8 +76,9 @@ RESULT_KINDS = {
 }
 CASE_KINDS = {"results.count", "text.valid", "cap.within", "secret", "invocations",
               "received_args", "runs_only_with", "history_unchanged", "stopped", "repeatable",
-              "invalid_not_run", "linear_time"}
-GROUPS = {"content", "cap", "blocks"}
+              "invalid_not_run", "linear_time",
+              "spill.kept", "spill.cleaned", "spill.bounded", "spill.distinct"}
+GROUPS = {"content", "cap", "blocks", "spill"}
 # The owner a check has when no `blame` names one; kinds missing here must be blamed.
 DEFAULT_OWNER = {
     "tool_use_id": "CORR-1", "class": "OUT-7", "retryable": "OUT-6",
@@ -92,6 +93,8 @@ DEFAULT_OWNER = {
     "blocks.intact": "BLOCK-1",
     "blocks.within_limits": "BLOCK-6",
     "linear_time": "CAP-11",
+    "spill.kept": "SPILL-1", "spill.cleaned": "SPILL-2", "spill.bounded": "SPILL-3",
+    "spill.distinct": "SPILL-5",
 }
 # `cap.truncated` defaults by its value: false (output unchanged) CAP-2, true (cut, noted) CAP-5.
 TRUNCATED_OWNER = {False: "CAP-2", True: "CAP-5"}
@@ -394,6 +397,9 @@ def live_checks(case):
         out.append((None, "repeatable"))
     if "linear_time" in expect:
         out.append((None, "linear_time"))
+    for key in ("kept", "cleaned", "bounded", "distinct"):
+        if expect.get("spills", {}).get(key):
+            out.append((None, f"spill.{key}"))
     checks = []
     for i, kind in out:
         default = DEFAULT_OWNER.get(kind)
@@ -529,6 +535,8 @@ def case_needs(case):
         needs.add("feature.serial-calls")
     if "resume" in case:
         needs.add("feature.resume")
+    if "spill_lifecycle" in case:
+        needs.add("feature.spill-lifecycle")
     if "image_limit" in case.get("config", {}):
         needs.add("feature.image-limits")
     for t in case.get("tools", []):

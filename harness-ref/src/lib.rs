@@ -104,6 +104,7 @@ pub mod repair;
 pub mod resume;
 pub mod schema;
 pub mod security;
+pub mod spill;
 mod threads;
 mod tool;
 mod unique_keys;
@@ -120,6 +121,7 @@ pub use harness::{
 };
 pub use output::{OutputLimits, OutputProblem};
 pub use schema::{InputSchema, SchemaCache, SchemaError, UnknownFields, Violation};
+pub use spill::{SpillBound, SpillStore};
 pub use threads::HandlerThreads;
 pub use tool::{
     CallContext, Execution, Handler, NotJson, SemanticCheck, Tool, ToolError, ToolErrorKind,

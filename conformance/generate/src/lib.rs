@@ -411,6 +411,7 @@ pub fn judge(harness: &mut dyn Harness, hello: &Hello, model: &Model, timeout: D
             results,
             invocations,
             history,
+            ..
         }) => (results, invocations, history),
         Ok(ReplyOutcome::Skip(r)) => {
             judged.outcome = Outcome::Skip(format!("the adapter skipped it: {r}"));
@@ -430,6 +431,7 @@ pub fn judge(harness: &mut dyn Harness, hello: &Hello, model: &Model, timeout: D
         invocations: &invocations,
         history: history.as_deref(),
         lone_surrogates: lone,
+        spill_artifacts: None,
     };
     let mut violations = universal(model, &full, &cap, &obs);
 
@@ -503,12 +505,14 @@ pub fn judge(harness: &mut dyn Harness, hello: &Hello, model: &Model, timeout: D
                         results,
                         invocations,
                         history,
+                        ..
                     }) => {
                         let o = Observed {
                             results: &results,
                             invocations: &invocations,
                             history: history.as_deref(),
                             lone_surrogates: lone,
+                            spill_artifacts: None,
                         };
                         checks::check_follow_up(&fu, &o)
                             .into_iter()

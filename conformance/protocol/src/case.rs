@@ -111,6 +111,11 @@ macro_rules! __wire_case_fields {
             /// of its calls still open; the transcript's saved tool_results follow the turn.
             #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
             pub resume: ::std::option::Option<$crate::Resume>,
+            /// Feature `spill-lifecycle`: the case's calls are turns of named sessions, with the
+            /// sessions' transcripts forgetting results and the sessions ending between them;
+            /// the reply lists the artifacts the harness still holds after each step.
+            #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
+            pub spill_lifecycle: ::std::option::Option<::std::boxed::Box<$crate::SpillLifecycle>>,
             /// The authenticated caller (security features: the protocol's `security` module).
             #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
             pub context: ::std::option::Option<::std::boxed::Box<$crate::ContextDef>>,
@@ -226,6 +231,118 @@ pub struct SavedResult {
     /// Whether it is an error result.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub is_error: bool,
+}
+
+/// The life of a harness's spilled artifacts across turns and sessions (feature
+/// `spill-lifecycle`, PROTOCOL.md 4j): the case's calls split into turns of named sessions, in
+/// call order, with what happens to the sessions between the turns. After each step the adapter
+/// lists the artifacts its harness's spill store still holds (the reply's `spill_artifacts`).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SpillLifecycle {
+    /// What happens, in order.
+    pub steps: Vec<SpillStep>,
+}
+
+/// One step of a [`SpillLifecycle`].
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case", deny_unknown_fields)]
+pub enum SpillStep {
+    /// The model's next turn in `session` (a session starts at its first turn): the calls with
+    /// these ids, which are the next calls of the case's `calls`, in order.
+    Turn {
+        /// The session's name (the case's own label; the adapter maps it to a session of its
+        /// harness).
+        session: String,
+        /// The ids of the turn's calls.
+        calls: Vec<String>,
+    },
+    /// The session's transcript no longer holds the results of these calls (compacted away, or
+    /// removed by the user): nothing the model can see refers to their artifacts any more.
+    Forget {
+        /// The session's name.
+        session: String,
+        /// The ids of calls of the session's earlier turns.
+        calls: Vec<String>,
+    },
+    /// The session ends for good (closed and disposed of, not suspended): nothing can refer to
+    /// its artifacts again.
+    End {
+        /// The session's name.
+        session: String,
+    },
+}
+
+impl SpillStep {
+    /// The session the step is about.
+    pub fn session(&self) -> &str {
+        match self {
+            SpillStep::Turn { session, .. }
+            | SpillStep::Forget { session, .. }
+            | SpillStep::End { session } => session,
+        }
+    }
+}
+
+impl SpillLifecycle {
+    /// Whether the steps fit the case's calls: every call has an id, the turns take every call
+    /// exactly once and in call order, a forgotten call was answered in an earlier turn of the
+    /// same session, and nothing happens to a session after it ended. The reason when not.
+    pub fn check(&self, calls: &[Call]) -> Result<(), String> {
+        let ids: Vec<&str> = calls
+            .iter()
+            .map(|c| {
+                c.id()
+                    .ok_or("every call of a spill lifecycle needs a string id")
+            })
+            .collect::<Result<_, _>>()?;
+        let mut next = 0;
+        let mut ended: Vec<&str> = Vec::new();
+        let mut answered: Vec<(&str, &str)> = Vec::new();
+        for (n, step) in self.steps.iter().enumerate() {
+            let session = step.session();
+            if ended.contains(&session) {
+                return Err(format!(
+                    "step {n}: session {session:?} already ended; nothing happens to it after its end"
+                ));
+            }
+            match step {
+                SpillStep::Turn { calls: turn, .. } => {
+                    if turn.is_empty() {
+                        return Err(format!("step {n}: a turn has at least one call"));
+                    }
+                    for id in turn {
+                        if ids.get(next) != Some(&id.as_str()) {
+                            return Err(format!(
+                                "step {n}: the turns take the case's calls in order; {id:?} is not call {next}"
+                            ));
+                        }
+                        answered.push((session, id.as_str()));
+                        next += 1;
+                    }
+                }
+                SpillStep::Forget {
+                    calls: forgotten, ..
+                } => {
+                    for id in forgotten {
+                        if !answered.contains(&(session, id.as_str())) {
+                            return Err(format!(
+                                "step {n}: {id:?} was not answered in an earlier turn of session {session:?}"
+                            ));
+                        }
+                    }
+                }
+                SpillStep::End { .. } => ended.push(session),
+            }
+        }
+        if next != ids.len() {
+            return Err(format!(
+                "the turns take {next} of the case's {} calls; every call belongs to one turn",
+                ids.len()
+            ));
+        }
+        Ok(())
+    }
 }
 
 /// The parts of a cap a case may ask for.

@@ -41,7 +41,7 @@ pub use case::{stream_before_deadline, StreamPart};
 pub use case::{
     Behavior, Call, CallForm, CapRequest, CaseConfig, Gen, Lines, Mutation, NonFinite, NonFiniteIn,
     NonJson, NonJsonIn, NoteCopy, Output, Raise, RaiseKind, Resume, SavedResult, Size, SleepMs,
-    StopReason, Strategy, ToolDef, Unit, WireCase,
+    SpillLifecycle, SpillStep, StopReason, Strategy, ToolDef, Unit, WireCase,
 };
 pub use content::{text_of, ContentBlock, EmbeddedResource, McpResult, ResourceLink};
 pub use generate::{
@@ -52,7 +52,7 @@ pub use image::{ImageFacts, ImageLimit, SyntheticImage};
 pub use message::{
     decode_command, decode_hello, decode_reply, Artifact, CapCapability, Capabilities, Command,
     DeadlineCapability, DecodeError, Escape, Hello, Implementation, Invocation, NoteDeclaration,
-    ObservedResult, Reply, ReplyOutcome, TruncationMeta, PROTOCOL_VERSION,
+    ObservedResult, Reply, ReplyOutcome, SpillPolicy, TruncationMeta, PROTOCOL_VERSION,
 };
 pub use security::{
     implied_features, implied_features_of, is_secured, Before, BoundsDef, CallSecurity, CommitRef,

@@ -182,6 +182,32 @@ pub struct CapCapability {
     /// its note are skipped.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub note: Option<NoteDeclaration>,
+    /// Under the `spill` strategy with feature `spill-lifecycle`: what one session's spill store
+    /// keeps at most (PROTOCOL.md 4j; SPEC.md SPILL-3). Absent: no bound is declared.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub spill: Option<SpillPolicy>,
+}
+
+/// The bound a harness declares on what one session's spill store keeps (`cap.spill`): how
+/// many artifacts, how many UTF-8 bytes of their text in all, or both. It bounds what is kept
+/// besides the artifacts the session's transcript still refers to, which are never removed
+/// (SPEC.md SPILL-1, SPILL-3).
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SpillPolicy {
+    /// At most this many artifacts per session.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_artifacts: Option<u64>,
+    /// At most this many bytes of artifact text per session.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_bytes: Option<u64>,
+}
+
+impl SpillPolicy {
+    /// Whether it bounds anything.
+    pub fn is_bounded(&self) -> bool {
+        self.max_artifacts.is_some() || self.max_bytes.is_some()
+    }
 }
 
 /// The form of a harness's truncation note and how it is told apart from a copy in an output
@@ -260,6 +286,10 @@ pub struct Reply {
     /// The calls as the harness's transcript keeps them after the turn (capability `history`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub history: Option<Vec<Value>>,
+    /// Feature `spill-lifecycle`: after each step of the case's `spill_lifecycle`, the ids of
+    /// every spilled artifact the harness's store still holds (PROTOCOL.md 4j).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub spill_artifacts: Option<Vec<Vec<String>>>,
     /// The adapter cannot express this case in its harness; the reason.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub skip: Option<String>,
@@ -282,6 +312,8 @@ pub enum ReplyOutcome {
         invocations: Vec<Invocation>,
         /// The transcript's calls, when reported.
         history: Option<Vec<Value>>,
+        /// The artifacts held after each spill-lifecycle step, when reported.
+        spill_artifacts: Option<Vec<Vec<String>>>,
     },
     /// The adapter skipped the case.
     Skip(String),
@@ -307,6 +339,7 @@ impl Reply {
                 results,
                 invocations: self.invocations.unwrap_or_default(),
                 history: self.history,
+                spill_artifacts: self.spill_artifacts,
             }),
             (None, Some(reason), None) if self.invocations.is_none() => {
                 Ok(ReplyOutcome::Skip(reason))

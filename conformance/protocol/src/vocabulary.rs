@@ -131,7 +131,12 @@ pub const CLASSES: [&str; 16] = [
 ///
 /// `image-limits`: the harness enforces a model provider's image limits, configured per case
 /// (a case's `config.image_limit`; SPEC.md BLOCK-6).
-pub const FEATURES: [&str; 14] = [
+///
+/// `spill-lifecycle`: the harness keeps spilled outputs in a store scoped to a session, and the
+/// adapter can run a case's calls as turns of named sessions, forget results from a session's
+/// transcript, end sessions, and list which artifacts the store still holds after each step
+/// (a case's `spill_lifecycle`; SPEC.md SPILL-1..5).
+pub const FEATURES: [&str; 15] = [
     "authorization",
     "bounds",
     "budget",
@@ -146,6 +151,7 @@ pub const FEATURES: [&str; 14] = [
     "mcp-client",
     "resume",
     "image-limits",
+    "spill-lifecycle",
 ];
 
 /// Scripted behaviours beyond protocol 1's base set, which an adapter declares it can run

@@ -122,11 +122,20 @@ pub enum CheckKind {
     InvalidNotRun,
     /// `runs_only_with`: every run of a listed tool received one of the listed arguments.
     RunsOnlyWith,
+    /// `spill.kept`: no artifact a live transcript names was removed (SPILL-1).
+    SpillKept,
+    /// `spill.cleaned`: an ended session's artifacts are gone (SPILL-2).
+    SpillCleaned,
+    /// `spill.bounded`: a session keeps within its declared bound what its transcript no
+    /// longer names (SPILL-3).
+    SpillBounded,
+    /// `spill.distinct`: spills of different outputs have different ids (SPILL-5).
+    SpillDistinct,
 }
 
 impl CheckKind {
     /// Every kind, in report order.
-    pub const ALL: [CheckKind; 45] = [
+    pub const ALL: [CheckKind; 49] = [
         CheckKind::ResultsCount,
         CheckKind::Answered,
         CheckKind::ToolUseId,
@@ -172,6 +181,10 @@ impl CheckKind {
         CheckKind::Stopped,
         CheckKind::Repeatable,
         CheckKind::LinearTime,
+        CheckKind::SpillKept,
+        CheckKind::SpillCleaned,
+        CheckKind::SpillBounded,
+        CheckKind::SpillDistinct,
     ];
 
     /// The name used in case files and reports. Stable: never renamed.
@@ -222,6 +235,10 @@ impl CheckKind {
             CheckKind::Answered => "answered",
             CheckKind::InvalidNotRun => "invalid_not_run",
             CheckKind::RunsOnlyWith => "runs_only_with",
+            CheckKind::SpillKept => "spill.kept",
+            CheckKind::SpillCleaned => "spill.cleaned",
+            CheckKind::SpillBounded => "spill.bounded",
+            CheckKind::SpillDistinct => "spill.distinct",
         }
     }
 
@@ -238,6 +255,10 @@ impl CheckKind {
                 | CheckKind::LinearTime
                 | CheckKind::InvalidNotRun
                 | CheckKind::RunsOnlyWith
+                | CheckKind::SpillKept
+                | CheckKind::SpillCleaned
+                | CheckKind::SpillBounded
+                | CheckKind::SpillDistinct
         )
     }
 
@@ -288,6 +309,10 @@ impl CheckKind {
             CheckKind::BlocksIntact => "BLOCK-1",
             CheckKind::BlocksOrder => "BLOCK-3",
             CheckKind::BlocksWithinLimits => "BLOCK-6",
+            CheckKind::SpillKept => "SPILL-1",
+            CheckKind::SpillCleaned => "SPILL-2",
+            CheckKind::SpillBounded => "SPILL-3",
+            CheckKind::SpillDistinct => "SPILL-5",
             _ => return None,
         })
     }
@@ -398,6 +423,9 @@ pub fn planned(case: &Case) -> Vec<(CheckKind, Option<usize>)> {
     }
     if case.expect.linear_time.is_some() {
         out.push((CheckKind::LinearTime, None));
+    }
+    for kind in case.expect.spills.unwrap_or_default().kinds() {
+        out.push((kind, None));
     }
     out
 }

@@ -102,6 +102,10 @@ pub struct Expect {
     /// with the output (check `linear_time`, SPEC.md CAP-11).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub linear_time: Option<LinearTime>,
+    /// Feature `spill-lifecycle`: what the artifacts listed after each step of the case's
+    /// `spill_lifecycle` must show (checks `spill.*`, SPEC.md SPILL-1..5).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub spills: Option<SpillExpect>,
     /// Check kind or group (`is_error`, `content`, `cap.note_counts`, …) → the requirement(s)
     /// that own those checks in every result and in the case-level checks ([`crate::blame`]).
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
@@ -115,6 +119,43 @@ pub struct LinearTime {
     /// How many times smaller the copy's generated output is (at least 2): the copy has the
     /// same shape (the same repeated text or lines), only less of it.
     pub smaller: u64,
+}
+
+/// `expect.spills`: which of the spill lifecycle's checks the case makes (each `true` or absent).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SpillExpect {
+    /// `spill.kept`: after every step, every artifact a live result of a session's transcript
+    /// names is still held.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub kept: bool,
+    /// `spill.cleaned`: after every step, no artifact named only by results of ended sessions is
+    /// held, and once every session has ended nothing is.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub cleaned: bool,
+    /// `spill.bounded`: after every turn, a session holding artifacts its transcript no longer
+    /// names holds no more than its declared bound (`cap.spill`).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub bounded: bool,
+    /// `spill.distinct`: two spills of different outputs never share an artifact id.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub distinct: bool,
+}
+
+impl SpillExpect {
+    /// The checks it asks for, in report order.
+    pub fn kinds(&self) -> Vec<crate::blame::CheckKind> {
+        use crate::blame::CheckKind;
+        [
+            (self.kept, CheckKind::SpillKept),
+            (self.cleaned, CheckKind::SpillCleaned),
+            (self.bounded, CheckKind::SpillBounded),
+            (self.distinct, CheckKind::SpillDistinct),
+        ]
+        .into_iter()
+        .filter_map(|(on, kind)| on.then_some(kind))
+        .collect()
+    }
 }
 
 /// One handler invocation the case expects.

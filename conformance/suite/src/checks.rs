@@ -22,8 +22,8 @@ use std::collections::{BTreeMap, HashMap};
 
 use harness_conformance_protocol::{
     materialize, measure, resolve_size_value, stream_before_deadline, Behavior, Call, Capabilities,
-    Invocation, ObservedResult, Output, RaiseKind, Strategy, StreamPart, ToolDef, TruncationMeta,
-    Unit, WireCase,
+    Invocation, ObservedResult, Output, RaiseKind, SpillStep, Strategy, StreamPart, ToolDef,
+    TruncationMeta, Unit, WireCase,
 };
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
@@ -37,6 +37,7 @@ use crate::needs;
 use crate::note;
 use crate::quote::{quote, quote_json};
 use crate::represent;
+use crate::spill;
 
 /// The cap the harness should apply on this case.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -101,6 +102,8 @@ pub struct Observed<'a> {
     pub history: Option<&'a [Value]>,
     /// How many lone surrogate escapes decoding replaced by U+FFFD.
     pub lone_surrogates: usize,
+    /// Feature `spill-lifecycle`: the artifacts the harness held after each step, when reported.
+    pub spill_artifacts: Option<&'a [Vec<String>]>,
 }
 
 /// One evaluated check.
@@ -547,6 +550,7 @@ pub fn check(case: &Case, wire: &WireCase, caps: &Capabilities, obs: &Observed) 
     check_history(case, caps, obs, &mut r);
     check_same_as(case, obs, &pairing, &wrong_kind, &mut r);
     check_stopped(case, obs, &mut r);
+    check_spills(case, wire, caps, obs, &pairing, &mut r);
     if case.expect.repeatable {
         let requirements = r.follow_up_owners(CheckKind::Repeatable, None);
         r.f.follow_ups.push(FollowUp {
@@ -574,6 +578,114 @@ pub fn check(case: &Case, wire: &WireCase, caps: &Capabilities, obs: &Observed) 
         }
     }
     r.f
+}
+
+/// `spills`: the spill lifecycle's checks (feature `spill-lifecycle`; [`crate::spill`]).
+fn check_spills(
+    case: &Case,
+    wire: &WireCase,
+    caps: &Capabilities,
+    obs: &Observed,
+    pairing: &Pairing,
+    r: &mut Recorder,
+) {
+    let Some(ask) = case.expect.spills else {
+        return;
+    };
+    let Some(lifecycle) = &case.spill_lifecycle else {
+        r.bug("`expect.spills` needs the case's `spill_lifecycle`".into());
+        return;
+    };
+    let session_of: BTreeMap<&str, &str> = lifecycle
+        .steps
+        .iter()
+        .filter_map(|s| match s {
+            SpillStep::Turn { session, calls } => Some((session, calls)),
+            _ => None,
+        })
+        .flat_map(|(session, calls)| calls.iter().map(move |c| (c.as_str(), session.as_str())))
+        .collect();
+    let cap = effective_cap(case, caps);
+    let deadline = wire
+        .config
+        .deadline_ms
+        .or(caps.deadline.as_ref().and_then(|d| d.default_ms));
+    let spills: Vec<spill::Spill> = case
+        .calls
+        .iter()
+        .enumerate()
+        .filter_map(|(i, call)| {
+            let id = call.id()?;
+            let generated = call
+                .name()
+                .and_then(|n| wire.tools.iter().find(|t| t.name == n))
+                .and_then(|t| output_text(t, cap.unit, deadline).ok().flatten());
+            let output =
+                generated.or_else(|| match expected_output(wire, call, i, obs.invocations) {
+                    Expected::Text(t) => Some(t),
+                    Expected::Json(v) => Some(v.to_string()),
+                    Expected::None => None,
+                });
+            let result = pairing.result_of(i).and_then(|j| obs.results.get(j));
+            Some(spill::Spill::of(
+                id,
+                session_of.get(id).copied().unwrap_or_default(),
+                result,
+                output,
+            ))
+        })
+        .collect();
+    let listing_kinds = [
+        (ask.kept, CheckKind::SpillKept),
+        (ask.cleaned, CheckKind::SpillCleaned),
+        (ask.bounded, CheckKind::SpillBounded),
+    ];
+    match spill::presupposition(&lifecycle.steps, &spills, obs.spill_artifacts) {
+        Some(reason) => {
+            for (_, kind) in listing_kinds.iter().filter(|(on, _)| *on) {
+                r.unevaluated(*kind, None, Unevaluated::Presupposition, reason.clone());
+            }
+        }
+        None => {
+            let policy = caps.cap.as_ref().and_then(|c| c.spill.as_ref());
+            let j = spill::judge(
+                &lifecycle.steps,
+                &spills,
+                obs.spill_artifacts.unwrap_or_default(),
+                policy,
+            );
+            for (on, kind) in listing_kinds {
+                let failure = match kind {
+                    CheckKind::SpillKept => j.kept.clone(),
+                    CheckKind::SpillCleaned => j.cleaned.clone(),
+                    _ => j.bounded.clone(),
+                };
+                if !on {
+                    continue;
+                }
+                if kind == CheckKind::SpillBounded && !policy.is_some_and(|p| p.is_bounded()) {
+                    r.not_run(
+                        kind,
+                        None,
+                        "the harness declares no spill bound (`cap.spill`)",
+                    );
+                    continue;
+                }
+                r.outcome(kind, None, failure);
+            }
+        }
+    }
+    if ask.distinct {
+        match spill::shared_id(&spills) {
+            Ok(failure) => r.outcome(CheckKind::SpillDistinct, None, failure),
+            Err(reason) => r.unevaluated(
+                CheckKind::SpillDistinct,
+                None,
+                Unevaluated::Presupposition,
+                reason,
+            ),
+        }
+    }
 }
 
 /// `stopped`: how many runs of each tool saw the turn's cancellation and stopped early.

@@ -430,6 +430,7 @@ mod tests {
                 strategies: vec![Strategy::HeadOnly],
                 units: Vec::new(),
                 note: None,
+                spill: None,
             }),
             deadline: None::<DeadlineCapability>,
             ..Capabilities::default()

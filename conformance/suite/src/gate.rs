@@ -176,10 +176,12 @@ impl Harness for Wire<'_> {
                 results,
                 invocations,
                 history,
+                spill_artifacts,
             } => {
                 reply.results = Some(results);
                 reply.invocations = Some(invocations);
                 reply.history = history;
+                reply.spill_artifacts = spill_artifacts;
             }
             ReplyOutcome::Skip(reason) => reply.skip = Some(reason),
             ReplyOutcome::Error(reason) => reply.error = Some(reason),

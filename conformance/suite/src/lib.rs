@@ -64,7 +64,7 @@
 //!         // … hand the harness `case.calls` as one turn, then report:
 //!         let results: Vec<ObservedResult> = Vec::new(); // one per result, in order
 //!         let invocations: Vec<Invocation> = Vec::new(); // one per handler run
-//!         ReplyOutcome::Observed { results, invocations, history: None }
+//!         ReplyOutcome::Observed { results, invocations, history: None, spill_artifacts: None }
 //!     }
 //! }
 //!
@@ -129,5 +129,6 @@ pub mod represent;
 pub mod run;
 pub mod select;
 pub mod spec;
+pub mod spill;
 pub mod timing;
 pub mod verdict;

@@ -294,6 +294,16 @@ pub fn consistency(case: &Case, known: &BTreeSet<&str>) -> Vec<String> {
             }
         }
     }
+    match (&case.spill_lifecycle, case.expect.spills) {
+        (Some(lifecycle), _) => {
+            if let Err(e) = lifecycle.check(&case.calls) {
+                problems.push(format!("`spill_lifecycle`: {e}"));
+            }
+        }
+        (None, Some(_)) => problems
+            .push("`expect.spills` follows the case's `spill_lifecycle`, which it has not".into()),
+        (None, None) => {}
+    }
     let mut names = BTreeSet::new();
     for t in &case.tools {
         if !names.insert(t.name.as_str()) {

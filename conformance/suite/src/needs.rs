@@ -19,7 +19,7 @@ use serde_json::Value;
 use crate::case::Case;
 
 /// Every need name a case may list (besides `feature.<name>`).
-pub const NEED_NAMES: [&str; 19] = [
+pub const NEED_NAMES: [&str; 20] = [
     "cap.configurable",
     "cap.unit.bytes",
     "cap.unit.chars",
@@ -39,6 +39,7 @@ pub const NEED_NAMES: [&str; 19] = [
     "history",
     "call_ids",
     "cap.note",
+    "cap.spill.bound",
 ];
 
 /// Whether `name` may appear on an `Applies:` line: a need, or `cap` (the harness has a cap).
@@ -222,6 +223,10 @@ pub fn case_needs(case: &Case) -> Vec<String> {
     if case.resume.is_some() {
         needs.insert("feature.resume".into());
     }
+    // Turns of named sessions whose spilled artifacts are followed.
+    if case.spill_lifecycle.is_some() {
+        needs.insert("feature.spill-lifecycle".into());
+    }
     // The security features a case's fields imply (`context`, `policy`, `idempotency_key`, …).
     for feature in harness_conformance_protocol::implied_features_of(
         case.security.as_deref(),
@@ -278,11 +283,12 @@ fn has_relative_sleep(b: &Behavior) -> bool {
 /// or spilling an over-limit output, counting lines. Their cases judge that design, so a harness
 /// without a cap skips them (and their requirements are NOT APPLICABLE for it) instead of failing
 /// a strategy it never declared.
-const OPTIONAL_CAP_DESIGNS: [&str; 4] = [
+const OPTIONAL_CAP_DESIGNS: [&str; 5] = [
     "cap.strategy.reject",
     "cap.strategy.spill",
     "cap.unit.lines",
     "cap.note",
+    "cap.spill.bound",
 ];
 
 /// Whether the harness declares `need`. Cap needs always hold for a harness without a cap
@@ -307,6 +313,7 @@ pub fn declared(need: &str, caps: &Capabilities) -> bool {
         }),
         "cap.cuts" => cap.is_some_and(|c| c.strategies.first().is_none_or(|s| s.cuts())),
         "cap.note" => cap.is_some_and(|c| c.note.is_some()),
+        "cap.spill.bound" => cap.is_some_and(|c| c.spill.as_ref().is_some_and(|s| s.is_bounded())),
         "codes" => caps.codes.is_some(),
         "retryability" => caps.retryability,
         "deadline" => caps
@@ -430,6 +437,7 @@ mod tests {
             strategies: vec![Strategy::HeadTail],
             units: Vec::new(),
             note: None,
+            spill: None,
         });
         assert!(!declared("cap.configurable", &caps));
         assert!(declared("cap.unit.bytes", &caps));
@@ -457,6 +465,7 @@ mod tests {
                 strategies,
                 units,
                 note: None,
+                spill: None,
             }),
             ..Capabilities::default()
         };

@@ -354,7 +354,7 @@ fn run_case_inner(
         Err(e) => return (new(Verdict::Error).with(e.to_string()), Some(hello)),
     };
     let lone = reply.lone_surrogates;
-    let (results, invocations, history) = match reply.outcome() {
+    let (results, invocations, history, spill_artifacts) = match reply.outcome() {
         Err(e) => {
             return (
                 new(Verdict::Error).with(format!("the reply is {e}")),
@@ -377,13 +377,15 @@ fn run_case_inner(
             results,
             invocations,
             history,
-        }) => (results, invocations, history),
+            spill_artifacts,
+        }) => (results, invocations, history, spill_artifacts),
     };
     let obs = Observed {
         results: &results,
         invocations: &invocations,
         history: history.as_deref(),
         lone_surrogates: lone,
+        spill_artifacts: spill_artifacts.as_deref(),
     };
     let mut findings = checks::check(case, &wire, caps, &obs);
     for fu in std::mem::take(&mut findings.follow_ups) {
@@ -401,12 +403,14 @@ fn run_case_inner(
                         results,
                         invocations,
                         history,
+                        ..
                     }) => {
                         let obs2 = Observed {
                             results: &results,
                             invocations: &invocations,
                             history: history.as_deref(),
                             lone_surrogates: lone,
+                            spill_artifacts: None,
                         };
                         findings.checks.extend(checks::check_follow_up(&fu, &obs2));
                     }

@@ -126,6 +126,7 @@ impl InProcessHarness for Mini {
             results,
             invocations,
             history: None,
+            spill_artifacts: None,
         }
     }
 }

@@ -55,9 +55,10 @@ fn every_security_case_needs_a_feature_and_is_skipped_without_it() {
 fn plain_cases_imply_no_feature() {
     let suite = load_embedded().unwrap();
     // `offered-tools`, `stop-reason`, `repair`, `cancel`, `serial-calls`, `mcp-client`,
-    // `resume` and `image-limits` are features but not security gates: they come from
-    // `offered`, `stop_reason`, the repair cases' `needs`, `cancel_after_ms`, `parallel_calls`,
-    // a tool's `mcp_result`, `resume` and `config.image_limit` alone.
+    // `resume`, `image-limits` and `spill-lifecycle` are features but not security gates: they
+    // come from `offered`, `stop_reason`, the repair cases' `needs`, `cancel_after_ms`,
+    // `parallel_calls`, a tool's `mcp_result`, `resume`, `config.image_limit` and
+    // `spill_lifecycle` alone.
     for case in suite.cases.iter().filter(|c| !AREAS.contains(&c.area())) {
         assert!(
             !needs::case_needs(case)
@@ -70,7 +71,8 @@ fn plain_cases_imply_no_feature() {
                     && n != "feature.serial-calls"
                     && n != "feature.mcp-client"
                     && n != "feature.resume"
-                    && n != "feature.image-limits"),
+                    && n != "feature.image-limits"
+                    && n != "feature.spill-lifecycle"),
             "{} needs a security feature",
             case.id
         );
@@ -98,6 +100,11 @@ fn plain_cases_imply_no_feature() {
                 "image-limits",
                 case.config.image_limit.is_some(),
                 "has `config.image_limit`",
+            ),
+            (
+                "spill-lifecycle",
+                case.spill_lifecycle.is_some(),
+                "has `spill_lifecycle`",
             ),
         ] {
             assert_eq!(
@@ -130,6 +137,7 @@ fn the_reference_passes_every_security_case() {
             invocations: &invocations,
             history: None,
             lone_surrogates: 0,
+            spill_artifacts: None,
         };
         let f = checks::check(case, &wire, &caps, &obs);
         assert!(f.bugs.is_empty(), "{}: {:?}", case.id, f.bugs);
@@ -178,6 +186,7 @@ fn same_as_tells_a_replay_from_a_rerun() {
         invocations: &invs,
         history: None,
         lone_surrogates: 0,
+        spill_artifacts: None,
     };
     let f = checks::check(case, &wire, &caps, &obs);
     assert!(
@@ -213,6 +222,7 @@ fn same_as_tells_a_replay_from_a_rerun() {
         invocations: &one,
         history: None,
         lone_surrogates: 0,
+        spill_artifacts: None,
     };
     let f = checks::check(case, &wire, &caps, &obs);
     assert!(f.failures().is_empty() && f.bugs.is_empty(), "{f:?}");

@@ -260,11 +260,25 @@ pub enum Fault {
     /// The oversized image is refused for its call, but the transcript keeps it: every later
     /// call of the turn fails as the provider refuses the request that replays it.
     OversizedImagePoisonsLaterCalls,
+    // Issue 30 area 7: the spill lifecycle (SPILL-1..5).
+    /// Spilled outputs are never removed, neither evicted over the declared bound nor at a
+    /// session's end, which leaves every artifact behind (sst/opencode #29694: 63 GB of
+    /// spilled outputs).
+    SpillsNeverCleaned,
+    /// Over its bound, the store evicts its oldest artifacts whether or not a result in the
+    /// transcript still names them (QwenLM/qwen-code PR #5042: a sweep deletes files a live
+    /// session refers to).
+    SweepsReferencedSpills,
+    /// One spill store for every session: a session's end removes every session's artifacts.
+    SpillsSharedAcrossSessions,
+    /// Artifact ids are a counter each session starts again (`spill-1`, `spill-2`): two
+    /// sessions' spills of different outputs share an id.
+    ReusesArtifactIds,
 }
 
 impl Fault {
     /// Every fault, in documentation order.
-    pub const ALL: [Fault; 91] = [
+    pub const ALL: [Fault; 95] = [
         Fault::RunsHandlerBeforeValidating,
         Fault::CoercesTypes,
         Fault::DropsUnknownFields,
@@ -356,6 +370,10 @@ impl Fault {
         Fault::PassesOversizedImages,
         Fault::DropsOversizedImages,
         Fault::OversizedImagePoisonsLaterCalls,
+        Fault::SpillsNeverCleaned,
+        Fault::SweepsReferencedSpills,
+        Fault::SpillsSharedAcrossSessions,
+        Fault::ReusesArtifactIds,
     ];
 
     /// The variants whose fault is in the optional repair profile: each is a broken version of
@@ -490,6 +508,10 @@ impl Fault {
             Fault::PassesOversizedImages => "passes-oversized-images",
             Fault::DropsOversizedImages => "drops-oversized-images",
             Fault::OversizedImagePoisonsLaterCalls => "oversized-image-poisons-later-calls",
+            Fault::SpillsNeverCleaned => "spills-never-cleaned",
+            Fault::SweepsReferencedSpills => "sweeps-referenced-spills",
+            Fault::SpillsSharedAcrossSessions => "spills-shared-across-sessions",
+            Fault::ReusesArtifactIds => "reuses-artifact-ids",
         }
     }
 
@@ -541,6 +563,10 @@ impl Fault {
             Fault::PassesOversizedImages => &["BLOCK-6"],
             Fault::DropsOversizedImages => &["BLOCK-6"],
             Fault::OversizedImagePoisonsLaterCalls => &["BLOCK-6"],
+            Fault::SpillsNeverCleaned => &["SPILL-2", "SPILL-3"],
+            Fault::SweepsReferencedSpills => &["SPILL-1"],
+            Fault::SpillsSharedAcrossSessions => &["SPILL-4"],
+            Fault::ReusesArtifactIds => &["SPILL-5"],
             Fault::CapsHeadOnly => &["HT-1", "HT-2"],
             Fault::CoercesTypes => &["VAL-1", "VAL-2", "VAL-3", "VAL-6", "VAL-9", "VAL-10"],
             Fault::CommitsUnverifiedTokens => &[
@@ -846,6 +872,18 @@ impl Fault {
             }
             Fault::OversizedImagePoisonsLaterCalls => {
                 "refuses an oversized image but keeps it in the transcript: every later call of the turn fails"
+            }
+            Fault::SpillsNeverCleaned => {
+                "never removes a spilled output: over its bound, or after its session ended"
+            }
+            Fault::SweepsReferencedSpills => {
+                "evicts its oldest spilled outputs over its bound, even those the transcript still names"
+            }
+            Fault::SpillsSharedAcrossSessions => {
+                "keeps one spill store for all sessions: ending one session removes every session's artifacts"
+            }
+            Fault::ReusesArtifactIds => {
+                "numbers artifacts per session from 1: two sessions' different outputs share an id"
             }
         }
     }

@@ -116,6 +116,7 @@ mod renote;
 mod resume;
 mod reword;
 mod rewrite;
+mod spill;
 pub mod variant;
 
 use std::collections::{BTreeMap, HashMap, HashSet};
@@ -295,6 +296,7 @@ impl ReferenceAdapter {
                     strategies: vec![protocol::Strategy::HeadTail],
                     units: Vec::new(),
                     note: Some(reference_note()),
+                    spill: None,
                 });
             }
             Some(Variant::HeadOnlyCap) => {
@@ -375,6 +377,7 @@ impl ReferenceAdapter {
                     ],
                     units: vec![protocol::Unit::Lines],
                     note: Some(reference_note()),
+                    spill: Some(spill::declared(self.variant)),
                 }),
                 codes: Some(
                     ErrorCode::ALL
@@ -418,6 +421,7 @@ impl ReferenceAdapter {
                 reply.results = Some(observed.results);
                 reply.invocations = Some(observed.invocations);
                 reply.history = observed.history;
+                reply.spill_artifacts = observed.spill_artifacts;
             }
             Ok(Err(reason)) => reply.error = Some(reason),
             Err(payload) => {
@@ -658,8 +662,17 @@ impl ReferenceAdapter {
             _ => Vec::new(),
         };
 
+        // Turns of named sessions whose spilled artifacts are followed (`spill-lifecycle`).
+        let mut spill_held = None;
+        let mut spill_renamed = HashMap::new();
         // A case with security fields goes through harness-ref's gates, in call order.
-        let mut results = if protocol::is_secured(case) {
+        let mut results = if let Some(lifecycle) = &case.spill_lifecycle {
+            let ids: Vec<Option<&str>> = peeked.iter().map(|p| p.id.as_deref()).collect();
+            let run = spill::run(&harness, calls, &ids, lifecycle, fault, variant);
+            spill_held = Some(run.held);
+            spill_renamed = run.renamed;
+            run.results
+        } else if protocol::is_secured(case) {
             policy::run_secured(harness, case, calls, fault)
         } else if let Some(after) = case.cancel_after_ms {
             let results = cancelled_turn(&harness, calls, Duration::from_millis(after), fault);
@@ -746,6 +759,9 @@ impl ReferenceAdapter {
                 continue;
             }
             let mut o = observe_result(result);
+            if let Some((from, to)) = spill_renamed.get(&i) {
+                spill::rename(&mut o, from, to);
+            }
             // `cancelled-as-empty-success`: the cancelled call looks as if it returned nothing.
             if fault == Some(Fault::CancelledAsEmptySuccess)
                 && result.code() == Some(ErrorCode::Cancelled)
@@ -829,7 +845,9 @@ impl ReferenceAdapter {
                 o.tool_use_id = id;
             }
         }
-        Ok(report(case, &fed, &state, observed, fault, variant))
+        let mut reported = report(case, &fed, &state, observed, fault, variant);
+        reported.spill_artifacts = spill_held;
+        Ok(reported)
     }
 }
 
@@ -889,6 +907,7 @@ fn report(
         results: observed,
         invocations,
         history: (variant != Some(Variant::NoHistory)).then_some(history),
+        spill_artifacts: None,
     }
 }
 
@@ -898,6 +917,8 @@ struct Observed {
     invocations: Vec<Invocation>,
     /// `None` when the variant does not report the transcript.
     history: Option<Vec<Value>>,
+    /// Feature `spill-lifecycle`: what the spill store held after each step.
+    spill_artifacts: Option<Vec<Vec<String>>>,
 }
 
 /// What the handlers of one case share with the adapter.

@@ -153,11 +153,19 @@ pub enum Variant {
     /// and delivered with a note saying so, instead of refused (SPEC.md BLOCK-6: reduce or
     /// refuse, visibly).
     ReducesOversizedImages,
+    // Issue 30 area 7: the spill lifecycle (SPILL-1..5).
+    /// Never evicts: every artifact a session spilled is kept until the session ends, and the
+    /// declared bound (`cap.spill`: 64 artifacts) is larger than any session of the suite
+    /// reaches.
+    KeepsSpillsUntilSessionEnd,
+    /// Declares and keeps the smallest bound, one artifact per session, beyond the artifacts
+    /// the transcript still names: every unreferenced artifact is evicted at the next spill.
+    SpillBoundOfOne,
 }
 
 impl Variant {
     /// Every variant, in documentation order.
-    pub const ALL: [Variant; 36] = [
+    pub const ALL: [Variant; 38] = [
         Variant::FoldsMalformedCall,
         Variant::NonObjectAsInvalidArguments,
         Variant::EmptyNameAsUnknownTool,
@@ -194,6 +202,8 @@ impl Variant {
         Variant::NonceInNote,
         Variant::NoteBesideContent,
         Variant::ReducesOversizedImages,
+        Variant::KeepsSpillsUntilSessionEnd,
+        Variant::SpillBoundOfOne,
     ];
 
     /// The kebab-case name used on the command line and in reports.
@@ -235,6 +245,8 @@ impl Variant {
             Variant::NonceInNote => "nonce-in-note",
             Variant::NoteBesideContent => "note-beside-content",
             Variant::ReducesOversizedImages => "reduces-oversized-images",
+            Variant::KeepsSpillsUntilSessionEnd => "keeps-spills-until-session-end",
+            Variant::SpillBoundOfOne => "spill-bound-of-one",
         }
     }
 
@@ -322,6 +334,12 @@ impl Variant {
             }
             Variant::ReducesOversizedImages => {
                 "scales an image over the provider's limit down to fit it and says so, instead of refusing it"
+            }
+            Variant::KeepsSpillsUntilSessionEnd => {
+                "never evicts a spilled output: a session keeps them all, within its declared bound of 64, until it ends"
+            }
+            Variant::SpillBoundOfOne => {
+                "declares a spill bound of one artifact per session and evicts every unreferenced one at the next spill"
             }
         }
     }

@@ -4,7 +4,8 @@
 mod common;
 
 use common::{
-    cancelled_case, case, code, invocations, one_call, one_tool, results, resumed_case, run,
+    artifact_id, cancelled_case, case, code, held, invocations, one_call, one_tool, results,
+    resumed_case, run, spill_case,
 };
 use harness_conformance_protocol::{ContentBlock, Reply, WireCase};
 use harness_ref_adapter::{Fault, ReferenceAdapter};
@@ -1270,6 +1271,53 @@ fn demo(fault: Fault) -> Demo {
             let later = &results(variant)[1];
             assert!(later.is_error && later.content.contains("refused the request"));
         }),
+        Fault::SpillsNeverCleaned => (
+            spill_case(
+                1,
+                json!([{"turn": {"session": "s", "calls": ["c1"]}}, {"end": {"session": "s"}}]),
+            ),
+            |reference, variant| {
+                assert_eq!(held(reference)[0], [artifact_id(reference, 0)]);
+                assert!(held(reference)[1].is_empty());
+                assert_eq!(held(variant)[1], [artifact_id(variant, 0)]);
+            },
+        ),
+        Fault::SweepsReferencedSpills => {
+            // The first spill stays referenced; nine more come and go past the bound of 8.
+            let mut steps = vec![json!({"turn": {"session": "s", "calls": ["c1"]}})];
+            for i in 2..=10 {
+                steps.push(json!({"turn": {"session": "s", "calls": [format!("c{i}")]}}));
+                steps.push(json!({"forget": {"session": "s", "calls": [format!("c{i}")]}}));
+            }
+            (spill_case(10, json!(steps)), |reference, variant| {
+                let first = artifact_id(reference, 0).to_owned();
+                assert!(held(reference).iter().all(|h| h.contains(&first)));
+                assert!(held(variant).iter().any(|h| !h.contains(&first)));
+            })
+        }
+        Fault::SpillsSharedAcrossSessions => (
+            spill_case(
+                2,
+                json!([{"turn": {"session": "a", "calls": ["c1"]}},
+                       {"turn": {"session": "b", "calls": ["c2"]}},
+                       {"end": {"session": "b"}}]),
+            ),
+            |reference, variant| {
+                assert_eq!(held(reference)[2], [artifact_id(reference, 0)]);
+                assert!(held(variant)[2].is_empty());
+            },
+        ),
+        Fault::ReusesArtifactIds => (
+            spill_case(
+                2,
+                json!([{"turn": {"session": "a", "calls": ["c1"]}},
+                       {"turn": {"session": "b", "calls": ["c2"]}}]),
+            ),
+            |reference, variant| {
+                assert_ne!(artifact_id(reference, 0), artifact_id(reference, 1));
+                assert_eq!(artifact_id(variant, 0), artifact_id(variant, 1));
+            },
+        ),
         other => panic!("no demonstration case for {other}: add one here"),
     }
 }
@@ -1290,12 +1338,14 @@ fn every_variant_shows_its_fault_on_its_demonstration_case() {
                 (
                     reference.results.as_ref(),
                     reference.invocations.as_ref(),
-                    reference.history.as_ref()
+                    reference.history.as_ref(),
+                    reference.spill_artifacts.as_ref()
                 ),
                 (
                     variant.results.as_ref(),
                     variant.invocations.as_ref(),
-                    variant.history.as_ref()
+                    variant.history.as_ref(),
+                    variant.spill_artifacts.as_ref()
                 ),
                 "{fault}: no visible difference"
             );

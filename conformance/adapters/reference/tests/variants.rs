@@ -641,8 +641,35 @@ fn demo(variant: Variant) -> Demo {
                 }
             },
         ),
+        Variant::KeepsSpillsUntilSessionEnd => (spill_bound_case(), |reference, variant| {
+            // The reference evicts forgotten spills past its bound of 8; this keeps all ten.
+            assert_eq!(common::held(reference).last().unwrap().len(), 8);
+            assert_eq!(common::held(variant).last().unwrap().len(), 10);
+        }),
+        Variant::SpillBoundOfOne => (spill_bound_case(), |reference, variant| {
+            assert_eq!(common::held(reference).last().unwrap().len(), 8);
+            assert_eq!(common::held(variant).last().unwrap().len(), 1);
+            assert_eq!(
+                hello(Variant::SpillBoundOfOne)
+                    .capabilities
+                    .cap
+                    .and_then(|c| c.spill)
+                    .and_then(|s| s.max_artifacts),
+                Some(1)
+            );
+        }),
         other => panic!("no demonstration for {other:?}"),
     }
+}
+
+/// Ten spills in one session, each forgotten after its turn.
+fn spill_bound_case() -> WireCase {
+    let mut steps = Vec::new();
+    for i in 1..=10 {
+        steps.push(json!({"turn": {"session": "s", "calls": [format!("c{i}")]}}));
+        steps.push(json!({"forget": {"session": "s", "calls": [format!("c{i}")]}}));
+    }
+    common::spill_case(10, json!(steps))
 }
 
 #[test]

@@ -72,3 +72,34 @@ pub fn resumed_case(saved: Value) -> WireCase {
         "calls": [{"id": "a", "name": "t", "input": {}}, {"id": "b", "name": "t", "input": {}}]
     }))
 }
+
+/// A spill lifecycle (feature `spill-lifecycle`) over `n` calls `c1`… to tools `t1`… whose
+/// outputs differ and are each over a 16-byte spill cap, with `steps` as written.
+pub fn spill_case(n: usize, steps: Value) -> WireCase {
+    let tools: Vec<Value> = (1..=n)
+        .map(|i| {
+            json!({"name": format!("t{i}"), "input_schema": {},
+                        "behavior": {"return": {"text": format!("output number {i} of the test")}}})
+        })
+        .collect();
+    let calls: Vec<Value> = (1..=n)
+        .map(|i| json!({"id": format!("c{i}"), "name": format!("t{i}"), "input": {}}))
+        .collect();
+    case(json!({
+        "id": "test/case",
+        "config": {"cap": {"limit": 16, "unit": "bytes", "strategy": "spill"}},
+        "tools": tools,
+        "calls": calls,
+        "spill_lifecycle": {"steps": steps},
+    }))
+}
+
+/// What the reply listed as held after each spill-lifecycle step.
+pub fn held(reply: &Reply) -> &[Vec<String>] {
+    reply.spill_artifacts.as_deref().expect("spill_artifacts")
+}
+
+/// The artifact id result `i` names.
+pub fn artifact_id(reply: &Reply, i: usize) -> &str {
+    &results(reply)[i].artifact.as_ref().expect("an artifact").id
+}
