@@ -529,6 +529,8 @@ def case_needs(case):
         needs.add("feature.serial-calls")
     if "resume" in case:
         needs.add("feature.resume")
+    if "pause" in case:
+        needs.add("feature.pause")
     if "image_limit" in case.get("config", {}):
         needs.add("feature.image-limits")
     for t in case.get("tools", []):

@@ -131,7 +131,11 @@ pub const CLASSES: [&str; 16] = [
 ///
 /// `image-limits`: the harness enforces a model provider's image limits, configured per case
 /// (a case's `config.image_limit`; SPEC.md BLOCK-6).
-pub const FEATURES: [&str; 14] = [
+///
+/// `pause`: calls of some tools wait for the user's decision (approve, possibly with edited
+/// arguments or data the user gave, or deny) before they run, and the harness gives up waiting
+/// after a configured time (a case's `pause`; SPEC.md PAUSE-1..4).
+pub const FEATURES: [&str; 15] = [
     "authorization",
     "bounds",
     "budget",
@@ -146,6 +150,7 @@ pub const FEATURES: [&str; 14] = [
     "mcp-client",
     "resume",
     "image-limits",
+    "pause",
 ];
 
 /// Scripted behaviours beyond protocol 1's base set, which an adapter declares it can run

@@ -55,9 +55,9 @@ fn every_security_case_needs_a_feature_and_is_skipped_without_it() {
 fn plain_cases_imply_no_feature() {
     let suite = load_embedded().unwrap();
     // `offered-tools`, `stop-reason`, `repair`, `cancel`, `serial-calls`, `mcp-client`,
-    // `resume` and `image-limits` are features but not security gates: they come from
+    // `resume`, `image-limits` and `pause` are features but not security gates: they come from
     // `offered`, `stop_reason`, the repair cases' `needs`, `cancel_after_ms`, `parallel_calls`,
-    // a tool's `mcp_result`, `resume` and `config.image_limit` alone.
+    // a tool's `mcp_result`, `resume`, `pause` and `config.image_limit` alone.
     for case in suite.cases.iter().filter(|c| !AREAS.contains(&c.area())) {
         assert!(
             !needs::case_needs(case)
@@ -70,6 +70,7 @@ fn plain_cases_imply_no_feature() {
                     && n != "feature.serial-calls"
                     && n != "feature.mcp-client"
                     && n != "feature.resume"
+                    && n != "feature.pause"
                     && n != "feature.image-limits"),
             "{} needs a security feature",
             case.id
@@ -79,6 +80,7 @@ fn plain_cases_imply_no_feature() {
         for (feature, has, from) in [
             ("repair", case.area() == "repair", "is a repair case"),
             ("offered-tools", case.offered.is_some(), "has `offered`"),
+            ("pause", case.pause.is_some(), "has `pause`"),
             (
                 "stop-reason",
                 case.stop_reason.is_some(),
