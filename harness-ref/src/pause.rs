@@ -266,12 +266,8 @@ mod tests {
             json!({"id": "a", "name": "pay", "input": {"to": "ann"}}),
             json!({"id": "b", "name": "pay", "input": {"to": "bob"}}),
         ];
-        let out = h.handle_paused_batch(
-            calls,
-            &["pay"],
-            Duration::from_millis(wait_ms),
-            &approvals,
-        );
+        let out =
+            h.handle_paused_batch(calls, &["pay"], Duration::from_millis(wait_ms), &approvals);
         user.join().unwrap();
         out.iter()
             .map(|r| format!("{}:{}", r.is_error(), r.content()))
@@ -291,7 +287,10 @@ mod tests {
             },
             5000,
         );
-        assert_eq!(out, ["false:paid \"ann\" \"A\"", "false:paid \"bob\" \"B\""]);
+        assert_eq!(
+            out,
+            ["false:paid \"ann\" \"A\"", "false:paid \"bob\" \"B\""]
+        );
     }
 
     #[test]
@@ -304,7 +303,10 @@ mod tests {
             5000,
         );
         assert_eq!(out[0], "false:paid \"ann\" null");
-        assert!(out[1].starts_with("true:") && out[1].contains("denied"), "{out:?}");
+        assert!(
+            out[1].starts_with("true:") && out[1].contains("denied"),
+            "{out:?}"
+        );
     }
 
     #[test]
@@ -329,7 +331,10 @@ mod tests {
         let started = Instant::now();
         let out = turn(|u| u.decide("b", Decision::approve()).unwrap(), 100);
         assert!(started.elapsed() < Duration::from_secs(3));
-        assert!(out[0].starts_with("true:") && out[0].contains("no decision"), "{out:?}");
+        assert!(
+            out[0].starts_with("true:") && out[0].contains("no decision"),
+            "{out:?}"
+        );
         assert_eq!(out[1], "false:paid \"bob\" null");
     }
 

@@ -260,11 +260,25 @@ pub enum Fault {
     /// The oversized image is refused for its call, but the transcript keeps it: every later
     /// call of the turn fails as the provider refuses the request that replays it.
     OversizedImagePoisonsLaterCalls,
+    // Issue 30 area 8: calls paused for the user's decision (PAUSE-1..4).
+    /// A decision resumes the call that paused in its position, not the call it was given for:
+    /// decisions given in another order than the calls hand one call's approval, edited
+    /// arguments or data to another (mastra-ai/mastra #19083).
+    ResumesWithAnotherCallsData,
+    /// An approved call runs, but its result reaches the model with no content (openai/codex
+    /// #9053: approving sent `content: None`).
+    ApprovalSendsEmptyContent,
+    /// One denial aborts the whole turn: every call of the batch is refused with it and none
+    /// runs, the approved ones and those that needed no approval included.
+    DenialFailsTheBatch,
+    /// A paused call waits for its decision forever: when none comes, the turn never ends
+    /// (anthropics/claude-code #88901); the adapter gives up on it and reports no result.
+    WaitsForeverForApproval,
 }
 
 impl Fault {
     /// Every fault, in documentation order.
-    pub const ALL: [Fault; 91] = [
+    pub const ALL: [Fault; 95] = [
         Fault::RunsHandlerBeforeValidating,
         Fault::CoercesTypes,
         Fault::DropsUnknownFields,
@@ -356,6 +370,10 @@ impl Fault {
         Fault::PassesOversizedImages,
         Fault::DropsOversizedImages,
         Fault::OversizedImagePoisonsLaterCalls,
+        Fault::ResumesWithAnotherCallsData,
+        Fault::ApprovalSendsEmptyContent,
+        Fault::DenialFailsTheBatch,
+        Fault::WaitsForeverForApproval,
     ];
 
     /// The variants whose fault is in the optional repair profile: each is a broken version of
@@ -490,6 +508,10 @@ impl Fault {
             Fault::PassesOversizedImages => "passes-oversized-images",
             Fault::DropsOversizedImages => "drops-oversized-images",
             Fault::OversizedImagePoisonsLaterCalls => "oversized-image-poisons-later-calls",
+            Fault::ResumesWithAnotherCallsData => "resumes-with-another-calls-data",
+            Fault::ApprovalSendsEmptyContent => "approval-sends-empty-content",
+            Fault::DenialFailsTheBatch => "denial-fails-the-batch",
+            Fault::WaitsForeverForApproval => "waits-forever-for-approval",
         }
     }
 
@@ -541,6 +563,10 @@ impl Fault {
             Fault::PassesOversizedImages => &["BLOCK-6"],
             Fault::DropsOversizedImages => &["BLOCK-6"],
             Fault::OversizedImagePoisonsLaterCalls => &["BLOCK-6"],
+            Fault::ResumesWithAnotherCallsData => &["PAUSE-1"],
+            Fault::ApprovalSendsEmptyContent => &["PAUSE-3"],
+            Fault::DenialFailsTheBatch => &["PAUSE-2"],
+            Fault::WaitsForeverForApproval => &["PAUSE-4"],
             Fault::CapsHeadOnly => &["HT-1", "HT-2"],
             Fault::CoercesTypes => &["VAL-1", "VAL-2", "VAL-3", "VAL-6", "VAL-9", "VAL-10"],
             Fault::CommitsUnverifiedTokens => &[
@@ -846,6 +872,18 @@ impl Fault {
             }
             Fault::OversizedImagePoisonsLaterCalls => {
                 "refuses an oversized image but keeps it in the transcript: every later call of the turn fails"
+            }
+            Fault::ResumesWithAnotherCallsData => {
+                "gives each decision to the call that paused in its position, not to the call it names"
+            }
+            Fault::ApprovalSendsEmptyContent => {
+                "runs an approved call but shows the model an empty result instead of the tool's output"
+            }
+            Fault::DenialFailsTheBatch => {
+                "refuses every call of the turn when the user denies one of them"
+            }
+            Fault::WaitsForeverForApproval => {
+                "waits for a decision that never comes without end, so the turn is never answered"
             }
         }
     }

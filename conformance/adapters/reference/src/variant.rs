@@ -153,11 +153,18 @@ pub enum Variant {
     /// and delivered with a note saying so, instead of refused (SPEC.md BLOCK-6: reduce or
     /// refuse, visibly).
     ReducesOversizedImages,
+    // Issue 30 area 8: calls paused for the user's decision (PAUSE-1..4).
+    /// A call the user denied is answered in other words (`Declined by the user: …`) with the
+    /// same facts: the tool, that the user said no, that nothing ran, and what to do next.
+    RewordedDenials,
+    /// A paused call whose decision never comes is refused at the end of the wait with class
+    /// `timeout` (`timed out waiting for the user's approval`), not `permission_denied`.
+    UndecidedCallsTimeOut,
 }
 
 impl Variant {
     /// Every variant, in documentation order.
-    pub const ALL: [Variant; 36] = [
+    pub const ALL: [Variant; 38] = [
         Variant::FoldsMalformedCall,
         Variant::NonObjectAsInvalidArguments,
         Variant::EmptyNameAsUnknownTool,
@@ -194,6 +201,8 @@ impl Variant {
         Variant::NonceInNote,
         Variant::NoteBesideContent,
         Variant::ReducesOversizedImages,
+        Variant::RewordedDenials,
+        Variant::UndecidedCallsTimeOut,
     ];
 
     /// The kebab-case name used on the command line and in reports.
@@ -235,6 +244,8 @@ impl Variant {
             Variant::NonceInNote => "nonce-in-note",
             Variant::NoteBesideContent => "note-beside-content",
             Variant::ReducesOversizedImages => "reduces-oversized-images",
+            Variant::RewordedDenials => "reworded-denials",
+            Variant::UndecidedCallsTimeOut => "undecided-calls-time-out",
         }
     }
 
@@ -322,6 +333,12 @@ impl Variant {
             }
             Variant::ReducesOversizedImages => {
                 "scales an image over the provider's limit down to fit it and says so, instead of refusing it"
+            }
+            Variant::RewordedDenials => {
+                "words a call the user denied its own way, with the same facts"
+            }
+            Variant::UndecidedCallsTimeOut => {
+                "refuses a paused call whose decision never came with class timeout"
             }
         }
     }
