@@ -63,6 +63,10 @@ done
 for f in drops-partial-output partial-output-as-success; do
   UNSEEN[$f]="a streamed-output fault; generated tools never stream their output (caught by selftest)"
 done
+for f in resumes-with-another-calls-data approval-sends-empty-content denial-fails-the-batch \
+  waits-forever-for-approval; do
+  UNSEEN[$f]="a paused-call fault; generated turns never pause a call for the user's decision (caught by selftest)"
+done
 
 cargo build -q -p harness-conformance -p harness-ref-adapter
 bin=target/debug/harness-conformance

@@ -72,3 +72,15 @@ pub fn resumed_case(saved: Value) -> WireCase {
         "calls": [{"id": "a", "name": "t", "input": {}}, {"id": "b", "name": "t", "input": {}}]
     }))
 }
+
+/// A turn of transfers `a` (to ann) and `b` (to bob) that pause for the user's decision, given
+/// as `decisions` (feature `pause`), with `wait_ms` of waiting; the tool echoes its arguments.
+pub fn paused_case(decisions: Value, wait_ms: u64) -> WireCase {
+    case(json!({
+        "id": "test/case",
+        "pause": {"tools": ["t"], "wait_ms": wait_ms, "decisions": decisions},
+        "tools": [{"name": "t", "input_schema": {}, "behavior": {"return": {"echo_args": true}}}],
+        "calls": [{"id": "a", "name": "t", "input": {"to": "ann"}},
+                  {"id": "b", "name": "t", "input": {"to": "bob"}}]
+    }))
+}
