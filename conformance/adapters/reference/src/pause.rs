@@ -67,6 +67,13 @@ fn give_decisions(
     let by_position = fault == Some(Fault::ResumesWithAnotherCallsData);
     let mut paused_order: Option<Vec<String>> = None;
     for (k, d) in pause.decisions.iter().enumerate() {
+        // Every paused call of the turn pauses at once: once one has, the order is known.
+        if by_position && paused_order.is_some() {
+            if let Some(id) = paused_order.as_ref().and_then(|order| order.get(k)) {
+                let _ = approvals.decide(id, decision_of(d));
+            }
+            continue;
+        }
         if !approvals.wait_until_pending(&d.call, left()) {
             continue;
         }
@@ -76,22 +83,19 @@ fn give_decisions(
             }
             return;
         }
-        let target = if by_position {
-            let order = paused_order.get_or_insert_with(|| {
-                approvals
-                    .pending()
-                    .into_iter()
-                    .map(|p| p.tool_use_id)
-                    .collect()
-            });
-            match order.get(k) {
-                Some(id) => id.clone(),
-                None => continue,
+        if by_position {
+            let order: Vec<String> = approvals
+                .pending()
+                .into_iter()
+                .map(|p| p.tool_use_id)
+                .collect();
+            if let Some(id) = order.get(k) {
+                let _ = approvals.decide(id, decision_of(d));
             }
-        } else {
-            d.call.clone()
-        };
-        let _ = approvals.decide(&target, decision_of(d));
+            paused_order = Some(order);
+            continue;
+        }
+        let _ = approvals.decide(&d.call, decision_of(d));
     }
 }
 
