@@ -114,7 +114,7 @@ macro_rules! __wire_case_fields {
             /// Feature `pause`: the calls of some tools wait for the user's decision before they
             /// run; the decisions the user gives, and in which order, once the calls have paused.
             #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
-            pub pause: ::std::option::Option<$crate::Pause>,
+            pub pause: ::std::option::Option<::std::boxed::Box<$crate::Pause>>,
             /// The authenticated caller (security features: the protocol's `security` module).
             #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
             pub context: ::std::option::Option<::std::boxed::Box<$crate::ContextDef>>,
