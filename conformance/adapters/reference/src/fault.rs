@@ -533,7 +533,9 @@ impl Fault {
                 "VAL-2", "CALL-1", "OUT-2", "OUT-3", "OUT-5", "CORR-1", "CORR-2", "CORR-5",
                 "VOCAB-1", "BUDGET-2", "PREP-1",
             ],
-            Fault::DropsFailedCalls => &["OUT-2", "OUT-3", "OUT-5", "CORR-1", "MCP-1", "IDEM-4"],
+            Fault::DropsFailedCalls => &[
+                "OUT-2", "OUT-3", "OUT-5", "CORR-1", "MCP-1", "IDEM-4", "PAUSE-3",
+            ],
             Fault::DropsTimedOutCalls => &["OUT-4", "CORR-1"],
             Fault::CrashesOnLargeOutput => &[
                 "VAL-2", "CALL-1", "OUT-1", "OUT-2", "OUT-3", "OUT-4", "CORR-1", "STRAT-3",
@@ -596,7 +598,7 @@ impl Fault {
                 "AUTH-3", "AUTH-4", "BUDGET-1", "BUDGET-3", "IDEM-2", "IDEM-4", "IDEM-7", "PREP-1",
                 "PREP-2", "PREP-3", "PREP-4", "PREP-5", "PREP-6", "PREP-7", "PREP-8", "PREP-9",
                 "PATH-1", "PATH-2", "PATH-3", "PATH-5", "BOUND-1", "BOUND-2", "BOUND-3", "PATH-7",
-                "BLOCK-1", "BLOCK-6", "PAUSE-1", "PAUSE-2", "PAUSE-4",
+                "BLOCK-1", "BLOCK-6", "PAUSE-1", "PAUSE-2", "PAUSE-3", "PAUSE-4",
             ],
             Fault::FirstViolationOnly => &["TEACH-2", "TEACH-3"],
             Fault::FlattensBlocksToText => &["BLOCK-1", "BLOCK-2", "MCP-3", "BLOCK-6"],
