@@ -67,6 +67,10 @@ for f in spills-never-cleaned sweeps-referenced-spills spills-shared-across-sess
   reuses-artifact-ids; do
   UNSEEN[$f]="a spill-lifecycle fault; generated cases are one turn of one session and never spill (caught by selftest)"
 done
+for f in resumes-with-another-calls-data approval-sends-empty-content denial-fails-the-batch \
+  waits-forever-for-approval; do
+  UNSEEN[$f]="a paused-call fault; generated turns never pause a call for the user's decision (caught by selftest)"
+done
 
 cargo build -q -p harness-conformance -p harness-ref-adapter
 bin=target/debug/harness-conformance

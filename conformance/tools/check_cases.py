@@ -537,6 +537,8 @@ def case_needs(case):
         needs.add("feature.resume")
     if "spill_lifecycle" in case:
         needs.add("feature.spill-lifecycle")
+    if "pause" in case:
+        needs.add("feature.pause")
     if "image_limit" in case.get("config", {}):
         needs.add("feature.image-limits")
     for t in case.get("tools", []):

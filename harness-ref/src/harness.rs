@@ -507,6 +507,8 @@ struct Ready<'a, 'h> {
     args: Cow<'a, Value>,
     /// The pointers [`crate::repair`] decoded (empty unless the repair mode is on and was used).
     repairs: Vec<String>,
+    /// Data the user gave for this call when it paused ([`crate::pause`]), for its handler.
+    user_data: Option<Arc<Value>>,
 }
 
 /// What the run stage produced: content already checked and capped, or a failure.
@@ -722,6 +724,123 @@ impl Harness {
         )
     }
 
+    /// Answers a batch in which the calls of the tools named in `tools` pause for the user's
+    /// decision before they run ([`crate::pause`]): every such call that passes validation is
+    /// opened on `approvals` at once, and the turn waits until each has its decision or `wait`
+    /// has passed since they paused. An approved call runs (with the user's edited arguments,
+    /// validated again, and the user's data for its handler, when given); a denied one is
+    /// answered `permission_denied` saying the user denied it; one with no decision in time is
+    /// answered `permission_denied` saying none came. Nothing is applied to a call but its own
+    /// decision, and every other call is answered as in [`Harness::handle_batch`].
+    pub fn handle_paused_batch<I, C, S>(
+        &self,
+        calls: I,
+        tools: &[S],
+        wait: Duration,
+        approvals: &crate::pause::Approvals,
+    ) -> Vec<ToolResult>
+    where
+        I: IntoIterator<Item = C>,
+        C: Into<Call>,
+        S: AsRef<str>,
+    {
+        let tools: Vec<String> = tools.iter().map(|t| t.as_ref().to_owned()).collect();
+        self.handle_turn(
+            calls,
+            Turn {
+                pause: Some(crate::pause::Pausing {
+                    tools: &tools,
+                    wait,
+                    approvals,
+                }),
+                ..Turn::default()
+            },
+        )
+    }
+
+    /// Pauses the admitted calls of the paused tools, waits for the user's decisions, and
+    /// applies each to its own call: `prepared` afterwards holds the calls that run and the
+    /// refusals of the others.
+    fn await_decisions<'h>(
+        &'h self,
+        prepared: &mut [Result<Ready<'static, 'h>, Rejected<'h>>],
+        pause: crate::pause::Pausing<'_>,
+        offered: Option<&BTreeSet<String>>,
+    ) {
+        use crate::pause::{Decision, Pending};
+        let paused: Vec<usize> = prepared
+            .iter()
+            .enumerate()
+            .filter(|(_, p)| {
+                p.as_ref()
+                    .is_ok_and(|r| pause.tools.iter().any(|t| *t == r.tool.name))
+            })
+            .map(|(i, _)| i)
+            .collect();
+        if paused.is_empty() {
+            return;
+        }
+        let pending: Vec<Pending> = paused
+            .iter()
+            .filter_map(|&i| prepared[i].as_ref().ok())
+            .map(|r| Pending {
+                tool_use_id: r.id.clone(),
+                tool: r.tool.name.clone(),
+                input: r.args.clone().into_owned(),
+            })
+            .collect();
+        let ids: Vec<String> = pending.iter().map(|p| p.tool_use_id.clone()).collect();
+        let end = deadline_after(Instant::now(), pause.wait);
+        pause.approvals.open(pending);
+        let id_refs: Vec<&str> = ids.iter().map(String::as_str).collect();
+        let mut decisions = pause.approvals.collect(&id_refs, end);
+        for i in paused {
+            let Ok(ready) = &prepared[i] else { continue };
+            let (id, tool) = (ready.id.clone(), ready.tool);
+            let refuse = |message: String, remedy: String| {
+                Err(Rejected {
+                    id: Some(id.clone()),
+                    tool: Some(tool.as_ref()),
+                    failure: Failure {
+                        remedy: Some(remedy),
+                        ..Failure::new(ErrorCode::PermissionDenied, message)
+                    },
+                })
+            };
+            prepared[i] = match decisions.remove(&id) {
+                None => refuse(
+                    messages::no_decision(&tool.name, pause.wait),
+                    messages::no_decision_remedy(),
+                ),
+                Some(Decision::Deny { reason }) => refuse(
+                    messages::denied_by_user(&tool.name, reason.as_deref()),
+                    messages::denied_by_user_remedy(),
+                ),
+                Some(Decision::Approve { input, data }) => {
+                    let taken = std::mem::replace(
+                        &mut prepared[i],
+                        Err(Rejected::new(None, Failure::malformed(String::new()))),
+                    );
+                    let ready = match (taken, input) {
+                        (Ok(ready), None) => Ok(ready),
+                        // The user's edit is validated as the model's arguments are.
+                        (_, Some(input)) => {
+                            let edited = serde_json::json!({
+                                "type": "tool_use", "id": id, "name": tool.name, "input": input,
+                            });
+                            self.prepare(fields_of(Call::Value(edited)), None, offered)
+                        }
+                        (Err(r), None) => Err(r),
+                    };
+                    ready.map(|mut ready| {
+                        ready.user_data = data.map(Arc::new);
+                        ready
+                    })
+                }
+            };
+        }
+    }
+
     fn handle_turn<I, C>(&self, calls: I, turn: Turn<'_>) -> Vec<ToolResult>
     where
         I: IntoIterator<Item = C>,
@@ -764,6 +883,9 @@ impl Harness {
                     });
                 }
             }
+        }
+        if let Some(pause) = turn.pause {
+            self.await_decisions(&mut prepared, pause, turn.offered);
         }
         let cancel = turn.cancel;
         if turn.serial {
@@ -985,6 +1107,7 @@ impl Harness {
             tool,
             args,
             repairs,
+            user_data: None,
         })
     }
 
@@ -996,6 +1119,7 @@ impl Harness {
             tool,
             args,
             repairs,
+            user_data,
         } = ready;
         if cancel.is_some_and(CancelToken::is_cancelled) {
             return Started::Finished {
@@ -1027,9 +1151,15 @@ impl Harness {
                 let end = started.checked_add(budget);
                 let deadline = end.unwrap_or_else(|| deadline_after(started, budget));
                 let progress = Progress::default();
-                let outcome = execute(
-                    tool, &id, args, started, deadline, &cap, &limits, escape, cancel, &progress,
-                );
+                let call = Running {
+                    tool,
+                    id: &id,
+                    started,
+                    deadline,
+                    cancel,
+                    user_data: user_data.as_deref(),
+                };
+                let outcome = execute(&call, args, &cap, &limits, escape, &progress);
                 let outcome = match &note {
                     Some(note) => with_note(outcome, Some(note)),
                     None => outcome,
@@ -1069,16 +1199,20 @@ impl Harness {
                 let progress = Progress::default();
                 let worker_progress = Arc::clone(&progress);
                 let spawned = self.threads.run(move || {
-                    let outcome = execute(
-                        &worker_tool,
-                        &worker_id,
-                        Cow::Owned(args),
+                    let call = Running {
+                        tool: &worker_tool,
+                        id: &worker_id,
                         started,
                         deadline,
+                        cancel: worker_cancel.as_ref(),
+                        user_data: user_data.as_deref(),
+                    };
+                    let outcome = execute(
+                        &call,
+                        Cow::Owned(args),
                         &cap,
                         &limits,
                         escape,
-                        worker_cancel.as_ref(),
                         &worker_progress,
                     );
                     let outcome = with_note(outcome, note.as_deref());
@@ -1302,6 +1436,19 @@ struct Turn<'t> {
     serial: bool,
     /// Parallel tool calls are disabled: only the first call runs, later ones are refused.
     one_call: bool,
+    /// Calls of some tools wait for the user's decision before they run.
+    pause: Option<crate::pause::Pausing<'t>>,
+}
+
+/// The call a handler runs for, as [`execute`] hands it to the handler's [`CallContext`].
+#[derive(Clone, Copy)]
+struct Running<'r> {
+    tool: &'r RegisteredTool,
+    id: &'r str,
+    started: Instant,
+    deadline: Instant,
+    cancel: Option<&'r CancelToken>,
+    user_data: Option<&'r Value>,
 }
 
 /// Why waiting for a handler's result ended without one.
@@ -1446,25 +1593,29 @@ fn invalid_arguments(tool: &RegisteredTool, violations: Vec<Violation>) -> Failu
 /// Runs the handler, then checks and caps its output, all under `catch_unwind`.
 // Everything a handler's context and its output check need, passed as it is owned (the worker
 // thread of an isolated handler owns its copies).
-#[allow(clippy::too_many_arguments)]
 fn execute(
-    tool: &RegisteredTool,
-    id: &str,
+    call: &Running<'_>,
     args: Cow<'_, Value>,
-    started: Instant,
-    deadline: Instant,
     cap: &CapConfig,
     limits: &OutputLimits,
     escape: bool,
-    cancel: Option<&CancelToken>,
     progress: &Mutex<Option<StreamCapper>>,
 ) -> RunOutcome {
+    let Running {
+        tool,
+        id,
+        started,
+        deadline,
+        cancel,
+        user_data,
+    } = *call;
     let ctx = CallContext {
         tool_use_id: id,
         tool: &tool.name,
         started,
         deadline,
         cancel,
+        user_data,
     };
     let run = catch_unwind(AssertUnwindSafe(|| -> RunOutcome {
         let called = match args {

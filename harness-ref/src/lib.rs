@@ -100,6 +100,7 @@ mod envelope;
 mod harness;
 mod messages;
 pub mod output;
+pub mod pause;
 pub mod repair;
 pub mod resume;
 pub mod schema;
@@ -120,6 +121,7 @@ pub use harness::{
     RegistrationErrorKind, Registry, Stage,
 };
 pub use output::{OutputLimits, OutputProblem};
+pub use pause::{Approvals, Decision};
 pub use schema::{InputSchema, SchemaCache, SchemaError, UnknownFields, Violation};
 pub use spill::{SpillBound, SpillStore};
 pub use threads::HandlerThreads;

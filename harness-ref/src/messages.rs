@@ -297,6 +297,33 @@ pub(crate) fn approval_required_remedy() -> String {
     "ask the user to approve this call, then call it again".to_string()
 }
 
+pub(crate) fn denied_by_user(tool: &str, reason: Option<&str>) -> String {
+    let mut text = format!(
+        "the user denied this call of tool {}; nothing was run",
+        quoted(tool)
+    );
+    if let Some(reason) = reason.filter(|r| !r.is_empty()) {
+        text.push_str(&format!(" (the user said: {})", quoted(reason)));
+    }
+    text
+}
+
+pub(crate) fn denied_by_user_remedy() -> String {
+    "do not call it again unless the user asks for it; ask the user how to go on".to_string()
+}
+
+pub(crate) fn no_decision(tool: &str, wait: std::time::Duration) -> String {
+    format!(
+        "this call of tool {} needed the user's approval and no decision came within {} ms; nothing was run",
+        quoted(tool),
+        wait.as_millis()
+    )
+}
+
+pub(crate) fn no_decision_remedy() -> String {
+    "ask the user whether to run it, then call it again".to_string()
+}
+
 pub(crate) fn budget_exhausted(tool: &str) -> String {
     format!(
         "tool {} would exceed this caller's budget; nothing was run",

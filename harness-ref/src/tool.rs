@@ -22,6 +22,7 @@ pub struct CallContext<'a> {
     pub(crate) started: Instant,
     pub(crate) deadline: Instant,
     pub(crate) cancel: Option<&'a crate::CancelToken>,
+    pub(crate) user_data: Option<&'a Value>,
 }
 
 impl CallContext<'_> {
@@ -33,6 +34,13 @@ impl CallContext<'_> {
     /// The tool's registered name.
     pub fn tool_name(&self) -> &str {
         self.tool
+    }
+
+    /// Data the user gave for this call when it paused for the user's decision (an
+    /// elicitation's answer, a suspended tool's resume data: [`crate::pause`]); `None` when the
+    /// call did not pause or the user gave none. It is this call's own: never another's.
+    pub fn user_data(&self) -> Option<&Value> {
+        self.user_data
     }
 
     /// When the handler started.

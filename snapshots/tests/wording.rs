@@ -453,3 +453,43 @@ fn security_gates() {
         d(),
     );
 }
+
+#[test]
+fn paused_calls() {
+    use harness_ref::{Approvals, Decision};
+    use std::time::Duration;
+    let approvals = Approvals::new();
+    let user = approvals.clone();
+    let user = std::thread::spawn(move || {
+        assert!(user.wait_until_pending("toolu_01", Duration::from_secs(5)));
+        user.decide("toolu_01", Decision::deny()).unwrap();
+        user.decide(
+            "toolu_02",
+            Decision::Deny {
+                reason: Some("not this city".into()),
+            },
+        )
+        .unwrap();
+    });
+    let calls = vec![
+        call("toolu_01", "get_weather", json!({"city": "Oslo"})),
+        call("toolu_02", "get_weather", json!({"city": "Rome"})),
+        call("toolu_03", "get_weather", json!({"city": "Lima"})),
+    ];
+    let results = harness().handle_paused_batch(
+        calls,
+        &["get_weather"],
+        Duration::from_millis(50),
+        &approvals,
+    );
+    user.join().unwrap();
+    assert_snapshot!("permission_denied__denied_by_the_user", render(&results[0]));
+    assert_snapshot!(
+        "permission_denied__denied_by_the_user_with_a_reason",
+        render(&results[1])
+    );
+    assert_snapshot!(
+        "permission_denied__no_decision_in_time",
+        render(&results[2])
+    );
+}

@@ -103,7 +103,7 @@ const capabilities: Capabilities = {
   // features: optional feature sets (PROTOCOL.md sections 4a-4f); declare only those your harness
   //   has. Features: authorization, bounds, budget, idempotency, path-confinement, prepare-commit,
   //   offered-tools, stop-reason, repair, cancel, serial-calls, mcp-client, resume, image-limits,
-  //   spill-lifecycle.
+  //   spill-lifecycle, pause.
   // features: ['authorization', 'budget'],
   // folds: a class your harness does not tell apart -> the class it answers it as (which has a
   //   code), so it is judged on the partition it has.

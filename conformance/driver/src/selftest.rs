@@ -617,7 +617,8 @@ pub const VARIANTS_AT_ONCE: usize = 4;
 pub const WAITING_AT_ONCE: usize = 128;
 
 /// The cases that wait, by their script: a handler sleeps (before it answers, or between the
-/// parts of a streamed output), or the turn is cancelled after a while. `selftest` gives them
+/// parts of a streamed output), the turn is cancelled after a while, or its calls pause for
+/// the user's decisions (one that never comes is waited for until the case's `wait_ms`). `selftest` gives them
 /// workers of their own ([`runner::run_pooled`], [`runner::run_with_sleepers`]).
 fn waiting(cases: &[&Case]) -> Vec<bool> {
     fn sleeps(b: &Behavior) -> bool {
@@ -632,7 +633,11 @@ fn waiting(cases: &[&Case]) -> Vec<bool> {
     }
     cases
         .iter()
-        .map(|c| c.cancel_after_ms.is_some() || c.tools.iter().any(|t| sleeps(&t.behavior)))
+        .map(|c| {
+            c.cancel_after_ms.is_some()
+                || c.pause.is_some()
+                || c.tools.iter().any(|t| sleeps(&t.behavior))
+        })
         .collect()
 }
 

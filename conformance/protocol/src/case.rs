@@ -116,6 +116,10 @@ macro_rules! __wire_case_fields {
             /// the reply lists the artifacts the harness still holds after each step.
             #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
             pub spill_lifecycle: ::std::option::Option<::std::boxed::Box<$crate::SpillLifecycle>>,
+            /// Feature `pause`: the calls of some tools wait for the user's decision before they
+            /// run; the decisions the user gives, and in which order, once the calls have paused.
+            #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
+            pub pause: ::std::option::Option<::std::boxed::Box<$crate::Pause>>,
             /// The authenticated caller (security features: the protocol's `security` module).
             #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
             pub context: ::std::option::Option<::std::boxed::Box<$crate::ContextDef>>,
@@ -343,6 +347,51 @@ impl SpillLifecycle {
         }
         Ok(())
     }
+}
+
+/// Paused calls and the user's decisions (feature `pause`). Every call of a tool in `tools`
+/// that passes validation pauses before it runs, waiting for the user; once the turn's calls
+/// have paused, the user gives `decisions`, in this order (which may not be the calls'). A
+/// paused call no decision names gets none: the harness stops waiting after `wait_ms`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Pause {
+    /// The tools whose calls wait for the user's approval before they run.
+    pub tools: Vec<String>,
+    /// How long the harness waits for a decision, in milliseconds, from the moment the call
+    /// paused.
+    pub wait_ms: u64,
+    /// The user's decisions, in the order the user gives them.
+    pub decisions: Vec<PauseDecision>,
+}
+
+/// The user's decision on one paused call (feature `pause`).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PauseDecision {
+    /// The id of the call the decision is for.
+    pub call: String,
+    /// Approve or deny.
+    pub decision: UserDecision,
+    /// `approve` only: the arguments as the user edited them, which replace the call's own
+    /// (the harness validates them as it validates a call).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub input: Option<serde_json::Value>,
+    /// `approve` only: data the user gave for this call when it asked (an elicitation's answer,
+    /// a suspended tool's resume data), handed to the call's handler; the scripted handler
+    /// sets each field into its own arguments object on entry.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub data: Option<serde_json::Map<String, serde_json::Value>>,
+}
+
+/// What the user decided about a paused call.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum UserDecision {
+    /// Run the call.
+    Approve,
+    /// Do not run it.
+    Deny,
 }
 
 /// The parts of a cap a case may ask for.

@@ -40,8 +40,9 @@ pub mod vocabulary;
 pub use case::{stream_before_deadline, StreamPart};
 pub use case::{
     Behavior, Call, CallForm, CapRequest, CaseConfig, Gen, Lines, Mutation, NonFinite, NonFiniteIn,
-    NonJson, NonJsonIn, NoteCopy, Output, Raise, RaiseKind, Resume, SavedResult, Size, SleepMs,
-    SpillLifecycle, SpillStep, StopReason, Strategy, ToolDef, Unit, WireCase,
+    NonJson, NonJsonIn, NoteCopy, Output, Pause, PauseDecision, Raise, RaiseKind, Resume,
+    SavedResult, Size, SleepMs, SpillLifecycle, SpillStep, StopReason, Strategy, ToolDef, Unit,
+    UserDecision, WireCase,
 };
 pub use content::{text_of, ContentBlock, EmbeddedResource, McpResult, ResourceLink};
 pub use generate::{

@@ -136,7 +136,11 @@ pub const CLASSES: [&str; 16] = [
 /// adapter can run a case's calls as turns of named sessions, forget results from a session's
 /// transcript, end sessions, and list which artifacts the store still holds after each step
 /// (a case's `spill_lifecycle`; SPEC.md SPILL-1..5).
-pub const FEATURES: [&str; 15] = [
+///
+/// `pause`: calls of some tools wait for the user's decision (approve, possibly with edited
+/// arguments or data the user gave, or deny) before they run, and the harness gives up waiting
+/// after a configured time (a case's `pause`; SPEC.md PAUSE-1..4).
+pub const FEATURES: [&str; 16] = [
     "authorization",
     "bounds",
     "budget",
@@ -152,6 +156,7 @@ pub const FEATURES: [&str; 15] = [
     "resume",
     "image-limits",
     "spill-lifecycle",
+    "pause",
 ];
 
 /// Scripted behaviours beyond protocol 1's base set, which an adapter declares it can run

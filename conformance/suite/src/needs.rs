@@ -227,6 +227,10 @@ pub fn case_needs(case: &Case) -> Vec<String> {
     if case.spill_lifecycle.is_some() {
         needs.insert("feature.spill-lifecycle".into());
     }
+    // Calls that pause for the user's decision.
+    if case.pause.is_some() {
+        needs.insert("feature.pause".into());
+    }
     // The security features a case's fields imply (`context`, `policy`, `idempotency_key`, …).
     for feature in harness_conformance_protocol::implied_features_of(
         case.security.as_deref(),

@@ -55,10 +55,10 @@ fn every_security_case_needs_a_feature_and_is_skipped_without_it() {
 fn plain_cases_imply_no_feature() {
     let suite = load_embedded().unwrap();
     // `offered-tools`, `stop-reason`, `repair`, `cancel`, `serial-calls`, `mcp-client`,
-    // `resume`, `image-limits` and `spill-lifecycle` are features but not security gates: they
-    // come from `offered`, `stop_reason`, the repair cases' `needs`, `cancel_after_ms`,
-    // `parallel_calls`, a tool's `mcp_result`, `resume`, `config.image_limit` and
-    // `spill_lifecycle` alone.
+    // `resume`, `image-limits`, `spill-lifecycle` and `pause` are features but not security
+    // gates: they come from `offered`, `stop_reason`, the repair cases' `needs`,
+    // `cancel_after_ms`, `parallel_calls`, a tool's `mcp_result`, `resume`,
+    // `config.image_limit`, `spill_lifecycle` and `pause` alone.
     for case in suite.cases.iter().filter(|c| !AREAS.contains(&c.area())) {
         assert!(
             !needs::case_needs(case)
@@ -72,7 +72,8 @@ fn plain_cases_imply_no_feature() {
                     && n != "feature.mcp-client"
                     && n != "feature.resume"
                     && n != "feature.image-limits"
-                    && n != "feature.spill-lifecycle"),
+                    && n != "feature.spill-lifecycle"
+                    && n != "feature.pause"),
             "{} needs a security feature",
             case.id
         );
@@ -81,6 +82,7 @@ fn plain_cases_imply_no_feature() {
         for (feature, has, from) in [
             ("repair", case.area() == "repair", "is a repair case"),
             ("offered-tools", case.offered.is_some(), "has `offered`"),
+            ("pause", case.pause.is_some(), "has `pause`"),
             (
                 "stop-reason",
                 case.stop_reason.is_some(),

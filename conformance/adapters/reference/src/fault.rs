@@ -274,11 +274,25 @@ pub enum Fault {
     /// Artifact ids are a counter each session starts again (`spill-1`, `spill-2`): two
     /// sessions' spills of different outputs share an id.
     ReusesArtifactIds,
+    // Issue 30 area 8: calls paused for the user's decision (PAUSE-1..4).
+    /// A decision resumes the call that paused in its position, not the call it was given for:
+    /// decisions given in another order than the calls hand one call's approval, edited
+    /// arguments or data to another (mastra-ai/mastra #19083).
+    ResumesWithAnotherCallsData,
+    /// An approved call runs, but its result reaches the model with no content (openai/codex
+    /// #9053: approving sent `content: None`).
+    ApprovalSendsEmptyContent,
+    /// One denial aborts the whole turn: every call of the batch is refused with it and none
+    /// runs, the approved ones and those that needed no approval included.
+    DenialFailsTheBatch,
+    /// A paused call waits for its decision forever: when none comes, the turn never ends
+    /// (anthropics/claude-code #88901); the adapter gives up on it and reports no result.
+    WaitsForeverForApproval,
 }
 
 impl Fault {
     /// Every fault, in documentation order.
-    pub const ALL: [Fault; 95] = [
+    pub const ALL: [Fault; 99] = [
         Fault::RunsHandlerBeforeValidating,
         Fault::CoercesTypes,
         Fault::DropsUnknownFields,
@@ -374,6 +388,10 @@ impl Fault {
         Fault::SweepsReferencedSpills,
         Fault::SpillsSharedAcrossSessions,
         Fault::ReusesArtifactIds,
+        Fault::ResumesWithAnotherCallsData,
+        Fault::ApprovalSendsEmptyContent,
+        Fault::DenialFailsTheBatch,
+        Fault::WaitsForeverForApproval,
     ];
 
     /// The variants whose fault is in the optional repair profile: each is a broken version of
@@ -512,6 +530,10 @@ impl Fault {
             Fault::SweepsReferencedSpills => "sweeps-referenced-spills",
             Fault::SpillsSharedAcrossSessions => "spills-shared-across-sessions",
             Fault::ReusesArtifactIds => "reuses-artifact-ids",
+            Fault::ResumesWithAnotherCallsData => "resumes-with-another-calls-data",
+            Fault::ApprovalSendsEmptyContent => "approval-sends-empty-content",
+            Fault::DenialFailsTheBatch => "denial-fails-the-batch",
+            Fault::WaitsForeverForApproval => "waits-forever-for-approval",
         }
     }
 
@@ -533,7 +555,9 @@ impl Fault {
                 "VAL-2", "CALL-1", "OUT-2", "OUT-3", "OUT-5", "CORR-1", "CORR-2", "CORR-5",
                 "VOCAB-1", "BUDGET-2", "PREP-1",
             ],
-            Fault::DropsFailedCalls => &["OUT-2", "OUT-3", "OUT-5", "CORR-1", "MCP-1", "IDEM-4"],
+            Fault::DropsFailedCalls => &[
+                "OUT-2", "OUT-3", "OUT-5", "CORR-1", "MCP-1", "IDEM-4", "PAUSE-3",
+            ],
             Fault::DropsTimedOutCalls => &["OUT-4", "CORR-1"],
             Fault::CrashesOnLargeOutput => &[
                 "VAL-2", "CALL-1", "OUT-1", "OUT-2", "OUT-3", "OUT-4", "CORR-1", "STRAT-3",
@@ -543,7 +567,7 @@ impl Fault {
                 "CORR-1", "AUTH-1", "AUTH-2", "AUTH-3", "AUTH-4", "BUDGET-1", "BUDGET-3", "IDEM-2",
                 "IDEM-7", "PREP-1", "PREP-2", "PREP-3", "PREP-4", "PREP-5", "PREP-6", "PREP-7",
                 "PREP-8", "PREP-9", "PATH-1", "PATH-2", "PATH-3", "PATH-5", "BOUND-1", "BOUND-2",
-                "BOUND-3", "PATH-7",
+                "BOUND-3", "PATH-7", "PAUSE-1", "PAUSE-2", "PAUSE-4",
             ],
             Fault::DropsBlockResults => &["CORR-1", "BLOCK-1", "MCP-2", "MCP-3", "BLOCK-5"],
             Fault::MiscountsOmittedLines => &["CAP-6", "HT-3"],
@@ -567,6 +591,11 @@ impl Fault {
             Fault::SweepsReferencedSpills => &["SPILL-1"],
             Fault::SpillsSharedAcrossSessions => &["SPILL-4"],
             Fault::ReusesArtifactIds => &["SPILL-5"],
+            Fault::ResumesWithAnotherCallsData => &["PAUSE-1"],
+            Fault::ApprovalSendsEmptyContent => &["PAUSE-3"],
+            // The approval given for another call of the batch never reaches it (PAUSE-1).
+            Fault::DenialFailsTheBatch => &["PAUSE-1", "PAUSE-2"],
+            Fault::WaitsForeverForApproval => &["PAUSE-4"],
             Fault::CapsHeadOnly => &["HT-1", "HT-2"],
             Fault::CoercesTypes => &["VAL-1", "VAL-2", "VAL-3", "VAL-6", "VAL-9", "VAL-10"],
             Fault::CommitsUnverifiedTokens => &[
@@ -595,7 +624,7 @@ impl Fault {
                 "AUTH-3", "AUTH-4", "BUDGET-1", "BUDGET-3", "IDEM-2", "IDEM-4", "IDEM-7", "PREP-1",
                 "PREP-2", "PREP-3", "PREP-4", "PREP-5", "PREP-6", "PREP-7", "PREP-8", "PREP-9",
                 "PATH-1", "PATH-2", "PATH-3", "PATH-5", "BOUND-1", "BOUND-2", "BOUND-3", "PATH-7",
-                "BLOCK-1", "BLOCK-6",
+                "BLOCK-1", "BLOCK-6", "PAUSE-1", "PAUSE-2", "PAUSE-3", "PAUSE-4",
             ],
             Fault::FirstViolationOnly => &["TEACH-2", "TEACH-3"],
             Fault::FlattensBlocksToText => &["BLOCK-1", "BLOCK-2", "MCP-3", "BLOCK-6"],
@@ -635,7 +664,7 @@ impl Fault {
                 "BUDGET-3", "IDEM-1", "IDEM-2", "IDEM-3", "IDEM-4", "IDEM-5", "IDEM-7", "PREP-1",
                 "PREP-2", "PREP-3", "PREP-4", "PREP-5", "PREP-6", "PREP-7", "PREP-8", "PREP-9",
                 "PATH-1", "PATH-2", "PATH-3", "PATH-5", "BOUND-1", "BOUND-2", "BOUND-3",
-                "CANCEL-2", "PATH-7", "VAL-11", "CALL-10",
+                "CANCEL-2", "PATH-7", "VAL-11", "CALL-10", "PAUSE-1", "PAUSE-2", "PAUSE-4",
             ],
             Fault::RunsToolsNotOffered => &["TURN-1", "TURN-2"],
             Fault::RunsUnvalidatedRepairs => &["VAL-1", "REPAIR-1"],
@@ -884,6 +913,18 @@ impl Fault {
             }
             Fault::ReusesArtifactIds => {
                 "numbers artifacts per session from 1: two sessions' different outputs share an id"
+            }
+            Fault::ResumesWithAnotherCallsData => {
+                "gives each decision to the call that paused in its position, not to the call it names"
+            }
+            Fault::ApprovalSendsEmptyContent => {
+                "runs an approved call but shows the model an empty result instead of the tool's output"
+            }
+            Fault::DenialFailsTheBatch => {
+                "refuses every call of the turn when the user denies one of them"
+            }
+            Fault::WaitsForeverForApproval => {
+                "waits for a decision that never comes without end, so the turn is never answered"
             }
         }
     }

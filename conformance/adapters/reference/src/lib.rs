@@ -110,6 +110,7 @@ mod blocks;
 pub mod fault;
 mod json_text;
 mod names;
+mod pause;
 mod perturb;
 mod policy;
 mod renote;
@@ -674,6 +675,8 @@ impl ReferenceAdapter {
             run.results
         } else if protocol::is_secured(case) {
             policy::run_secured(harness, case, calls, fault)
+        } else if let Some(pause) = &case.pause {
+            pause::paused_turn(&harness, calls, pause, fault)
         } else if let Some(after) = case.cancel_after_ms {
             let results = cancelled_turn(&harness, calls, Duration::from_millis(after), fault);
             // Handlers told to stop record it as they leave: report once they have (an
@@ -811,6 +814,9 @@ impl ReferenceAdapter {
                     deadline: harness_config.deadline,
                 };
                 reshape_result(&mut o, result, variant, &cx);
+            }
+            if let Some(pause) = &case.pause {
+                pause::reshape(&mut o, result, pause, fault, variant);
             }
             observed.push(o);
         }
@@ -1106,6 +1112,13 @@ fn scripted_handler(
         // `parses-arguments-twice`: the handler reads the text again, with another parser.
         if let Some(other) = lock(&state.handed).remove(id) {
             args = other;
+        }
+        // Feature `pause`: data the user gave for this call when it paused is set into the
+        // handler's own arguments on entry (PROTOCOL.md 4k).
+        if let (Some(Value::Object(data)), Value::Object(own)) = (ctx.user_data(), &mut args) {
+            for (key, value) in data {
+                own.insert(key.clone(), value.clone());
+            }
         }
         let entry = args.clone();
         let _running = state.enter();

@@ -161,11 +161,18 @@ pub enum Variant {
     /// Declares and keeps the smallest bound, one artifact per session, beyond the artifacts
     /// the transcript still names: every unreferenced artifact is evicted at the next spill.
     SpillBoundOfOne,
+    // Issue 30 area 8: calls paused for the user's decision (PAUSE-1..4).
+    /// A call the user denied is answered in other words (`Declined by the user: …`) with the
+    /// same facts: the tool, that the user said no, that nothing ran, and what to do next.
+    RewordedDenials,
+    /// A paused call whose decision never comes is refused at the end of the wait with class
+    /// `timeout` (`timed out waiting for the user's approval`), not `permission_denied`.
+    UndecidedCallsTimeOut,
 }
 
 impl Variant {
     /// Every variant, in documentation order.
-    pub const ALL: [Variant; 38] = [
+    pub const ALL: [Variant; 40] = [
         Variant::FoldsMalformedCall,
         Variant::NonObjectAsInvalidArguments,
         Variant::EmptyNameAsUnknownTool,
@@ -204,6 +211,8 @@ impl Variant {
         Variant::ReducesOversizedImages,
         Variant::KeepsSpillsUntilSessionEnd,
         Variant::SpillBoundOfOne,
+        Variant::RewordedDenials,
+        Variant::UndecidedCallsTimeOut,
     ];
 
     /// The kebab-case name used on the command line and in reports.
@@ -247,6 +256,8 @@ impl Variant {
             Variant::ReducesOversizedImages => "reduces-oversized-images",
             Variant::KeepsSpillsUntilSessionEnd => "keeps-spills-until-session-end",
             Variant::SpillBoundOfOne => "spill-bound-of-one",
+            Variant::RewordedDenials => "reworded-denials",
+            Variant::UndecidedCallsTimeOut => "undecided-calls-time-out",
         }
     }
 
@@ -340,6 +351,12 @@ impl Variant {
             }
             Variant::SpillBoundOfOne => {
                 "declares a spill bound of one artifact per session and evicts every unreferenced one at the next spill"
+            }
+            Variant::RewordedDenials => {
+                "words a call the user denied its own way, with the same facts"
+            }
+            Variant::UndecidedCallsTimeOut => {
+                "refuses a paused call whose decision never came with class timeout"
             }
         }
     }

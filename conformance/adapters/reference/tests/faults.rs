@@ -4,8 +4,8 @@
 mod common;
 
 use common::{
-    artifact_id, cancelled_case, case, code, held, invocations, one_call, one_tool, results,
-    resumed_case, run, spill_case,
+    artifact_id, cancelled_case, case, code, held, invocations, one_call, one_tool, paused_case,
+    results, resumed_case, run, spill_case,
 };
 use harness_conformance_protocol::{ContentBlock, Reply, WireCase};
 use harness_ref_adapter::{Fault, ReferenceAdapter};
@@ -1316,6 +1316,66 @@ fn demo(fault: Fault) -> Demo {
             |reference, variant| {
                 assert_ne!(artifact_id(reference, 0), artifact_id(reference, 1));
                 assert_eq!(artifact_id(variant, 0), artifact_id(variant, 1));
+            },
+        ),
+        Fault::ResumesWithAnotherCallsData => (
+            paused_case(
+                json!([{"call": "b", "decision": "approve", "data": {"code": "B"}},
+                       {"call": "a", "decision": "approve", "data": {"code": "A"}}]),
+                2000,
+            ),
+            |reference, variant| {
+                let args = |r: &Reply| -> Vec<Value> {
+                    invocations(r).iter().map(|i| i.args.clone()).collect()
+                };
+                assert_eq!(
+                    args(reference),
+                    [
+                        json!({"to": "ann", "code": "A"}),
+                        json!({"to": "bob", "code": "B"})
+                    ]
+                );
+                assert_eq!(
+                    args(variant),
+                    [
+                        json!({"to": "ann", "code": "B"}),
+                        json!({"to": "bob", "code": "A"})
+                    ]
+                );
+            },
+        ),
+        Fault::ApprovalSendsEmptyContent => (
+            paused_case(
+                json!([{"call": "a", "decision": "approve"},
+                               {"call": "b", "decision": "approve"}]),
+                2000,
+            ),
+            |reference, variant| {
+                assert!(results(reference)[0].content.contains("ann"));
+                assert!(!results(variant)[0].is_error);
+                assert_eq!(results(variant)[0].content, "");
+                assert_eq!(invocations(variant).len(), 2);
+            },
+        ),
+        Fault::DenialFailsTheBatch => (
+            paused_case(
+                json!([{"call": "a", "decision": "approve"},
+                               {"call": "b", "decision": "deny"}]),
+                2000,
+            ),
+            |reference, variant| {
+                assert!(!results(reference)[0].is_error);
+                assert!(results(reference)[1].is_error);
+                assert!(results(variant).iter().all(|r| r.is_error));
+                assert!(invocations(variant).is_empty());
+            },
+        ),
+        Fault::WaitsForeverForApproval => (
+            paused_case(json!([{"call": "a", "decision": "approve"}]), 50),
+            |reference, variant| {
+                assert_eq!(ids(reference), ["a", "b"]);
+                assert!(results(reference)[1].is_error);
+                assert!(results(variant).is_empty());
             },
         ),
         other => panic!("no demonstration case for {other}: add one here"),

@@ -658,6 +658,33 @@ fn demo(variant: Variant) -> Demo {
                 Some(1)
             );
         }),
+        Variant::RewordedDenials => (
+            common::paused_case(
+                json!([{"call": "a", "decision": "deny"},
+                                       {"call": "b", "decision": "approve"}]),
+                2000,
+            ),
+            |reference, variant| {
+                assert!(results(reference)[0].content.contains("the user denied"));
+                let v = &results(variant)[0];
+                assert!(
+                    v.is_error && v.content.starts_with("Declined by the user"),
+                    "{v:?}"
+                );
+                assert_eq!(v.code.as_deref(), Some("permission_denied"));
+                assert!(!results(variant)[1].is_error);
+            },
+        ),
+        Variant::UndecidedCallsTimeOut => (
+            common::paused_case(json!([{"call": "a", "decision": "approve"}]), 50),
+            |reference, variant| {
+                assert_eq!(code(reference, 1), Some("permission_denied"));
+                let v = &results(variant)[1];
+                assert!(v.is_error && v.content.contains("timed out"), "{v:?}");
+                assert_eq!(v.code.as_deref(), Some("timeout"));
+                assert!(!results(variant)[0].is_error);
+            },
+        ),
         other => panic!("no demonstration for {other:?}"),
     }
 }

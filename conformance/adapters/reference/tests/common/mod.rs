@@ -103,3 +103,14 @@ pub fn held(reply: &Reply) -> &[Vec<String>] {
 pub fn artifact_id(reply: &Reply, i: usize) -> &str {
     &results(reply)[i].artifact.as_ref().expect("an artifact").id
 }
+/// A turn of transfers `a` (to ann) and `b` (to bob) that pause for the user's decision, given
+/// as `decisions` (feature `pause`), with `wait_ms` of waiting; the tool echoes its arguments.
+pub fn paused_case(decisions: Value, wait_ms: u64) -> WireCase {
+    case(json!({
+        "id": "test/case",
+        "pause": {"tools": ["t"], "wait_ms": wait_ms, "decisions": decisions},
+        "tools": [{"name": "t", "input_schema": {}, "behavior": {"return": {"echo_args": true}}}],
+        "calls": [{"id": "a", "name": "t", "input": {"to": "ann"}},
+                  {"id": "b", "name": "t", "input": {"to": "bob"}}]
+    }))
+}
