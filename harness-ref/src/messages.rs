@@ -248,6 +248,17 @@ pub(crate) fn internal(tool: Option<&str>) -> String {
 }
 
 /// A multi-part output with a part the harness cannot deliver (`why` names its kind).
+/// Said after an output of white space alone, which the Messages API refuses as a text block
+/// ("text content blocks must contain non-whitespace text"): the output is kept whole, and
+/// this makes the block one the provider takes on every later request (SPEC.md REPLAY-1).
+pub(crate) const WHITE_SPACE_ONLY: &str = "(the output is white space only)";
+
+/// Stands for an output of white space alone too long to keep beside
+/// [`WHITE_SPACE_ONLY`] within the cap.
+pub(crate) fn white_space_only(size: usize, unit: crate::Unit) -> String {
+    format!("(the output was {size} {} of white space only)", unit.as_str())
+}
+
 pub(crate) fn unsupported_part(tool: &str, why: &str) -> String {
     format!(
         "tool {} produced content that cannot be delivered: {why}",

@@ -19,7 +19,7 @@ use serde_json::Value;
 use crate::case::Case;
 
 /// Every need name a case may list (besides `feature.<name>`).
-pub const NEED_NAMES: [&str; 19] = [
+pub const NEED_NAMES: [&str; 20] = [
     "cap.configurable",
     "cap.unit.bytes",
     "cap.unit.chars",
@@ -39,6 +39,7 @@ pub const NEED_NAMES: [&str; 19] = [
     "history",
     "call_ids",
     "cap.note",
+    "dialect",
 ];
 
 /// Whether `name` may appear on an `Applies:` line: a need, or `cap` (the harness has a cap).
@@ -323,6 +324,8 @@ pub fn declared(need: &str, caps: &Capabilities) -> bool {
         "parallel" => caps.parallel,
         "history" => caps.history,
         "call_ids" => caps.call_ids,
+        // A model provider whose acceptance rules judge the results (SPEC.md REPLAY-1).
+        "dialect" => caps.dialect.is_some(),
         _ => {
             if let Some(f) = need.strip_prefix("feature.") {
                 caps.features.iter().any(|x| x == f)

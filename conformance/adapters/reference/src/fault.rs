@@ -260,11 +260,24 @@ pub enum Fault {
     /// The oversized image is refused for its call, but the transcript keeps it: every later
     /// call of the turn fails as the provider refuses the request that replays it.
     OversizedImagePoisonsLaterCalls,
+    // Issue 30 area 5: results the provider takes on replay (REPLAY-1).
+    /// An error whose handler (or MCP server) gave no message, or white space alone, is sent
+    /// with that message as its whole content: an empty `is_error` result the Messages API
+    /// refuses, and every later request with it (jlevy/markform #153).
+    EmptyErrorContent,
+    /// Blank text blocks a handler returned — beside an image, or alone — are sent as they are
+    /// (harness-ref before issue 30): "text content blocks must be non-empty".
+    KeepsBlankTextBlocks,
+    /// An empty output is sent as one empty text block rather than as no content.
+    EmptyOutputAsAnEmptyTextBlock,
+    /// An output of white space alone is sent as it is, a text block the provider refuses
+    /// ("text content blocks must contain non-whitespace text", earendil-works/pi #8720).
+    PassesWhiteSpaceOutput,
 }
 
 impl Fault {
     /// Every fault, in documentation order.
-    pub const ALL: [Fault; 91] = [
+    pub const ALL: [Fault; 95] = [
         Fault::RunsHandlerBeforeValidating,
         Fault::CoercesTypes,
         Fault::DropsUnknownFields,
@@ -356,6 +369,10 @@ impl Fault {
         Fault::PassesOversizedImages,
         Fault::DropsOversizedImages,
         Fault::OversizedImagePoisonsLaterCalls,
+        Fault::EmptyErrorContent,
+        Fault::KeepsBlankTextBlocks,
+        Fault::EmptyOutputAsAnEmptyTextBlock,
+        Fault::PassesWhiteSpaceOutput,
     ];
 
     /// The variants whose fault is in the optional repair profile: each is a broken version of
@@ -490,6 +507,10 @@ impl Fault {
             Fault::PassesOversizedImages => "passes-oversized-images",
             Fault::DropsOversizedImages => "drops-oversized-images",
             Fault::OversizedImagePoisonsLaterCalls => "oversized-image-poisons-later-calls",
+            Fault::EmptyErrorContent => "empty-error-content",
+            Fault::KeepsBlankTextBlocks => "keeps-blank-text-blocks",
+            Fault::EmptyOutputAsAnEmptyTextBlock => "empty-output-as-an-empty-text-block",
+            Fault::PassesWhiteSpaceOutput => "passes-white-space-output",
         }
     }
 
@@ -541,6 +562,10 @@ impl Fault {
             Fault::PassesOversizedImages => &["BLOCK-6"],
             Fault::DropsOversizedImages => &["BLOCK-6"],
             Fault::OversizedImagePoisonsLaterCalls => &["BLOCK-6"],
+            Fault::EmptyErrorContent => &["REPLAY-1", "OUT-9"],
+            Fault::KeepsBlankTextBlocks => &["REPLAY-1"],
+            Fault::EmptyOutputAsAnEmptyTextBlock => &["REPLAY-1"],
+            Fault::PassesWhiteSpaceOutput => &["REPLAY-1"],
             Fault::CapsHeadOnly => &["HT-1", "HT-2"],
             Fault::CoercesTypes => &["VAL-1", "VAL-2", "VAL-3", "VAL-6", "VAL-9", "VAL-10"],
             Fault::CommitsUnverifiedTokens => &[
@@ -590,7 +615,7 @@ impl Fault {
             Fault::NormalizesLineEndings => &["ENC-3"],
             Fault::NoteOutsideCap => &["CAP-1", "CAP-7", "CAP-8", "STRAT-6"],
             Fault::NullsAsAbsent => &["VAL-1", "VAL-2", "VAL-4", "VAL-8", "TEACH-5"],
-            Fault::OmitsNote => &["CAP-5", "STRAT-1", "STRAT-2", "STRAT-4"],
+            Fault::OmitsNote => &["CAP-5", "STRAT-1", "STRAT-2", "STRAT-4", "REPLAY-1"],
             Fault::PairsResultsByPosition => &["OUT-1", "CORR-2", "ORDER-1"],
             Fault::ParsesArgumentsLeniently => &["VAL-1", "CALL-5"],
             Fault::RejectsAsSuccess => &["STRAT-3"],
@@ -846,6 +871,18 @@ impl Fault {
             }
             Fault::OversizedImagePoisonsLaterCalls => {
                 "refuses an oversized image but keeps it in the transcript: every later call of the turn fails"
+            }
+            Fault::EmptyErrorContent => {
+                "sends an error whose handler gave no message with that empty message as its whole content"
+            }
+            Fault::KeepsBlankTextBlocks => {
+                "sends the empty and white-space text blocks a handler returned as they are"
+            }
+            Fault::EmptyOutputAsAnEmptyTextBlock => {
+                "sends an empty output as one empty text block"
+            }
+            Fault::PassesWhiteSpaceOutput => {
+                "sends an output of white space alone as it is"
             }
         }
     }

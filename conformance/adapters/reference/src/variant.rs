@@ -153,11 +153,15 @@ pub enum Variant {
     /// and delivered with a note saying so, instead of refused (SPEC.md BLOCK-6: reduce or
     /// refuse, visibly).
     ReducesOversizedImages,
+    // Issue 30 area 5: results the provider takes on replay (REPLAY-1).
+    /// An empty success is sent with a placeholder, `(no output)`, instead of without content
+    /// (as zed and hermes-agent do): the provider takes both.
+    PlaceholderForEmptyOutput,
 }
 
 impl Variant {
     /// Every variant, in documentation order.
-    pub const ALL: [Variant; 36] = [
+    pub const ALL: [Variant; 37] = [
         Variant::FoldsMalformedCall,
         Variant::NonObjectAsInvalidArguments,
         Variant::EmptyNameAsUnknownTool,
@@ -194,6 +198,7 @@ impl Variant {
         Variant::NonceInNote,
         Variant::NoteBesideContent,
         Variant::ReducesOversizedImages,
+        Variant::PlaceholderForEmptyOutput,
     ];
 
     /// The kebab-case name used on the command line and in reports.
@@ -235,6 +240,7 @@ impl Variant {
             Variant::NonceInNote => "nonce-in-note",
             Variant::NoteBesideContent => "note-beside-content",
             Variant::ReducesOversizedImages => "reduces-oversized-images",
+            Variant::PlaceholderForEmptyOutput => "placeholder-for-empty-output",
         }
     }
 
@@ -322,6 +328,9 @@ impl Variant {
             }
             Variant::ReducesOversizedImages => {
                 "scales an image over the provider's limit down to fit it and says so, instead of refusing it"
+            }
+            Variant::PlaceholderForEmptyOutput => {
+                "sends an empty success as the placeholder text (no output) instead of without content"
             }
         }
     }
