@@ -208,8 +208,14 @@ pub(crate) fn duplicate_id(id: &str) -> String {
     format!("duplicate tool call id {}: an earlier call in this turn already used it, so this call was not run", quoted(id))
 }
 
+/// A transport failure, with the service's message when it gave one that is not blank (a blank
+/// one would end the sentence in white space and say nothing, SPEC OUT-9).
 pub(crate) fn unavailable(tool: &str, message: &str) -> String {
-    format!("tool {} is unavailable: {message}", quoted(tool))
+    if message.trim().is_empty() {
+        format!("tool {} is unavailable and gave no reason", quoted(tool))
+    } else {
+        format!("tool {} is unavailable: {message}", quoted(tool))
+    }
 }
 
 pub(crate) fn output_too_large(tool: &str, size: u64, limit: usize, unit: crate::Unit) -> String {
