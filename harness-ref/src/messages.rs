@@ -262,7 +262,10 @@ pub(crate) const WHITE_SPACE_ONLY: &str = "(the output is white space only)";
 /// Stands for an output of white space alone too long to keep beside
 /// [`WHITE_SPACE_ONLY`] within the cap.
 pub(crate) fn white_space_only(size: usize, unit: crate::Unit) -> String {
-    format!("(the output was {size} {} of white space only)", unit.as_str())
+    format!(
+        "(the output was {size} {} of white space only)",
+        unit.as_str()
+    )
 }
 
 pub(crate) fn unsupported_part(tool: &str, why: &str) -> String {

@@ -200,9 +200,7 @@ pub fn breaches<'p>(
         .iter()
         .filter(|r| r.applies_to(result.is_error))
         .filter(|r| !(skip_error_rules && r.errors_only()))
-        .filter_map(|rule| {
-            broken(rule.require, &blocks).map(|why| Breach { rule, why })
-        })
+        .filter_map(|rule| broken(rule.require, &blocks).map(|why| Breach { rule, why }))
         .collect()
 }
 
@@ -237,14 +235,9 @@ pub fn embedded() -> Vec<(String, Result<Provider, String>)> {
 /// every dialect of the vocabulary to having one).
 pub fn provider(dialect: &str) -> Option<&'static Provider> {
     static ALL: OnceLock<Vec<Provider>> = OnceLock::new();
-    ALL.get_or_init(|| {
-        embedded()
-            .into_iter()
-            .filter_map(|(_, p)| p.ok())
-            .collect()
-    })
-    .iter()
-    .find(|p| p.dialect == dialect)
+    ALL.get_or_init(|| embedded().into_iter().filter_map(|(_, p)| p.ok()).collect())
+        .iter()
+        .find(|p| p.dialect == dialect)
 }
 
 #[cfg(test)]
@@ -295,8 +288,10 @@ mod tests {
     #[test]
     fn metadata_shown_beside_the_content_is_sent_with_it() {
         let p = provider("anthropic-messages").unwrap();
-        let cut = result(json!({"tool_use_id": "a", "is_error": false, "content": "\n\n\n",
-            "truncation": {"omitted": 9000}}));
+        let cut = result(
+            json!({"tool_use_id": "a", "is_error": false, "content": "\n\n\n",
+            "truncation": {"omitted": 9000}}),
+        );
         assert!(ids(p, &cut).is_empty());
         let blocks = result(json!({"tool_use_id": "a", "is_error": false, "content": "",
             "blocks": [{"type": "text", "text": ""}], "truncation": {"omitted": 9000}}));

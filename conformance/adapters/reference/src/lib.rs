@@ -107,13 +107,13 @@
 //! note moved or rewritten around harness-ref's own cut (`renote` module).
 
 mod blocks;
-mod replay;
 pub mod fault;
 mod json_text;
 mod names;
 mod perturb;
 mod policy;
 mod renote;
+mod replay;
 mod resume;
 mod reword;
 mod rewrite;

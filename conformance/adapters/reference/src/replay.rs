@@ -78,7 +78,11 @@ fn blank_error(mut b: &Behavior) -> Option<String> {
             Behavior::Return {
                 output: Output::McpResult(result),
             } if result.is_error == Some(true) => {
-                let text: String = result.content.iter().filter_map(ContentBlock::text).collect();
+                let text: String = result
+                    .content
+                    .iter()
+                    .filter_map(ContentBlock::text)
+                    .collect();
                 return text.trim().is_empty().then_some(text);
             }
             Behavior::Return { .. } => return None,

@@ -1280,8 +1280,10 @@ fn demo(fault: Fault) -> Demo {
             },
         ),
         Fault::KeepsBlankTextBlocks => (
-            blocks_case(json!({"content_blocks": [{"type": "text", "text": ""}, png(),
-                {"type": "text", "text": " \n"}]})),
+            blocks_case(
+                json!({"content_blocks": [{"type": "text", "text": ""}, png(),
+                {"type": "text", "text": " \n"}]}),
+            ),
             |reference, variant| {
                 assert_eq!(kinds(reference), ["image"]);
                 assert_eq!(kinds(variant), ["text", "image", "text"]);
@@ -1295,9 +1297,11 @@ fn demo(fault: Fault) -> Demo {
                 let v = &results(variant)[0];
                 assert_eq!(
                     v.blocks.as_deref(),
-                    Some(&[ContentBlock::Text {
-                        text: String::new()
-                    }][..])
+                    Some(
+                        &[ContentBlock::Text {
+                            text: String::new()
+                        }][..]
+                    )
                 );
             },
         ),
