@@ -93,7 +93,7 @@ enum Cmd {
         /// The case id (`<area>/<fault-name>`).
         case: String,
     },
-    /// Write the embedded case files, schemas, SPEC.md and PROTOCOL.md to a directory.
+    /// Write the embedded case files, schemas, providers' rules, SPEC.md and PROTOCOL.md to a directory.
     Copy {
         /// Where to write them; created if missing.
         dir: PathBuf,
