@@ -60,6 +60,8 @@ for f in replaces-blocks-with-placeholders flattens-blocks-to-text ignores-mcp-i
   drops-oversized-images oversized-image-poisons-later-calls; do
   UNSEEN[$f]="a content-block fault; generated tools return text or JSON only (caught by selftest)"
 done
+UNSEEN[empty-error-content]="a blank-error-message fault; generated handlers always raise with a message (caught by selftest)"
+UNSEEN[keeps-blank-text-blocks]="a blank-text-block fault; generated tools return text or JSON only, never blocks (caught by selftest)"
 for f in drops-partial-output partial-output-as-success; do
   UNSEEN[$f]="a streamed-output fault; generated tools never stream their output (caught by selftest)"
 done

@@ -55,7 +55,7 @@ done
 # The suite crate embeds its data at build time (include_dir!, include_str!): the package must
 # hold every case file of the checkout and the documents the `copy` command writes out.
 list=$(cargo package -p harness-conformance-suite --list --allow-dirty 2>/dev/null)
-for f in build.rs SPEC.md PROTOCOL.md schema/case.schema.json; do
+for f in build.rs SPEC.md PROTOCOL.md schema/case.schema.json schema/provider.schema.json providers/anthropic-messages.json; do
     if ! grep -qxF "$f" <<<"$list"; then
         echo "package: harness-conformance-suite does not ship $f" >&2
         exit 1

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Links the suite's data into the suite crate's folder for packing, and unlinks it after.
 #
-#   ci/suite-data.sh link     conformance/suite/{cases,schema,SPEC.md,PROTOCOL.md} -> ../…
+#   ci/suite-data.sh link     conformance/suite/{cases,schema,providers,SPEC.md,PROTOCOL.md} -> ../…
 #   ci/suite-data.sh unlink   removes those links (only links: never a real file or folder)
 #
 # The data is language-neutral and lives in conformance/, where adapters in every language read
@@ -12,7 +12,7 @@
 # (a package) and from conformance/ otherwise (a checkout).
 set -euo pipefail
 cd "$(dirname "$0")/../conformance/suite"
-items=(cases schema SPEC.md PROTOCOL.md)
+items=(cases schema providers SPEC.md PROTOCOL.md)
 case "${1:-}" in
     link)
         for f in "${items[@]}"; do

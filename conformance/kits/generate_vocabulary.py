@@ -68,6 +68,8 @@ def vocabulary() -> dict[str, Any]:
         "BEHAVIOURS": _variants(defs["behavior"]),
         # Behaviours beyond the base set, which an adapter declares in the hello's `behaviors`.
         "OPTIONAL_BEHAVIOURS": caps["properties"].get("behaviors", {}).get("items", {}).get("enum", []),
+        # The model providers' request formats a hello may name as its `dialect` (PROTOCOL.md 4i).
+        "DIALECTS": caps["properties"].get("dialect", {}).get("enum", []),
         "RAISE_KINDS": raise_variant["properties"]["raise"]["properties"]["kind"]["enum"],
         "OUTPUTS": _variants(defs["output"]),
         "NON_FINITE": non_finite["properties"]["non_finite"]["enum"],
@@ -89,6 +91,7 @@ _DOCS = {
     "FEATURE_PATTERN": "The spelling every feature name must have.",
     "BEHAVIOURS": "Scripted handler behaviours (run.schema.json#/$defs/behavior).",
     "OPTIONAL_BEHAVIOURS": "Behaviours and outputs beyond the base set; an adapter declares those it runs in `behaviors`.",
+    "DIALECTS": "The model providers' request formats a hello may name as its `dialect` (its results are then judged by that provider's acceptance rules).",
     "RAISE_KINDS": "The kinds of error a scripted handler raises.",
     "OUTPUTS": "What a scripted `return` gives back (run.schema.json#/$defs/output).",
     "NON_FINITE": "The non-finite floats a handler may return.",

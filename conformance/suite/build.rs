@@ -1,7 +1,8 @@
 //! Finds the suite's data and tells the crate where it is.
 //!
-//! The data — the case corpus, the JSON Schemas, SPEC.md and PROTOCOL.md — is language-neutral
-//! and lives beside this crate in `conformance/`, where adapters in every language read it. In
+//! The data — the case corpus, the JSON Schemas, the providers' acceptance rules, SPEC.md and
+//! PROTOCOL.md — is language-neutral and lives beside this crate in `conformance/`, where
+//! adapters in every language read it. In
 //! a checkout it is `..`; in a package built by `cargo package` it is this crate's own folder
 //! (`ci/package.sh` links it in before packing, and the include list ships it). `SUITE_DATA`
 //! names whichever holds `cases/`, and the loader embeds from there. SPEC.md is copied into
@@ -26,7 +27,7 @@ fn main() {
     println!("cargo:rustc-env=SUITE_DATA={data_str}");
     let text = std::fs::read_to_string(data.join("SPEC.md")).unwrap_or_default();
     std::fs::write(Path::new(&out).join("SPEC.md"), text).expect("OUT_DIR is writable");
-    for f in ["SPEC.md", "PROTOCOL.md", "cases", "schema"] {
+    for f in ["SPEC.md", "PROTOCOL.md", "cases", "schema", "providers"] {
         println!("cargo:rerun-if-changed={}", data.join(f).display());
     }
 }

@@ -57,6 +57,7 @@ NEEDS = {
     "cap.strategy.head_tail", "codes", "retryability", "deadline", "deadline.configurable",
     "call_form.arguments_text", "call_form.raw", "parallel", "history", "call_ids",
     "cap.unit.lines", "cap.strategy.reject", "cap.strategy.spill", "cap.cuts", "cap.note", "cap.spill.bound",
+    "dialect",
 }
 # The feature names, from the hello schema (generated from the runner's vocabulary: ci/vocabulary.sh).
 HELLO_SCHEMA = ROOT / "schema" / "protocol" / "hello.schema.json"
@@ -72,7 +73,7 @@ RESULT_KINDS = {
     "content.matches", "content.max_chars", "content.max_size", "content.equals_output",
     "cap.truncated", "cap.keeps_head", "cap.keeps_last_line", "cap.note_counts", "cap.note_lines",
     "cap.idempotent", "cap.rejected", "cap.spilled", "cap.artifact", "cap.counted", "cap.configured", "cap.own_note", "blocks.delivered", "blocks.order", "blocks.no_payload_text", "blocks.intact", "answered",
-    "blocks.within_limits",
+    "blocks.within_limits", "replay",
 }
 CASE_KINDS = {"results.count", "text.valid", "cap.within", "secret", "invocations",
               "received_args", "runs_only_with", "history_unchanged", "stopped", "repeatable",
@@ -95,17 +96,19 @@ DEFAULT_OWNER = {
     "linear_time": "CAP-11",
     "spill.kept": "SPILL-1", "spill.cleaned": "SPILL-2", "spill.bounded": "SPILL-3",
     "spill.distinct": "SPILL-5",
+    "replay": "REPLAY-1",
 }
 # `cap.truncated` defaults by its value: false (output unchanged) CAP-2, true (cut, noted) CAP-5.
 TRUNCATED_OWNER = {False: "CAP-2", True: "CAP-5"}
 # Checks every case gets; on their default owner they need not be listed in `requirements`.
 UNIVERSAL = {"tool_use_id", "results.count", "text.valid", "cap.within", "secret", "answered",
-             "invalid_not_run"}
+             "invalid_not_run", "replay"}
 # `Applies:` names judged by the runner check by check rather than by a case's needs: `call_ids`
 # (no `tool_use_id` checks on a harness without the model's ids) and `cap` (a cap case runs on a
 # harness without a cap, for CAP-1, and the checks of the requirements that presuppose a cap are
-# not run there).
-RUNNER_JUDGED_APPLIES = {"call_ids", "cap"}
+# not run there), and `dialect` (the universal `replay` check, REPLAY-1's, runs on every case of a
+# harness that declares a dialect and on none of one that does not).
+RUNNER_JUDGED_APPLIES = {"call_ids", "cap", "dialect"}
 CAP_AREAS = {"cap", "head-tail", "cap-strategies"}
 
 
@@ -377,6 +380,7 @@ def live_checks(case):
             out.append((i, f"cap.{key}"))
         for key in res.get("blocks", {}):
             out.append((i, f"blocks.{key}"))
+        out.append((i, "replay"))
     out += [(None, "results.count"), (None, "text.valid"), (None, "cap.within")]
     if any(isinstance(b.get("raise"), dict) and b["raise"].get("kind") == "internal"
            for t in case.get("tools", []) for b in walk_behaviors(t.get("behavior"))):

@@ -56,6 +56,11 @@ Cases:
 ### CAP-1 (MUST) Within the cap
 Rationale: the context budget.
 Cases:
+
+### REPLAY-1 (MUST) The provider takes the result on replay
+Rationale: a refused result blocks the session.
+Applies: dialect
+Cases:
 """
 
 

@@ -1627,6 +1627,7 @@ fn execute(
             Err(e) => return Err(tool_failure(tool, e)),
         };
         check_and_cap(tool, output, &ctx, cap, limits, escape, progress)
+            .map(|success| replayable(success, cap))
     }));
     match run {
         Ok(outcome) => outcome,
@@ -1818,6 +1819,43 @@ fn check_and_cap(
         })
     });
     Ok((content, truncation, artifact, Vec::new()))
+}
+
+/// A success the Messages API takes when the transcript is replayed (SPEC.md REPLAY-1): it
+/// refuses a text block that is empty or white space alone, in a `tool_result` too ("text
+/// content blocks must be non-empty", "… must contain non-whitespace text"), and then refuses
+/// every later request that replays it. A multi-part output drops its blank text parts (the
+/// parts beside them are what the tool returned); a text of white space alone is kept whole
+/// and followed by a word saying so, or, where the cap leaves no room for it, replaced by a
+/// statement of its size. An empty text stays empty: it is sent as a `tool_result` without
+/// content, which the API takes for a success.
+fn replayable(success: Success, cap: &CapConfig) -> Success {
+    let (content, truncation, artifact, parts) = success;
+    if !parts.is_empty() {
+        if !parts.iter().any(|p| p.text().is_some_and(is_blank)) {
+            return (content, truncation, artifact, parts);
+        }
+        let parts: Vec<Part> = parts
+            .into_iter()
+            .filter(|p| !p.text().is_some_and(is_blank))
+            .collect();
+        return (crate::content::text_of(&parts), truncation, artifact, parts);
+    }
+    if content.is_empty() || !is_blank(&content) {
+        return (content, truncation, artifact, parts);
+    }
+    let marked = format!("{content}{}", messages::WHITE_SPACE_ONLY);
+    let content = if cap::measure(&marked, cap.unit) <= cap.limit {
+        marked
+    } else {
+        messages::white_space_only(cap::measure(&content, cap.unit), cap.unit)
+    };
+    (content, truncation, artifact, parts)
+}
+
+/// Whether a text is blank to a provider: white space alone (or nothing).
+fn is_blank(text: &str) -> bool {
+    text.chars().all(char::is_whitespace)
 }
 
 /// [`cap::cap_string`] with the truncation boxed, as results and outcomes hold it.

@@ -208,8 +208,14 @@ pub(crate) fn duplicate_id(id: &str) -> String {
     format!("duplicate tool call id {}: an earlier call in this turn already used it, so this call was not run", quoted(id))
 }
 
+/// A transport failure, with the service's message when it gave one that is not blank (a blank
+/// one would end the sentence in white space and say nothing, SPEC OUT-9).
 pub(crate) fn unavailable(tool: &str, message: &str) -> String {
-    format!("tool {} is unavailable: {message}", quoted(tool))
+    if message.trim().is_empty() {
+        format!("tool {} is unavailable and gave no reason", quoted(tool))
+    } else {
+        format!("tool {} is unavailable: {message}", quoted(tool))
+    }
 }
 
 pub(crate) fn output_too_large(tool: &str, size: u64, limit: usize, unit: crate::Unit) -> String {
@@ -248,6 +254,20 @@ pub(crate) fn internal(tool: Option<&str>) -> String {
 }
 
 /// A multi-part output with a part the harness cannot deliver (`why` names its kind).
+/// Said after an output of white space alone, which the Messages API refuses as a text block
+/// ("text content blocks must contain non-whitespace text"): the output is kept whole, and
+/// this makes the block one the provider takes on every later request (SPEC.md REPLAY-1).
+pub(crate) const WHITE_SPACE_ONLY: &str = "(the output is white space only)";
+
+/// Stands for an output of white space alone too long to keep beside
+/// [`WHITE_SPACE_ONLY`] within the cap.
+pub(crate) fn white_space_only(size: usize, unit: crate::Unit) -> String {
+    format!(
+        "(the output was {size} {} of white space only)",
+        unit.as_str()
+    )
+}
+
 pub(crate) fn unsupported_part(tool: &str, why: &str) -> String {
     format!(
         "tool {} produced content that cannot be delivered: {why}",

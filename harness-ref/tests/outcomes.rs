@@ -981,3 +981,69 @@ fn the_repair_mode_decodes_a_double_encoded_array_only_when_it_then_validates() 
     assert_eq!(refused.violations()[0].pointer, "/tags");
     assert!(refused.violations()[0].received.contains("string"));
 }
+
+/// A tool with no arguments returning `output`, inline.
+fn returning(output: fn() -> ToolOutput) -> Harness {
+    harness_with(vec![Tool::new(
+        "t",
+        "Returns.",
+        json!({"type": "object"}),
+        move |_: Value, _: &Ctx<'_>| Ok(output()),
+    )
+    .execution(Execution::Inline)])
+    .0
+}
+
+#[test]
+fn results_are_ones_the_messages_api_takes_on_replay() {
+    use harness_ref::Part;
+    let call = json!({"id": "t1", "name": "t", "input": {}});
+    // Blank text parts are dropped; the image stays.
+    let r = returning(|| {
+        ToolOutput::Parts(vec![
+            Part::Text(String::new()),
+            Part::Image {
+                data: "iVBO".into(),
+                media_type: "image/png".into(),
+            },
+            Part::Text(" \n".into()),
+        ])
+    })
+    .handle(call.clone());
+    assert!(!r.is_error());
+    assert_eq!(r.parts().len(), 1, "{:?}", r.parts());
+    assert!(matches!(r.parts()[0], Part::Image { .. }));
+    assert_eq!(r.content(), "");
+    // White space alone is kept whole, with words that say so.
+    let r = returning(|| ToolOutput::text("\r\n")).handle(call.clone());
+    assert_eq!(r.content(), "\r\n(the output is white space only)");
+    // An empty output stays empty: a tool_result without content.
+    let r = returning(|| ToolOutput::text("")).handle(call.clone());
+    assert_eq!(r.content(), "");
+    // Where the cap leaves no room for the words, the content states the size instead.
+    let mut registry = Registry::new();
+    registry
+        .register(
+            Tool::new(
+                "t",
+                "Returns.",
+                json!({"type": "object"}),
+                |_: Value, _: &Ctx<'_>| Ok(ToolOutput::text(" ".repeat(40))),
+            )
+            .execution(Execution::Inline),
+        )
+        .unwrap();
+    let h = Harness::new(
+        registry,
+        HarnessConfig {
+            cap: CapConfig {
+                limit: 60,
+                unit: Unit::Chars,
+                ..CapConfig::default()
+            },
+            ..HarnessConfig::default()
+        },
+    );
+    let r = h.handle(call);
+    assert_eq!(r.content(), "(the output was 40 chars of white space only)");
+}

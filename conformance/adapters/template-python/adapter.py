@@ -130,6 +130,10 @@ CAPABILITIES = Capabilities(
     # call_ids: false for a harness that never sees the model's tool-use ids (an MCP server: its
     #   host pairs results with calls); the id cases are then skipped.
     # call_ids=False,
+    # dialect: the model provider whose request format your harness's results go into; every result
+    #   is then judged by that provider's acceptance rules (PROTOCOL.md 4i). Dialects:
+    #   anthropic-messages, bedrock-converse.
+    # dialect="anthropic-messages",
 )
 
 adapter = Adapter(

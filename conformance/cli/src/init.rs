@@ -97,7 +97,7 @@ struct Field {
 
 /// Every capability field, in `vocabulary::CAPABILITY_FIELDS`'s order (a test keeps the two
 /// the same, so a field added to the protocol fails until it is documented here).
-const FIELDS: [Field; 12] = [
+const FIELDS: [Field; 13] = [
     Field {
         name: "cap",
         doc: "the output cap (none: the harness has no cap, and cap cases FAIL, by design). \
@@ -215,6 +215,15 @@ const FIELDS: [Field; 12] = [
         names: String::new,
         python: "call_ids=False,",
         typescript: "call_ids: false,",
+        declared: None,
+    },
+    Field {
+        name: "dialect",
+        doc: "the model provider whose request format your harness's results go into; every \
+              result is then judged by that provider's acceptance rules (PROTOCOL.md 4i).",
+        names: || list("Dialects", &vocabulary::DIALECTS),
+        python: r#"dialect="anthropic-messages","#,
+        typescript: "dialect: 'anthropic-messages',",
         declared: None,
     },
 ];
@@ -920,6 +929,7 @@ mod tests {
                 .chain(&vocabulary::CLASSES)
                 .chain(&vocabulary::FEATURES)
                 .chain(&vocabulary::BEHAVIORS)
+                .chain(&vocabulary::DIALECTS)
                 .chain(&vocabulary::CAPABILITY_FIELDS)
                 .chain(&UNITS)
                 .chain(&STRATEGIES)

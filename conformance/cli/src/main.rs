@@ -93,7 +93,7 @@ enum Cmd {
         /// The case id (`<area>/<fault-name>`).
         case: String,
     },
-    /// Write the embedded case files, schemas, SPEC.md and PROTOCOL.md to a directory.
+    /// Write the embedded case files, schemas, providers' rules, SPEC.md and PROTOCOL.md to a directory.
     Copy {
         /// Where to write them; created if missing.
         dir: PathBuf,
@@ -352,6 +352,10 @@ fn real_main(cli: Cli) -> Result<ExitCode, String> {
             for (path, text) in &schemas {
                 put(Path::new("schema").join(path), text)?;
             }
+            let providers = harness_conformance_suite::replay::provider_files();
+            for (path, text) in &providers {
+                put(Path::new("providers").join(path), text)?;
+            }
             for (name, text) in [
                 ("SPEC.md", loader::SPEC_MD),
                 ("PROTOCOL.md", loader::PROTOCOL_MD),
@@ -359,9 +363,10 @@ fn real_main(cli: Cli) -> Result<ExitCode, String> {
                 put(PathBuf::from(name), text)?;
             }
             tell!(
-                "wrote {} case files, {} schemas, SPEC.md and PROTOCOL.md under {}",
+                "wrote {} case files, {} schemas, {} providers' rules, SPEC.md and PROTOCOL.md under {}",
                 files.len(),
                 schemas.len(),
+                providers.len(),
                 dir.display()
             );
             Ok(ExitCode::SUCCESS)

@@ -433,7 +433,7 @@ pub fn judge(harness: &mut dyn Harness, hello: &Hello, model: &Model, timeout: D
         lone_surrogates: lone,
         spill_artifacts: None,
     };
-    let mut violations = universal(model, &full, &cap, &obs);
+    let mut violations = universal(model, &full, &cap, &obs, caps.dialect.as_deref());
 
     // The expectations, through the runner's own checks. Failures the universal checks also
     // produce (on a case with no expectation at all) are not an item's.
@@ -561,6 +561,7 @@ fn universal(
     case: &Case,
     cap: &checks::EffectiveCap,
     obs: &Observed,
+    dialect: Option<&str>,
 ) -> Vec<Violation> {
     let mut out = Vec::new();
     let mut v = |req: &str, message: String| {
@@ -640,6 +641,23 @@ fn universal(
                     format!(
                         "result {}: content leaks the internal error's marker {secret:?}",
                         i + 1
+                    ),
+                );
+            }
+        }
+    }
+    // Every result is one the declared provider takes on replay (SPEC.md REPLAY-1).
+    if let Some(provider) = dialect.and_then(harness_conformance_suite::replay::provider) {
+        for (i, r) in results.iter().enumerate() {
+            for b in harness_conformance_suite::replay::breaches(provider, r, false) {
+                v(
+                    "REPLAY-1",
+                    format!(
+                        "result {}: `{}` refuses it on replay: {} (rule `{}`)",
+                        i + 1,
+                        provider.dialect,
+                        b.why,
+                        b.rule.id
                     ),
                 );
             }

@@ -125,6 +125,13 @@ pub struct Capabilities {
     /// runner skips them and does not run `tool_use_id` checks.
     #[serde(default = "yes", skip_serializing_if = "is_true")]
     pub call_ids: bool,
+    /// The request format of the model provider the harness's results go into
+    /// ([`crate::vocabulary::DIALECTS`]: `anthropic-messages`, …). When declared, every result of
+    /// every case is judged by that provider's acceptance rules (SPEC.md REPLAY-1,
+    /// `conformance/providers/<dialect>.json`). Absent: no provider is named, and the results are
+    /// not judged by one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub dialect: Option<String>,
 }
 
 impl Default for Capabilities {
@@ -143,6 +150,7 @@ impl Default for Capabilities {
             features: Vec::new(),
             behaviors: Vec::new(),
             call_ids: true,
+            dialect: None,
         }
     }
 }

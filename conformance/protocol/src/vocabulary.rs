@@ -179,8 +179,17 @@ pub const BEHAVIORS: [&str; 7] = [
     "stream",
 ];
 
+/// The model providers' request formats a harness may declare its results go into
+/// (`dialect`). Each has its provider's acceptance rules for a tool result, as data, in
+/// `conformance/providers/<dialect>.json` (SPEC.md REPLAY-1); a dialect is listed here only
+/// when that file holds rules with a public source.
+///
+/// `anthropic-messages`: the Anthropic Messages API (`tool_result` blocks); `bedrock-converse`:
+/// the Amazon Bedrock Converse API (`toolResult` blocks).
+pub const DIALECTS: [&str; 2] = ["anthropic-messages", "bedrock-converse"];
+
 /// Every field a hello's `capabilities` object may carry, in `hello.schema.json`'s order.
-pub const CAPABILITY_FIELDS: [&str; 12] = [
+pub const CAPABILITY_FIELDS: [&str; 13] = [
     "cap",
     "codes",
     "retryability",
@@ -193,6 +202,7 @@ pub const CAPABILITY_FIELDS: [&str; 12] = [
     "folds",
     "behaviors",
     "call_ids",
+    "dialect",
 ];
 
 /// One name in a hello that is not in the vocabulary.
@@ -241,6 +251,15 @@ pub fn unknown_names(hello: &Hello) -> Vec<UnknownName> {
     list("keywords", &caps.keywords, declarable);
     list("features", &caps.features, &FEATURES);
     list("behaviors", &caps.behaviors, &BEHAVIORS);
+    if let Some(dialect) = &caps.dialect {
+        if !DIALECTS.contains(&dialect.as_str()) {
+            out.push(UnknownName {
+                at: "capabilities.dialect".to_owned(),
+                name: dialect.clone(),
+                valid: &DIALECTS,
+            });
+        }
+    }
     if let Some(codes) = &caps.codes {
         for class in codes.keys() {
             if !CLASSES.contains(&class.as_str()) {
@@ -335,6 +354,14 @@ mod tests {
             ]
         );
         assert!(unknown_names(&hello(r#"{"keywords":["type","$ref","title"]}"#)).is_empty());
+    }
+
+    #[test]
+    fn a_dialect_is_one_of_the_providers_with_rules() {
+        assert!(unknown_names(&hello(r#"{"dialect":"anthropic-messages"}"#)).is_empty());
+        let bad = unknown_names(&hello(r#"{"dialect":"anthropic"}"#));
+        assert_eq!(bad.len(), 1);
+        assert_eq!(bad[0].at, "capabilities.dialect");
     }
 
     #[test]

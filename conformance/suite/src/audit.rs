@@ -19,7 +19,7 @@ use crate::needs;
 use crate::spec::{Level, Requirement};
 
 /// `Applies:` capabilities the runner judges check by check, which a case need not need.
-const RUNNER_JUDGED: [&str; 2] = ["call_ids", "cap"];
+const RUNNER_JUDGED: [&str; 3] = ["call_ids", "cap", "dialect"];
 
 /// One requirement and what tests it.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -127,11 +127,12 @@ pub fn problems(suite: &Suite) -> Vec<String> {
             let Some(r) = by_id.get(owner.as_str()) else {
                 continue;
             };
-            // The runner judges two capabilities check by check instead of skipping the case:
+            // The runner judges three capabilities check by check instead of skipping the case:
             // `call_ids` (on a harness without the model's ids it does not run `tool_use_id`
-            // checks, so a case that only echoes ids runs there) and `cap` (a harness without a
+            // checks, so a case that only echoes ids runs there), `cap` (a harness without a
             // cap runs the cap cases, and the requirements that presuppose a cap are not
-            // applicable to it).
+            // applicable to it) and `dialect` (the universal `replay` check runs on every case
+            // of a harness that names its provider, and on none of one that does not).
             let missing: Vec<&str> = r
                 .applies
                 .iter()

@@ -99,6 +99,10 @@ pub enum CheckKind {
     CapWithin,
     /// Universal: no internal error's secret in any content.
     Secret,
+    /// Universal (on a harness that declares a `dialect`): the provider takes the result when
+    /// the transcript is replayed — it breaks none of the dialect's acceptance rules
+    /// (`conformance/providers/<dialect>.json`, SPEC.md REPLAY-1).
+    Replay,
     /// `invocations`.
     Invocations,
     /// `received_args`.
@@ -135,7 +139,7 @@ pub enum CheckKind {
 
 impl CheckKind {
     /// Every kind, in report order.
-    pub const ALL: [CheckKind; 49] = [
+    pub const ALL: [CheckKind; 50] = [
         CheckKind::ResultsCount,
         CheckKind::Answered,
         CheckKind::ToolUseId,
@@ -173,6 +177,7 @@ impl CheckKind {
         CheckKind::TextValid,
         CheckKind::CapWithin,
         CheckKind::Secret,
+        CheckKind::Replay,
         CheckKind::Invocations,
         CheckKind::InvalidNotRun,
         CheckKind::ReceivedArgs,
@@ -226,6 +231,7 @@ impl CheckKind {
             CheckKind::TextValid => "text.valid",
             CheckKind::CapWithin => "cap.within",
             CheckKind::Secret => "secret",
+            CheckKind::Replay => "replay",
             CheckKind::Invocations => "invocations",
             CheckKind::ReceivedArgs => "received_args",
             CheckKind::HistoryUnchanged => "history_unchanged",
@@ -272,6 +278,7 @@ impl CheckKind {
                 | CheckKind::TextValid
                 | CheckKind::CapWithin
                 | CheckKind::Secret
+                | CheckKind::Replay
                 | CheckKind::InvalidNotRun
         )
     }
@@ -285,6 +292,7 @@ impl CheckKind {
             CheckKind::TextValid => "ENC-1",
             CheckKind::CapWithin => "CAP-1",
             CheckKind::Secret => "OUT-5",
+            CheckKind::Replay => "REPLAY-1",
             CheckKind::Class => "OUT-7",
             CheckKind::Retryable => "OUT-6",
             CheckKind::CapTruncated if truncated == Some(false) => "CAP-2",
@@ -385,7 +393,8 @@ pub fn owner(case: &Case, kind: CheckKind, result: Option<usize>) -> Option<Stri
 /// The checks a case asks for (per result, then per case), as the runner will evaluate them on
 /// a harness with every capability. Universal checks are included where the case makes them
 /// possible: `tool_use_id` where an id is expected, `secret` where a handler raises an internal
-/// error with a secret, `cap.within` always (it runs on every capped harness).
+/// error with a secret, `cap.within` always (it runs on every capped harness), `replay` always
+/// (it runs on every harness that declares a dialect).
 pub fn planned(case: &Case) -> Vec<(CheckKind, Option<usize>)> {
     let mut out = vec![(CheckKind::ResultsCount, None)];
     let has_secret = !case.secrets().is_empty();
@@ -399,6 +408,7 @@ pub fn planned(case: &Case) -> Vec<(CheckKind, Option<usize>)> {
         if has_secret {
             out.push((CheckKind::Secret, Some(i)));
         }
+        out.push((CheckKind::Replay, Some(i)));
     }
     if !case.expect.invocations.is_empty() {
         out.push((CheckKind::Invocations, None));

@@ -12,7 +12,8 @@
 //!
 //! Besides the case's own expectations, every case gets the universal checks (DESIGN.md):
 //! one result per call in order with its id; content is valid text; content within the cap in
-//! the harness's declared unit; no internal error's secret in any content.
+//! the harness's declared unit; no internal error's secret in any content; on a harness that
+//! declares a `dialect`, every result one its provider takes on replay ([`crate::replay`]).
 //!
 //! The `idempotent` cap check and the `repeatable` check need a second run of the harness;
 //! [`check`] returns it as a [`FollowUp`] for the runner to execute and hand to
@@ -36,6 +37,7 @@ use crate::case::{
 use crate::needs;
 use crate::note;
 use crate::quote::{quote, quote_json};
+use crate::replay;
 use crate::represent;
 use crate::spill;
 
@@ -525,6 +527,7 @@ pub fn check(case: &Case, wire: &WireCase, caps: &Capabilities, obs: &Observed) 
                     CheckKind::Secret,
                 ]
                 .into_iter()
+                .chain(caps.dialect.is_some().then_some(CheckKind::Replay))
                 .filter(|k| *k != CheckKind::Secret || !case.secrets().is_empty())
                 .filter(|k| *k != CheckKind::CapWithin || cap.declared || case.is_cap_case());
                 for kind in blame::result_kinds(case, i, exp)
@@ -932,6 +935,54 @@ fn universal(
             }
         }
     }
+    // The provider the harness declares takes every result when the transcript is replayed.
+    if let Some(provider) = caps.dialect.as_deref().and_then(replay::provider) {
+        for (j, res) in obs.results.iter().enumerate() {
+            let at = pairing.call_of(j);
+            // Where the case holds an error's message to OUT-9, an empty one is OUT-9's
+            // finding: the provider's rule about error results is not booked a second time.
+            let out9 = at.is_some_and(|i| message_held_to(case, i, ERROR_MESSAGE_OWNER));
+            let breaches = replay::breaches(provider, res, out9);
+            let failure = (!breaches.is_empty()).then(|| {
+                let why: Vec<String> = breaches
+                    .iter()
+                    .map(|b| {
+                        format!(
+                            "{} (rule `{}`: {} The provider answers {:?}.)",
+                            b.why, b.rule.id, b.rule.statement, b.rule.refusal
+                        )
+                    })
+                    .collect();
+                format!(
+                    "{}: the provider of the declared dialect `{}` refuses this result when the transcript is replayed, and every later request with it: {}; the result: is_error {}, content {}",
+                    label_at(case, j),
+                    provider.dialect,
+                    why.join("; "),
+                    res.is_error,
+                    quote(&res.content)
+                )
+            });
+            r.outcome(CheckKind::Replay, at, failure);
+        }
+    }
+}
+
+/// The requirement that judges an error's message where a case checks it (SPEC.md OUT-9).
+pub const ERROR_MESSAGE_OWNER: &str = "OUT-9";
+
+/// Whether the case checks result `i`'s content for `requirement`.
+fn message_held_to(case: &Case, i: usize, requirement: &str) -> bool {
+    let Some(exp) = case.expect.results.get(i) else {
+        return false;
+    };
+    blame::result_kinds(case, i, exp)
+        .into_iter()
+        .filter(|k| k.matches("content"))
+        .any(|k| {
+            blame::owners(case, k, Some(i))
+                .iter()
+                .any(|o| o == requirement)
+        })
 }
 
 /// The requirement a harness without a cap fails where its output outgrows the nominal cap:

@@ -125,6 +125,7 @@ pub mod loader;
 pub mod needs;
 pub mod note;
 pub mod quote;
+pub mod replay;
 pub mod represent;
 pub mod run;
 pub mod select;

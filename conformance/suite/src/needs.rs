@@ -19,7 +19,7 @@ use serde_json::Value;
 use crate::case::Case;
 
 /// Every need name a case may list (besides `feature.<name>`).
-pub const NEED_NAMES: [&str; 20] = [
+pub const NEED_NAMES: [&str; 21] = [
     "cap.configurable",
     "cap.unit.bytes",
     "cap.unit.chars",
@@ -40,6 +40,7 @@ pub const NEED_NAMES: [&str; 20] = [
     "call_ids",
     "cap.note",
     "cap.spill.bound",
+    "dialect",
 ];
 
 /// Whether `name` may appear on an `Applies:` line: a need, or `cap` (the harness has a cap).
@@ -334,6 +335,8 @@ pub fn declared(need: &str, caps: &Capabilities) -> bool {
         "parallel" => caps.parallel,
         "history" => caps.history,
         "call_ids" => caps.call_ids,
+        // A model provider whose acceptance rules judge the results (SPEC.md REPLAY-1).
+        "dialect" => caps.dialect.is_some(),
         _ => {
             if let Some(f) = need.strip_prefix("feature.") {
                 caps.features.iter().any(|x| x == f)

@@ -53,7 +53,7 @@ const END: &str = "<!-- end of the generated vocabulary -->";
 
 /// PROTOCOL.md's table: one row per closed list a hello may use.
 fn protocol_table() -> String {
-    let rows: [(&str, Vec<&str>); 9] = [
+    let rows: [(&str, Vec<&str>); 10] = [
         (
             "`keywords`: the runner derives a case's needs from these",
             vocabulary::KEYWORDS.to_vec(),
@@ -68,6 +68,7 @@ fn protocol_table() -> String {
         ),
         ("`features`", vocabulary::FEATURES.to_vec()),
         ("`behaviors`", vocabulary::BEHAVIORS.to_vec()),
+        ("`dialect`", vocabulary::DIALECTS.to_vec()),
         ("`call_forms`", names(&CallForm::ALL, CallForm::as_str)),
         ("`cap.unit`", names(&Unit::ALL, Unit::as_str)),
         ("`cap.strategies`", names(&Strategy::ALL, Strategy::as_str)),
@@ -140,6 +141,12 @@ fn schema_lists() -> Vec<SchemaList> {
             hello,
             &["behaviors", "enum"],
             vocabulary::BEHAVIORS.to_vec(),
+        ),
+        list(hello, &["dialect", "enum"], vocabulary::DIALECTS.to_vec()),
+        list(
+            "schema/provider.schema.json",
+            &["dialect", "enum"],
+            vocabulary::DIALECTS.to_vec(),
         ),
         list(
             "schema/protocol/run.schema.json",

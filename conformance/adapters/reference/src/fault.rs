@@ -288,11 +288,24 @@ pub enum Fault {
     /// A paused call waits for its decision forever: when none comes, the turn never ends
     /// (anthropics/claude-code #88901); the adapter gives up on it and reports no result.
     WaitsForeverForApproval,
+    // Issue 30 area 5: results the provider takes on replay (REPLAY-1).
+    /// An error whose handler (or MCP server) gave no message, or white space alone, is sent
+    /// with that message as its whole content: an empty `is_error` result the Messages API
+    /// refuses, and every later request with it (jlevy/markform #153).
+    EmptyErrorContent,
+    /// Blank text blocks a handler returned — beside an image, or alone — are sent as they are
+    /// (harness-ref before issue 30): "text content blocks must be non-empty".
+    KeepsBlankTextBlocks,
+    /// An empty output is sent as one empty text block rather than as no content.
+    EmptyOutputAsAnEmptyTextBlock,
+    /// An output of white space alone is sent as it is, a text block the provider refuses
+    /// ("text content blocks must contain non-whitespace text", earendil-works/pi #8720).
+    PassesWhiteSpaceOutput,
 }
 
 impl Fault {
     /// Every fault, in documentation order.
-    pub const ALL: [Fault; 99] = [
+    pub const ALL: [Fault; 103] = [
         Fault::RunsHandlerBeforeValidating,
         Fault::CoercesTypes,
         Fault::DropsUnknownFields,
@@ -392,6 +405,10 @@ impl Fault {
         Fault::ApprovalSendsEmptyContent,
         Fault::DenialFailsTheBatch,
         Fault::WaitsForeverForApproval,
+        Fault::EmptyErrorContent,
+        Fault::KeepsBlankTextBlocks,
+        Fault::EmptyOutputAsAnEmptyTextBlock,
+        Fault::PassesWhiteSpaceOutput,
     ];
 
     /// The variants whose fault is in the optional repair profile: each is a broken version of
@@ -534,6 +551,10 @@ impl Fault {
             Fault::ApprovalSendsEmptyContent => "approval-sends-empty-content",
             Fault::DenialFailsTheBatch => "denial-fails-the-batch",
             Fault::WaitsForeverForApproval => "waits-forever-for-approval",
+            Fault::EmptyErrorContent => "empty-error-content",
+            Fault::KeepsBlankTextBlocks => "keeps-blank-text-blocks",
+            Fault::EmptyOutputAsAnEmptyTextBlock => "empty-output-as-an-empty-text-block",
+            Fault::PassesWhiteSpaceOutput => "passes-white-space-output",
         }
     }
 
@@ -596,6 +617,10 @@ impl Fault {
             // The approval given for another call of the batch never reaches it (PAUSE-1).
             Fault::DenialFailsTheBatch => &["PAUSE-1", "PAUSE-2"],
             Fault::WaitsForeverForApproval => &["PAUSE-4"],
+            Fault::EmptyErrorContent => &["REPLAY-1", "OUT-9"],
+            Fault::KeepsBlankTextBlocks => &["REPLAY-1"],
+            Fault::EmptyOutputAsAnEmptyTextBlock => &["REPLAY-1"],
+            Fault::PassesWhiteSpaceOutput => &["REPLAY-1"],
             Fault::CapsHeadOnly => &["HT-1", "HT-2"],
             Fault::CoercesTypes => &["VAL-1", "VAL-2", "VAL-3", "VAL-6", "VAL-9", "VAL-10"],
             Fault::CommitsUnverifiedTokens => &[
@@ -645,7 +670,7 @@ impl Fault {
             Fault::NormalizesLineEndings => &["ENC-3"],
             Fault::NoteOutsideCap => &["CAP-1", "CAP-7", "CAP-8", "STRAT-6"],
             Fault::NullsAsAbsent => &["VAL-1", "VAL-2", "VAL-4", "VAL-8", "TEACH-5"],
-            Fault::OmitsNote => &["CAP-5", "STRAT-1", "STRAT-2", "STRAT-4"],
+            Fault::OmitsNote => &["CAP-5", "STRAT-1", "STRAT-2", "STRAT-4", "REPLAY-1"],
             Fault::PairsResultsByPosition => &["OUT-1", "CORR-2", "ORDER-1"],
             Fault::ParsesArgumentsLeniently => &["VAL-1", "CALL-5"],
             Fault::RejectsAsSuccess => &["STRAT-3"],
@@ -925,6 +950,18 @@ impl Fault {
             }
             Fault::WaitsForeverForApproval => {
                 "waits for a decision that never comes without end, so the turn is never answered"
+            }
+            Fault::EmptyErrorContent => {
+                "sends an error whose handler gave no message with that empty message as its whole content"
+            }
+            Fault::KeepsBlankTextBlocks => {
+                "sends the empty and white-space text blocks a handler returned as they are"
+            }
+            Fault::EmptyOutputAsAnEmptyTextBlock => {
+                "sends an empty output as one empty text block"
+            }
+            Fault::PassesWhiteSpaceOutput => {
+                "sends an output of white space alone as it is"
             }
         }
     }

@@ -114,6 +114,7 @@ mod pause;
 mod perturb;
 mod policy;
 mod renote;
+mod replay;
 mod resume;
 mod reword;
 mod rewrite;
@@ -181,6 +182,11 @@ pub fn keywords() -> Vec<&'static str> {
 /// ([`Harness::handle_cut_off_batch`]), cancellation ([`Harness::handle_cancellable_batch`]),
 /// parallel calls off ([`Harness::handle_serial_batch`]) and MCP results (`from_mcp_result`).
 const REPAIR: &str = "repair";
+
+/// The provider format harness-ref's results are made for: Messages API `tool_result` blocks
+/// (docs/harness-ref.md); every result is judged by that provider's acceptance rules
+/// (SPEC.md REPLAY-1).
+pub const DIALECT: &str = "anthropic-messages";
 
 /// `sdk-default-deadline`: the inner client's own default, which wins over a longer
 /// configured deadline.
@@ -406,6 +412,8 @@ impl ReferenceAdapter {
                     .map(|b| (*b).to_owned())
                     .collect(),
                 call_ids: true,
+                // harness-ref builds Messages API `tool_result` blocks (docs/harness-ref.md).
+                dialect: Some(DIALECT.to_owned()),
             },
         }
     }
@@ -777,11 +785,12 @@ impl ReferenceAdapter {
             if let Some(original) = result.tool_use_id().and_then(|id| aliases.get(id)) {
                 o.tool_use_id = Value::from(original.as_str());
             }
-            let schema = fed
+            // The tool the call named, when there is one.
+            let tool = fed
                 .get(i)
                 .and_then(|p| p.name.as_deref())
-                .and_then(|name| case.tools.iter().find(|t| t.name == name))
-                .map(|t| &t.input_schema);
+                .and_then(|name| case.tools.iter().find(|t| t.name == name));
+            let schema = tool.map(|t| &t.input_schema);
             let context = Context {
                 intended: &intended,
                 harness_cap: &harness_config.cap,
@@ -792,6 +801,7 @@ impl ReferenceAdapter {
             perturb_result(&mut o, result, fault, &context);
             blocks::perturb_result(&mut o, fault, &intended);
             blocks::limit_images(&mut o, fault, variant, case.config.image_limit.as_deref());
+            replay::perturb_result(&mut o, fault, variant, tool);
             // `oversized-image-poisons-later-calls`: the transcript keeps the image it refused,
             // and every later request that replays it is refused by the provider.
             if fault == Some(Fault::OversizedImagePoisonsLaterCalls) {

@@ -168,11 +168,15 @@ pub enum Variant {
     /// A paused call whose decision never comes is refused at the end of the wait with class
     /// `timeout` (`timed out waiting for the user's approval`), not `permission_denied`.
     UndecidedCallsTimeOut,
+    // Issue 30 area 5: results the provider takes on replay (REPLAY-1).
+    /// An empty success is sent with a placeholder, `(no output)`, instead of without content
+    /// (as zed and hermes-agent do): the provider takes both.
+    PlaceholderForEmptyOutput,
 }
 
 impl Variant {
     /// Every variant, in documentation order.
-    pub const ALL: [Variant; 40] = [
+    pub const ALL: [Variant; 41] = [
         Variant::FoldsMalformedCall,
         Variant::NonObjectAsInvalidArguments,
         Variant::EmptyNameAsUnknownTool,
@@ -213,6 +217,7 @@ impl Variant {
         Variant::SpillBoundOfOne,
         Variant::RewordedDenials,
         Variant::UndecidedCallsTimeOut,
+        Variant::PlaceholderForEmptyOutput,
     ];
 
     /// The kebab-case name used on the command line and in reports.
@@ -258,6 +263,7 @@ impl Variant {
             Variant::SpillBoundOfOne => "spill-bound-of-one",
             Variant::RewordedDenials => "reworded-denials",
             Variant::UndecidedCallsTimeOut => "undecided-calls-time-out",
+            Variant::PlaceholderForEmptyOutput => "placeholder-for-empty-output",
         }
     }
 
@@ -357,6 +363,9 @@ impl Variant {
             }
             Variant::UndecidedCallsTimeOut => {
                 "refuses a paused call whose decision never came with class timeout"
+            }
+            Variant::PlaceholderForEmptyOutput => {
+                "sends an empty success as the placeholder text (no output) instead of without content"
             }
         }
     }

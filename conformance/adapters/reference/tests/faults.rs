@@ -1378,6 +1378,49 @@ fn demo(fault: Fault) -> Demo {
                 assert!(results(variant).is_empty());
             },
         ),
+        Fault::EmptyErrorContent => (
+            one_call(json!({"raise": {"kind": "domain", "message": ""}})),
+            |reference, variant| {
+                let r = &results(reference)[0];
+                assert!(r.is_error && !r.content.trim().is_empty(), "{}", r.content);
+                let v = &results(variant)[0];
+                assert!(v.is_error && v.content.is_empty(), "{}", v.content);
+            },
+        ),
+        Fault::KeepsBlankTextBlocks => (
+            blocks_case(
+                json!({"content_blocks": [{"type": "text", "text": ""}, png(),
+                {"type": "text", "text": " \n"}]}),
+            ),
+            |reference, variant| {
+                assert_eq!(kinds(reference), ["image"]);
+                assert_eq!(kinds(variant), ["text", "image", "text"]);
+                assert_eq!(results(variant)[0].content, " \n");
+            },
+        ),
+        Fault::EmptyOutputAsAnEmptyTextBlock => (
+            one_call(json!({"return": {"text": ""}})),
+            |reference, variant| {
+                assert!(results(reference)[0].blocks.is_none());
+                let v = &results(variant)[0];
+                assert_eq!(
+                    v.blocks.as_deref(),
+                    Some(
+                        &[ContentBlock::Text {
+                            text: String::new()
+                        }][..]
+                    )
+                );
+            },
+        ),
+        Fault::PassesWhiteSpaceOutput => (
+            one_call(json!({"return": {"text": "\r\n"}})),
+            |reference, variant| {
+                let r = &results(reference)[0].content;
+                assert!(r.starts_with("\r\n") && !r.trim().is_empty(), "{r:?}");
+                assert_eq!(results(variant)[0].content, "\r\n");
+            },
+        ),
         other => panic!("no demonstration case for {other}: add one here"),
     }
 }

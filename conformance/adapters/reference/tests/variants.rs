@@ -685,6 +685,15 @@ fn demo(variant: Variant) -> Demo {
                 assert!(!results(variant)[0].is_error);
             },
         ),
+        Variant::PlaceholderForEmptyOutput => (
+            one_call(json!({"return": {"text": ""}})),
+            |reference, variant| {
+                let r = &results(reference)[0];
+                assert!(!r.is_error && r.content.is_empty() && r.blocks.is_none());
+                let v = &results(variant)[0];
+                assert!(!v.is_error && v.content == "(no output)", "{}", v.content);
+            },
+        ),
         other => panic!("no demonstration for {other:?}"),
     }
 }

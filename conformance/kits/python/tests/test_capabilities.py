@@ -13,7 +13,7 @@ def test_a_full_hello_says_exactly_what_was_declared():
                         deadline=Deadline(configurable=True, default_ms=30000), keywords=["type"],
                         call_forms=["structured", "raw"], parallel=True, history=True, features=["budget"],
                         folds={"malformed_call": "invalid_arguments"}, behaviors=["non_finite_in"],
-                        call_ids=False)
+                        call_ids=False, dialect="anthropic-messages")
     assert hello(TOY, caps) == {
         "protocol": 1,
         "implementation": {"name": "toy", "language": "python", "version": "0.1", "homepage": "https://example.invalid/toy"},
@@ -23,7 +23,7 @@ def test_a_full_hello_says_exactly_what_was_declared():
             "deadline": {"configurable": True, "default_ms": 30000}, "keywords": ["type"],
             "call_forms": ["structured", "raw"], "parallel": True, "history": True, "features": ["budget"],
             "folds": {"malformed_call": "invalid_arguments"}, "behaviors": ["non_finite_in"],
-            "call_ids": False},
+            "call_ids": False, "dialect": "anthropic-messages"},
     }
 
 
@@ -51,6 +51,7 @@ def test_the_defaults_are_the_conservative_values():
     (Capabilities(behaviors=["dance"]), "behaviors"),
     (Capabilities(parallel="yes"), "parallel"),  # type: ignore[arg-type]
     (Capabilities(call_ids="no"), "call_ids"),  # type: ignore[arg-type]
+    (Capabilities(dialect="anthropic"), "dialect"),
 ])
 def test_a_wrong_capability_is_refused_naming_its_field(caps, field):
     with pytest.raises(KitError) as info:

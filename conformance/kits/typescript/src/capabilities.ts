@@ -84,12 +84,17 @@ export interface Capabilities {
    * runner skips cases about ids and does not run `tool_use_id` checks.
    */
   call_ids?: boolean;
+  /**
+   * The model provider's request format the harness's results go into (vocabulary.DIALECTS); when
+   * named, every result is judged by that provider's acceptance rules (PROTOCOL.md section 4i).
+   */
+  dialect?: string;
 }
 
 /** Every field of `Capabilities`, in the schema's order (compared with vocabulary.CAPABILITY_FIELDS). */
 export const CAPABILITY_KEYS = [
   'cap', 'codes', 'retryability', 'deadline', 'keywords', 'call_forms', 'parallel', 'history', 'features',
-  'folds', 'behaviors', 'call_ids',
+  'folds', 'behaviors', 'call_ids', 'dialect',
 ] as const satisfies readonly (keyof Capabilities)[];
 
 /** Every field of `Implementation` (compared with vocabulary.IMPLEMENTATION_FIELDS). */
@@ -170,6 +175,7 @@ export function validateCapabilities(caps: Capabilities): void {
   for (const flag of ['retryability', 'parallel', 'history', 'call_ids'] as const) {
     if (caps[flag] !== undefined && typeof caps[flag] !== 'boolean') throw invalid(flag, 'must be true or false');
   }
+  if (caps.dialect !== undefined) oneOf('dialect', caps.dialect, vocabulary.DIALECTS);
 }
 
 /** The hello's `capabilities` object, written in full (no reader has to know the defaults). */
@@ -196,6 +202,7 @@ export function capabilitiesJson(caps: Capabilities): Record<string, Json> {
   if (caps.folds && Object.keys(caps.folds).length) out.folds = { ...caps.folds } as Record<string, string>;
   if (caps.behaviors?.length) out.behaviors = [...caps.behaviors];
   if (caps.call_ids === false) out.call_ids = false; // absent means true: older hellos stay as they were
+  if (caps.dialect !== undefined) out.dialect = caps.dialect;
   return out;
 }
 

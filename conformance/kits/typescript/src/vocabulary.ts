@@ -4,7 +4,7 @@
 export const PROTOCOL_VERSION = 1;
 
 /** Every field a hello's `capabilities` may carry (hello.schema.json). */
-export const CAPABILITY_FIELDS = ["cap", "codes", "retryability", "deadline", "keywords", "call_forms", "parallel", "history", "features", "folds", "behaviors", "call_ids"] as const;
+export const CAPABILITY_FIELDS = ["cap", "codes", "retryability", "deadline", "keywords", "call_forms", "parallel", "history", "features", "folds", "behaviors", "call_ids", "dialect"] as const;
 
 /** Every field of a hello's `implementation`. */
 export const IMPLEMENTATION_FIELDS = ["name", "language", "version", "homepage", "source", "issues"] as const;
@@ -35,6 +35,9 @@ export const BEHAVIOURS = ["return", "raise", "sleep_ms", "mutate_args"] as cons
 
 /** Behaviours and outputs beyond the base set; an adapter declares those it runs in `behaviors`. */
 export const OPTIONAL_BEHAVIOURS = ["non_finite_in", "non_json", "output_schema", "content_blocks", "audio_blocks", "resource_link_blocks", "stream"] as const;
+
+/** The model providers' request formats a hello may name as its `dialect` (its results are then judged by that provider's acceptance rules). */
+export const DIALECTS = ["anthropic-messages", "bedrock-converse"] as const;
 
 /** The kinds of error a scripted handler raises. */
 export const RAISE_KINDS = ["domain", "transport", "internal"] as const;

@@ -11,6 +11,7 @@ test('a full hello says exactly what was declared; defaults are the conservative
     codes: { invalid_arguments: 'BAD_ARGS' }, retryability: true, deadline: { configurable: true, default_ms: 30000 },
     keywords: ['type'], call_forms: ['structured', 'raw'], parallel: true, history: true, features: ['budget'],
     folds: { malformed_call: 'invalid_arguments' }, behaviors: ['non_finite_in'], call_ids: false,
+    dialect: 'anthropic-messages',
   }), {
     protocol: 1, implementation: TOY,
     capabilities: {
@@ -18,6 +19,7 @@ test('a full hello says exactly what was declared; defaults are the conservative
       codes: { invalid_arguments: 'BAD_ARGS' }, retryability: true, deadline: { configurable: true, default_ms: 30000 },
       keywords: ['type'], call_forms: ['structured', 'raw'], parallel: true, history: true, features: ['budget'],
       folds: { malformed_call: 'invalid_arguments' }, behaviors: ['non_finite_in'], call_ids: false,
+      dialect: 'anthropic-messages',
     },
   });
   assert.deepEqual(hello(TOY, {}).capabilities, {
@@ -43,6 +45,7 @@ test('a wrong capability is refused naming its field', () => {
     [{ folds: { timeout: 'internal_error' } }, 'folds.timeout'],
     [{ codes: { timeout: 'T' }, folds: { timeout: 'slow' } }, 'folds.timeout'],
     [{ behaviors: ['dance'] }, 'behaviors'],
+    [{ dialect: 'anthropic' }, 'dialect'],
   ];
   for (const [caps, field] of cases) {
     assert.throws(() => hello(TOY, caps), (e) => e instanceof KitError && e.code === ErrorCode.INVALID_CAPABILITY && e.details.field === field, field);

@@ -150,7 +150,10 @@ class Capabilities:
       whether its harness can carry the result faithfully, so nothing is declared by default);
     - `call_ids`: the harness receives the model's tool-use ids and answers with them; False for a
       harness family that never sees them (an MCP server: its host pairs results with calls), so
-      the runner skips cases about ids and does not run `tool_use_id` checks.
+      the runner skips cases about ids and does not run `tool_use_id` checks;
+    - `dialect`: the model provider's request format the harness's results go into
+      (vocabulary.DIALECTS), or None; when named, every result is judged by that provider's
+      acceptance rules (PROTOCOL.md section 4i).
     """
 
     cap: Cap | None = None
@@ -165,6 +168,7 @@ class Capabilities:
     folds: Mapping[str, str] = field(default_factory=dict)
     behaviors: Sequence[str] = ()
     call_ids: bool = True
+    dialect: str | None = None
 
     def validate(self) -> None:
         if self.cap is not None:
@@ -201,6 +205,8 @@ class Capabilities:
         for flag in ("retryability", "parallel", "history", "call_ids"):
             if not isinstance(getattr(self, flag), bool):
                 raise _capability(flag, "must be true or false")
+        if self.dialect is not None:
+            _one_of("dialect", self.dialect, vocabulary.DIALECTS)
 
     def to_json(self) -> dict[str, Json]:
         """The hello's `capabilities` object. Written in full: no reader has to know the defaults."""
@@ -222,6 +228,8 @@ class Capabilities:
             out["behaviors"] = list(self.behaviors)
         if not self.call_ids:  # absent means true: the hellos of adapters written before it stay as they were
             out["call_ids"] = False
+        if self.dialect is not None:
+            out["dialect"] = self.dialect
         return out
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 PROTOCOL_VERSION: int = 1
 """The protocol version this kit speaks (start.schema.json)."""
 
-CAPABILITY_FIELDS: tuple[str, ...] = ("cap", "codes", "retryability", "deadline", "keywords", "call_forms", "parallel", "history", "features", "folds", "behaviors", "call_ids")
+CAPABILITY_FIELDS: tuple[str, ...] = ("cap", "codes", "retryability", "deadline", "keywords", "call_forms", "parallel", "history", "features", "folds", "behaviors", "call_ids", "dialect")
 """Every field a hello's `capabilities` may carry (hello.schema.json)."""
 
 IMPLEMENTATION_FIELDS: tuple[str, ...] = ("name", "language", "version", "homepage", "source", "issues")
@@ -37,6 +37,9 @@ BEHAVIOURS: tuple[str, ...] = ("return", "raise", "sleep_ms", "mutate_args")
 
 OPTIONAL_BEHAVIOURS: tuple[str, ...] = ("non_finite_in", "non_json", "output_schema", "content_blocks", "audio_blocks", "resource_link_blocks", "stream")
 """Behaviours and outputs beyond the base set; an adapter declares those it runs in `behaviors`."""
+
+DIALECTS: tuple[str, ...] = ("anthropic-messages", "bedrock-converse")
+"""The model providers' request formats a hello may name as its `dialect` (its results are then judged by that provider's acceptance rules)."""
 
 RAISE_KINDS: tuple[str, ...] = ("domain", "transport", "internal")
 """The kinds of error a scripted handler raises."""
