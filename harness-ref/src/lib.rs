@@ -109,7 +109,7 @@ mod tool;
 mod unique_keys;
 
 pub use cancel::CancelToken;
-pub use cap::{CapConfig, Strategy, Truncation, Unit};
+pub use cap::{CapConfig, Counted, Strategy, TokenEstimate, Truncation, Unit};
 pub use code::ErrorCode;
 pub use content::{from_mcp_result, ImageLimit, Link, Part, ResourceBody};
 pub use diagnostics::{Diagnostic, DiagnosticSink, MemorySink, NullSink};

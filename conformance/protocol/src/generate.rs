@@ -106,6 +106,10 @@ pub fn measure(text: &str, unit: Unit) -> u64 {
             let newlines = text.bytes().filter(|&b| b == b'\n').count() as u64;
             newlines + u64::from(!text.is_empty() && !text.ends_with('\n'))
         }
+        // No estimator here: chars, the unit a token cap's outputs are generated in when none
+        // is known ([`Unit::generation`]). A token cap is measured through its declared
+        // estimator ([`crate::TokenEstimator::count`]).
+        Unit::Tokens => text.chars().count() as u64,
     }
 }
 

@@ -41,7 +41,7 @@ pub use case::{stream_before_deadline, StreamPart};
 pub use case::{
     Behavior, Call, CallForm, CapRequest, CaseConfig, Gen, Lines, Mutation, NonFinite, NonFiniteIn,
     NonJson, NonJsonIn, NoteCopy, Output, Raise, RaiseKind, Resume, SavedResult, Size, SleepMs,
-    StopReason, Strategy, ToolDef, Unit, WireCase,
+    StopReason, Strategy, TokenEstimator, ToolDef, Unit, WireCase,
 };
 pub use content::{text_of, ContentBlock, EmbeddedResource, McpResult, ResourceLink};
 pub use generate::{

@@ -182,6 +182,10 @@ pub struct CapCapability {
     /// its note are skipped.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub note: Option<NoteDeclaration>,
+    /// How the harness counts tokens, for the unit `tokens` (as `unit`, or listed in `units`):
+    /// `ceil(size / divisor)` of the size in bytes or chars. Required with that unit.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub estimator: Option<crate::TokenEstimator>,
 }
 
 /// The form of a harness's truncation note and how it is told apart from a copy in an output

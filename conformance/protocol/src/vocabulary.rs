@@ -280,10 +280,46 @@ pub fn fold_problems(hello: &Hello) -> Vec<String> {
     out
 }
 
+/// Problems with a declared cap's token estimator: the unit `tokens` (as the cap's unit or one
+/// of its `units`) needs an `estimator` the suite can apply, and an estimator needs that unit.
+pub fn cap_problems(hello: &Hello) -> Vec<String> {
+    let Some(cap) = &hello.capabilities.cap else {
+        return Vec::new();
+    };
+    let tokens = cap.unit == crate::Unit::Tokens || cap.units.contains(&crate::Unit::Tokens);
+    let mut out = Vec::new();
+    match (tokens, cap.estimator) {
+        (true, None) => out.push(
+            "capabilities.cap: the unit `tokens` needs an `estimator` ({\"of\": \"bytes\", \"divisor\": 4}: tokens = ceil(bytes / 4))".to_owned(),
+        ),
+        (false, Some(_)) => out.push(
+            "capabilities.cap.estimator: declared without the unit `tokens` (as `unit` or in `units`)".to_owned(),
+        ),
+        (_, Some(e)) => {
+            if let Err(why) = e.validate() {
+                out.push(format!("capabilities.cap.estimator: {why}"));
+            }
+        }
+        (false, None) => {}
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::message::decode_hello;
+
+    #[test]
+    fn a_token_cap_needs_an_estimator_the_suite_can_apply() {
+        let problems = |cap: &str| cap_problems(&hello(&format!(r#"{{"cap":{cap}}}"#)));
+        assert!(problems(r#"{"unit":"tokens","limit":100,"strategies":["head_tail"],"estimator":{"of":"bytes","divisor":4}}"#).is_empty());
+        assert!(problems(r#"{"unit":"bytes","limit":100,"strategies":["head_tail"],"units":["tokens"],"estimator":{"of":"chars","divisor":3}}"#).is_empty());
+        assert!(problems(r#"{"unit":"tokens","limit":100,"strategies":["head_tail"]}"#)[0].contains("needs an `estimator`"));
+        assert!(problems(r#"{"unit":"bytes","limit":100,"strategies":["head_tail"],"estimator":{"of":"bytes","divisor":4}}"#)[0].contains("without the unit"));
+        assert!(problems(r#"{"unit":"tokens","limit":100,"strategies":["head_tail"],"estimator":{"of":"lines","divisor":4}}"#)[0].contains("bytes or chars"));
+        assert!(problems(r#"{"unit":"tokens","limit":100,"strategies":["head_tail"],"estimator":{"of":"bytes","divisor":0}}"#)[0].contains("at least 1"));
+    }
 
     fn hello(caps: &str) -> Hello {
         decode_hello(

@@ -22,8 +22,8 @@ use std::collections::{BTreeMap, HashMap};
 
 use harness_conformance_protocol::{
     materialize, measure, resolve_size_value, stream_before_deadline, Behavior, Call, Capabilities,
-    Invocation, ObservedResult, Output, RaiseKind, Strategy, StreamPart, ToolDef, TruncationMeta,
-    Unit, WireCase,
+    Invocation, ObservedResult, Output, RaiseKind, Strategy, StreamPart, TokenEstimator, ToolDef,
+    TruncationMeta, Unit, WireCase,
 };
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
@@ -49,6 +49,20 @@ pub struct EffectiveCap {
     pub strategy: Strategy,
     /// False when the harness declared no cap and the nominal one stands in.
     pub declared: bool,
+    /// For a token cap: the harness's estimator, and the cap as declared (`limit` tokens).
+    /// `limit` and `unit` above are then its exact equivalent in the estimator's unit
+    /// (`ceil(n / d) <= t` exactly when `n <= t × d`), so every size check reads a token cap as
+    /// it reads a byte or char cap; only the note's stated amounts are read in tokens.
+    pub tokens: Option<TokenCap>,
+}
+
+/// A token cap as declared: its limit in tokens and how tokens are estimated.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct TokenCap {
+    /// The limit in tokens.
+    pub limit: u64,
+    /// `ceil(size / divisor)` of the size in bytes or chars.
+    pub estimator: TokenEstimator,
 }
 
 /// The nominal cap a harness with `cap: null` is held to on cap cases.
@@ -56,10 +70,11 @@ pub const NOMINAL_CAP: u64 = 2000;
 
 pub use crate::note::NOTE_SLACK;
 
-/// The case's cap request over the harness's declared cap, or the nominal cap.
+/// The case's cap request over the harness's declared cap, or the nominal cap. A token cap is
+/// given in its estimator's unit ([`EffectiveCap::tokens`]).
 pub fn effective_cap(case: &Case, caps: &Capabilities) -> EffectiveCap {
     let req = case.config.cap.clone().unwrap_or_default();
-    match &caps.cap {
+    let cap = match &caps.cap {
         Some(c) => EffectiveCap {
             limit: req.limit.unwrap_or(c.limit),
             unit: req.unit.unwrap_or(c.unit),
@@ -68,13 +83,32 @@ pub fn effective_cap(case: &Case, caps: &Capabilities) -> EffectiveCap {
                 .or_else(|| c.strategies.first().copied())
                 .unwrap_or(Strategy::HeadTail),
             declared: true,
+            tokens: None,
         },
         None => EffectiveCap {
             limit: req.limit.unwrap_or(NOMINAL_CAP),
             unit: req.unit.unwrap_or(Unit::Chars),
             strategy: req.strategy.unwrap_or(Strategy::HeadTail),
             declared: false,
+            tokens: None,
         },
+    };
+    let estimator = caps
+        .cap
+        .as_ref()
+        .and_then(|c| c.estimator)
+        .filter(|e| e.validate().is_ok());
+    match (cap.unit, estimator) {
+        (Unit::Tokens, Some(estimator)) => EffectiveCap {
+            limit: estimator.counted_limit(cap.limit),
+            unit: estimator.counted(),
+            tokens: Some(TokenCap {
+                limit: cap.limit,
+                estimator,
+            }),
+            ..cap
+        },
+        _ => cap,
     }
 }
 
@@ -775,7 +809,14 @@ fn universal(
             let size = blocks::capped_size(res, cap.unit)
                 + copy.as_deref().map_or(0, |c| measure(c, cap.unit));
             let failure = (size > cap.limit).then(|| {
-                let why = if cap.declared {
+                let why = if let Some(t) = cap.tokens {
+                    format!(
+                        " (the token cap of {} tokens, counted by the declared estimator {}; the content is {} tokens)",
+                        t.limit,
+                        t.estimator.describe(),
+                        t.estimator.tokens(size)
+                    )
+                } else if cap.declared {
                     String::new()
                 } else {
                     format!(
@@ -1934,7 +1975,10 @@ fn kept_text(o: &str, c: &str) -> String {
 fn coarse_measure(text: &str, unit: Unit) -> Option<u64> {
     match unit {
         Unit::Bytes => Some(text.chars().count() as u64),
-        Unit::Chars => Some(text.chars().filter(|c| !is_combining(*c)).count() as u64),
+        // A token cap is read in its estimator's unit (`effective_cap`); never here.
+        Unit::Chars | Unit::Tokens => {
+            Some(text.chars().filter(|c| !is_combining(*c)).count() as u64)
+        }
         Unit::Lines => None,
     }
 }
@@ -1942,7 +1986,7 @@ fn coarse_measure(text: &str, unit: Unit) -> Option<u64> {
 fn coarse_unit_name(unit: Unit) -> &'static str {
     match unit {
         Unit::Bytes => "chars: it would fit counted in chars",
-        Unit::Chars => {
+        Unit::Chars | Unit::Tokens => {
             "characters as a reader sees them: it would fit counted without combining marks"
         }
         Unit::Lines => "",
@@ -2239,7 +2283,7 @@ fn last_line(o: &str) -> &str {
 /// The longest prefix of `s` that is at most `n` units.
 fn prefix_units(s: &str, n: u64, unit: Unit) -> &str {
     match unit {
-        Unit::Chars => match s.char_indices().nth(n as usize) {
+        Unit::Chars | Unit::Tokens => match s.char_indices().nth(n as usize) {
             Some((i, _)) => &s[..i],
             None => s,
         },
@@ -2518,6 +2562,7 @@ mod tests {
             unit,
             strategy: Strategy::HeadTail,
             declared: true,
+            tokens: None,
         }
     }
 

@@ -19,13 +19,14 @@ use serde_json::Value;
 use crate::case::Case;
 
 /// Every need name a case may list (besides `feature.<name>`).
-pub const NEED_NAMES: [&str; 19] = [
+pub const NEED_NAMES: [&str; 20] = [
     "cap.configurable",
     "cap.unit.bytes",
     "cap.unit.chars",
     "cap.strategy.head_only",
     "cap.strategy.head_tail",
     "cap.unit.lines",
+    "cap.unit.tokens",
     "cap.strategy.reject",
     "cap.strategy.spill",
     "cap.cuts",
@@ -278,10 +279,11 @@ fn has_relative_sleep(b: &Behavior) -> bool {
 /// or spilling an over-limit output, counting lines. Their cases judge that design, so a harness
 /// without a cap skips them (and their requirements are NOT APPLICABLE for it) instead of failing
 /// a strategy it never declared.
-const OPTIONAL_CAP_DESIGNS: [&str; 4] = [
+const OPTIONAL_CAP_DESIGNS: [&str; 5] = [
     "cap.strategy.reject",
     "cap.strategy.spill",
     "cap.unit.lines",
+    "cap.unit.tokens",
     "cap.note",
 ];
 
@@ -304,6 +306,11 @@ pub fn declared(need: &str, caps: &Capabilities) -> bool {
         // Lines are never implied by a configurable cap: a harness lists them in `units`.
         "cap.unit.lines" => cap.is_some_and(|c| {
             c.unit == Unit::Lines || (c.configurable && c.units.contains(&Unit::Lines))
+        }),
+        // Tokens likewise, and only with an estimator the suite can apply.
+        "cap.unit.tokens" => cap.is_some_and(|c| {
+            (c.unit == Unit::Tokens || (c.configurable && c.units.contains(&Unit::Tokens)))
+                && c.estimator.is_some_and(|e| e.validate().is_ok())
         }),
         "cap.cuts" => cap.is_some_and(|c| c.strategies.first().is_none_or(|s| s.cuts())),
         "cap.note" => cap.is_some_and(|c| c.note.is_some()),
@@ -444,7 +451,8 @@ mod tests {
         assert!(!is_known("feature."));
         assert!(!is_known("feature.authorisation"));
         assert!(is_known("behavior.non_finite_in") && !is_known("behavior.cycles"));
-        assert!(is_known("cap.unit.lines") && !is_known("cap.unit.tokens"));
+        assert!(is_known("cap.unit.lines") && is_known("cap.unit.tokens"));
+        assert!(!is_known("cap.unit.words"));
     }
 
     #[test]

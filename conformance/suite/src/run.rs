@@ -241,6 +241,7 @@ pub fn validate_hello(hello: &Hello) -> Result<(), String> {
         .map(ToString::to_string)
         .collect();
     problems.extend(vocabulary::fold_problems(hello));
+    problems.extend(vocabulary::cap_problems(hello));
     if problems.is_empty() {
         return Ok(());
     }
