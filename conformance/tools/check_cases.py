@@ -56,7 +56,7 @@ NEEDS = {
     "cap.configurable", "cap.unit.bytes", "cap.unit.chars", "cap.strategy.head_only",
     "cap.strategy.head_tail", "codes", "retryability", "deadline", "deadline.configurable",
     "call_form.arguments_text", "call_form.raw", "parallel", "history", "call_ids",
-    "cap.unit.lines", "cap.strategy.reject", "cap.strategy.spill", "cap.cuts", "cap.note",
+    "cap.unit.lines", "cap.unit.tokens", "cap.strategy.reject", "cap.strategy.spill", "cap.cuts", "cap.note",
 }
 # The feature names, from the hello schema (generated from the runner's vocabulary: ci/vocabulary.sh).
 HELLO_SCHEMA = ROOT / "schema" / "protocol" / "hello.schema.json"

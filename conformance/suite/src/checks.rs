@@ -2110,6 +2110,32 @@ fn spilled_failure(
 /// absent) is what the content leaves out of the output, and `total` (if given) is its size.
 /// The content's own text is then taken to be kept output only.
 fn meta_counts(o: &str, c: &str, meta: &TruncationMeta, cap: &EffectiveCap) -> Result<(), String> {
+    // A token cap's metadata counts tokens, by the declared estimator.
+    if let Some(t) = cap
+        .tokens
+        .filter(|_| meta.unit.is_none_or(|u| u == Unit::Tokens))
+    {
+        let e = t.estimator;
+        let total = measure(o, e.counted());
+        let gone = total - measure(c, e.counted()).min(total);
+        let omitted = meta.omitted.unwrap_or(0);
+        if !note::token_window(gone.saturating_sub(NOTE_SLACK), gone, e).contains(&omitted) {
+            return Err(format!(
+                "{} of {} tokens omitted by the declared estimator {}, metadata says {omitted}",
+                e.tokens(gone),
+                e.tokens(total),
+                e.describe()
+            ));
+        }
+        return match meta.total {
+            Some(n) if n != e.tokens(total) => Err(format!(
+                "the output is {} tokens by the declared estimator {}, metadata says {n}",
+                e.tokens(total),
+                e.describe()
+            )),
+            _ => Ok(()),
+        };
+    }
     let unit = meta.unit.unwrap_or(cap.unit);
     let total = measure(o, unit);
     let kept = measure(c, unit).min(total);

@@ -281,7 +281,7 @@ fn is_true(o: &str, r: &Reading, cap: &EffectiveCap) -> bool {
 /// estimate of the span itself (`ceil(n / d)`), or a difference of estimates (the total's less
 /// the kept text's, or less the head's and the tail's each), which rounding puts as much as one
 /// token below `floor(n / d)`.
-fn token_window(lo: u64, hi: u64, e: TokenEstimator) -> std::ops::RangeInclusive<u64> {
+pub(crate) fn token_window(lo: u64, hi: u64, e: TokenEstimator) -> std::ops::RangeInclusive<u64> {
     (lo / e.divisor.max(1)).saturating_sub(1)..=e.tokens(hi)
 }
 

@@ -260,11 +260,18 @@ pub enum Fault {
     /// The oversized image is refused for its call, but the transcript keeps it: every later
     /// call of the turn fails as the provider refuses the request that replays it.
     OversizedImagePoisonsLaterCalls,
+    /// Its token cap declares `ceil(bytes / 4)` and counts `ceil(chars / 4)`: a text of
+    /// multi-byte characters goes through at up to four times the budget, and the note
+    /// states the chars' estimate.
+    CountsTokensAsChars,
+    /// A token cap is applied as the byte cap it amounts to, and the note states the omitted
+    /// amount in bytes: the model, which budgets in tokens, is told a number in another unit.
+    NotesTokenCutsInBytes,
 }
 
 impl Fault {
     /// Every fault, in documentation order.
-    pub const ALL: [Fault; 91] = [
+    pub const ALL: [Fault; 93] = [
         Fault::RunsHandlerBeforeValidating,
         Fault::CoercesTypes,
         Fault::DropsUnknownFields,
@@ -356,6 +363,8 @@ impl Fault {
         Fault::PassesOversizedImages,
         Fault::DropsOversizedImages,
         Fault::OversizedImagePoisonsLaterCalls,
+        Fault::CountsTokensAsChars,
+        Fault::NotesTokenCutsInBytes,
     ];
 
     /// The variants whose fault is in the optional repair profile: each is a broken version of
@@ -490,6 +499,8 @@ impl Fault {
             Fault::PassesOversizedImages => "passes-oversized-images",
             Fault::DropsOversizedImages => "drops-oversized-images",
             Fault::OversizedImagePoisonsLaterCalls => "oversized-image-poisons-later-calls",
+            Fault::CountsTokensAsChars => "counts-tokens-as-chars",
+            Fault::NotesTokenCutsInBytes => "notes-token-cuts-in-bytes",
         }
     }
 
@@ -541,6 +552,8 @@ impl Fault {
             Fault::PassesOversizedImages => &["BLOCK-6"],
             Fault::DropsOversizedImages => &["BLOCK-6"],
             Fault::OversizedImagePoisonsLaterCalls => &["BLOCK-6"],
+            Fault::CountsTokensAsChars => &["TOKCAP-1", "TOKCAP-2"],
+            Fault::NotesTokenCutsInBytes => &["TOKCAP-2"],
             Fault::CapsHeadOnly => &["HT-1", "HT-2"],
             Fault::CoercesTypes => &["VAL-1", "VAL-2", "VAL-3", "VAL-6", "VAL-9", "VAL-10"],
             Fault::CommitsUnverifiedTokens => &[
@@ -846,6 +859,12 @@ impl Fault {
             }
             Fault::OversizedImagePoisonsLaterCalls => {
                 "refuses an oversized image but keeps it in the transcript: every later call of the turn fails"
+            }
+            Fault::CountsTokensAsChars => {
+                "declares tokens as ceil(bytes / 4) and counts ceil(chars / 4)"
+            }
+            Fault::NotesTokenCutsInBytes => {
+                "applies a token cap as the byte cap it amounts to, and states the cut in bytes"
             }
         }
     }

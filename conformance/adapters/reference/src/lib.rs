@@ -295,6 +295,7 @@ impl ReferenceAdapter {
                     strategies: vec![protocol::Strategy::HeadTail],
                     units: Vec::new(),
                     note: Some(reference_note()),
+                    estimator: None,
                 });
             }
             Some(Variant::HeadOnlyCap) => {
@@ -373,8 +374,9 @@ impl ReferenceAdapter {
                         protocol::Strategy::Reject,
                         protocol::Strategy::Spill,
                     ],
-                    units: vec![protocol::Unit::Lines],
+                    units: vec![protocol::Unit::Lines, protocol::Unit::Tokens],
                     note: Some(reference_note()),
+                    estimator: Some(wire_estimator(TOKEN_ESTIMATE)),
                 }),
                 codes: Some(
                     ErrorCode::ALL
@@ -480,7 +482,8 @@ impl ReferenceAdapter {
                 .as_ref()
                 .and_then(|c| c.unit)
                 .unwrap_or(protocol::Unit::Chars),
-            _ => to_wire_unit(intended.unit),
+            // A token cap's outputs are sized in its estimate's unit (PROTOCOL.md 4l).
+            _ => to_wire_unit(intended.unit.counting()),
         };
 
         let mut scripts = HashMap::new();
@@ -700,7 +703,7 @@ impl ReferenceAdapter {
 
         if unvalidated.iter().any(Option::is_some) {
             let mut unused = HashMap::new();
-            let unit = to_wire_unit(intended.unit);
+            let unit = to_wire_unit(intended.unit.counting());
             let lenient = Harness::new(
                 self.registry(case, unit, &state, &mut unused, true)?,
                 harness_config,
@@ -2125,6 +2128,24 @@ fn harness_cap(intended: CapConfig, fault: Option<Fault>) -> CapConfig {
                 ..intended
             }
         }
+        Some(Fault::CountsTokensAsChars) => match intended.unit {
+            harness_ref::Unit::Tokens(e) => CapConfig {
+                unit: harness_ref::Unit::Tokens(harness_ref::TokenEstimate {
+                    of: harness_ref::Counted::Chars,
+                    ..e
+                }),
+                ..intended
+            },
+            _ => intended,
+        },
+        Some(Fault::NotesTokenCutsInBytes) => match intended.unit {
+            harness_ref::Unit::Tokens(e) => CapConfig {
+                unit: e.counted(),
+                limit: e.counted_limit(intended.limit),
+                ..intended
+            },
+            _ => intended,
+        },
         Some(Fault::CountsCharsForBytes) if intended.unit == harness_ref::Unit::Bytes => {
             CapConfig {
                 unit: harness_ref::Unit::Chars,
@@ -2210,11 +2231,23 @@ fn cuts_itself(intended: &CapConfig) -> bool {
     )
 }
 
+/// How this harness estimates tokens for a token cap: openai/codex's `ceil(bytes / 4)`.
+const TOKEN_ESTIMATE: harness_ref::TokenEstimate = harness_ref::TokenEstimate::BYTES_OVER_4;
+
+/// A token estimate as the hello declares it.
+fn wire_estimator(e: harness_ref::TokenEstimate) -> protocol::TokenEstimator {
+    protocol::TokenEstimator {
+        of: to_wire_unit(e.counted()),
+        divisor: u64::from(e.divisor),
+    }
+}
+
 fn to_wire_unit(unit: harness_ref::Unit) -> protocol::Unit {
     match unit {
         harness_ref::Unit::Bytes => protocol::Unit::Bytes,
         harness_ref::Unit::Chars => protocol::Unit::Chars,
         harness_ref::Unit::Lines => protocol::Unit::Lines,
+        harness_ref::Unit::Tokens(_) => protocol::Unit::Tokens,
     }
 }
 
@@ -2223,6 +2256,7 @@ fn from_wire_unit(unit: protocol::Unit) -> harness_ref::Unit {
         protocol::Unit::Bytes => harness_ref::Unit::Bytes,
         protocol::Unit::Chars => harness_ref::Unit::Chars,
         protocol::Unit::Lines => harness_ref::Unit::Lines,
+        protocol::Unit::Tokens => harness_ref::Unit::Tokens(TOKEN_ESTIMATE),
     }
 }
 

@@ -1270,6 +1270,32 @@ fn demo(fault: Fault) -> Demo {
             let later = &results(variant)[1];
             assert!(later.is_error && later.content.contains("refused the request"));
         }),
+        Fault::CountsTokensAsChars => (
+            one_tool(
+                json!({"cap": {"limit": 100, "unit": "tokens"}}),
+                json!({}),
+                json!({"return": {"generate": {"repeat": "€", "size": 3000}}}),
+                json!([call("a", json!({}))]),
+            ),
+            |reference, variant| {
+                // ceil(bytes / 4) <= 100 tokens is at most 400 bytes.
+                assert!(content(reference).len() <= 400);
+                assert!(content(variant).len() > 400, "{}", content(variant).len());
+                assert!(content(variant).chars().count() <= 400);
+            },
+        ),
+        Fault::NotesTokenCutsInBytes => (
+            one_tool(
+                json!({"cap": {"limit": 100, "unit": "tokens"}}),
+                json!({}),
+                json!({"return": {"generate": {"repeat": "x", "size": 3000}}}),
+                json!([call("a", json!({}))]),
+            ),
+            |reference, variant| {
+                assert!(content(reference).contains("tokens omitted"));
+                assert!(content(variant).contains("bytes omitted"));
+            },
+        ),
         other => panic!("no demonstration case for {other}: add one here"),
     }
 }

@@ -10,7 +10,7 @@ export const CAPABILITY_FIELDS = ["cap", "codes", "retryability", "deadline", "k
 export const IMPLEMENTATION_FIELDS = ["name", "language", "version", "homepage", "source", "issues"] as const;
 
 /** What a cap counts: UTF-8 bytes or Unicode scalar values. */
-export const CAP_UNITS = ["bytes", "chars", "lines"] as const;
+export const CAP_UNITS = ["bytes", "chars", "lines", "tokens"] as const;
 
 /** How a cap cuts; the first a harness lists is its default. */
 export const CAP_STRATEGIES = ["head_tail", "head_only", "reject", "spill"] as const;

@@ -11,7 +11,7 @@ CAPABILITY_FIELDS: tuple[str, ...] = ("cap", "codes", "retryability", "deadline"
 IMPLEMENTATION_FIELDS: tuple[str, ...] = ("name", "language", "version", "homepage", "source", "issues")
 """Every field of a hello's `implementation`."""
 
-CAP_UNITS: tuple[str, ...] = ("bytes", "chars", "lines")
+CAP_UNITS: tuple[str, ...] = ("bytes", "chars", "lines", "tokens")
 """What a cap counts: UTF-8 bytes or Unicode scalar values."""
 
 CAP_STRATEGIES: tuple[str, ...] = ("head_tail", "head_only", "reject", "spill")
