@@ -531,6 +531,8 @@ def case_needs(case):
         needs.add("feature.resume")
     if "image_limit" in case.get("config", {}):
         needs.add("feature.image-limits")
+    if "remaining" in (case.get("config", {}).get("cap") or {}):
+        needs.add("feature.context-cap")
     for t in case.get("tools", []):
         out = final_output(t.get("behavior"))
         if isinstance(out, dict) and "mcp_result" in out:

@@ -211,6 +211,14 @@ impl CapConfig {
         }
     }
 
+    /// The same cap within the room left in the model's context window, `remaining` in the
+    /// cap's unit: the smaller of the two limits, so a result never takes more of the context
+    /// than is left (google-gemini/gemini-cli PR #8379; SPEC.md TOKCAP-3).
+    pub fn within_context(mut self, remaining: usize) -> Self {
+        self.limit = self.limit.min(remaining);
+        self
+    }
+
     /// The same cap with another strategy.
     pub fn with_strategy(mut self, strategy: Strategy) -> Self {
         self.strategy = strategy;

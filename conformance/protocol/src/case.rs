@@ -241,6 +241,11 @@ pub struct CapRequest {
     /// How the cut is made.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub strategy: Option<Strategy>,
+    /// The room left in the model's context window for this turn's results, in the cap's unit
+    /// (feature `context-cap`): a context-aware harness caps each result at the smaller of its
+    /// limit and this. A case may give it relative to the cap; the runner sends it exact.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub remaining: Option<Size>,
 }
 
 /// What a cap counts.

@@ -131,7 +131,10 @@ pub const CLASSES: [&str; 16] = [
 ///
 /// `image-limits`: the harness enforces a model provider's image limits, configured per case
 /// (a case's `config.image_limit`; SPEC.md BLOCK-6).
-pub const FEATURES: [&str; 14] = [
+///
+/// `context-cap`: the harness caps a result at the smaller of its configured cap and the room
+/// left in the model's context window (a case's `config.cap.remaining`; SPEC.md TOKCAP-3).
+pub const FEATURES: [&str; 15] = [
     "authorization",
     "bounds",
     "budget",
@@ -146,6 +149,7 @@ pub const FEATURES: [&str; 14] = [
     "mcp-client",
     "resume",
     "image-limits",
+    "context-cap",
 ];
 
 /// Scripted behaviours beyond protocol 1's base set, which an adapter declares it can run

@@ -54,6 +54,10 @@ pub struct EffectiveCap {
     /// (`ceil(n / d) <= t` exactly when `n <= t × d`), so every size check reads a token cap as
     /// it reads a byte or char cap; only the note's stated amounts are read in tokens.
     pub tokens: Option<TokenCap>,
+    /// Feature `context-cap`: the room left in the model's context window, in the cap's own
+    /// unit (tokens for a token cap), resolved against the cap. `limit` is then already the
+    /// smaller of the two.
+    pub remaining: Option<u64>,
 }
 
 /// A token cap as declared: its limit in tokens and how tokens are estimated.
@@ -71,7 +75,8 @@ pub const NOMINAL_CAP: u64 = 2000;
 pub use crate::note::NOTE_SLACK;
 
 /// The case's cap request over the harness's declared cap, or the nominal cap. A token cap is
-/// given in its estimator's unit ([`EffectiveCap::tokens`]).
+/// given in its estimator's unit ([`EffectiveCap::tokens`]); a case's remaining context lowers
+/// the limit to it ([`EffectiveCap::remaining`]).
 pub fn effective_cap(case: &Case, caps: &Capabilities) -> EffectiveCap {
     let req = case.config.cap.clone().unwrap_or_default();
     let cap = match &caps.cap {
@@ -84,6 +89,7 @@ pub fn effective_cap(case: &Case, caps: &Capabilities) -> EffectiveCap {
                 .unwrap_or(Strategy::HeadTail),
             declared: true,
             tokens: None,
+            remaining: None,
         },
         None => EffectiveCap {
             limit: req.limit.unwrap_or(NOMINAL_CAP),
@@ -91,7 +97,18 @@ pub fn effective_cap(case: &Case, caps: &Capabilities) -> EffectiveCap {
             strategy: req.strategy.unwrap_or(Strategy::HeadTail),
             declared: false,
             tokens: None,
+            remaining: None,
         },
+    };
+    // A context-aware cap: the smaller of the limit and the room left (an unresolvable size
+    // leaves the limit alone; the runner reports it as the case's bug).
+    let remaining = req
+        .remaining
+        .and_then(|size| resolve_size_value(size, cap.limit).ok());
+    let cap = EffectiveCap {
+        limit: remaining.map_or(cap.limit, |r| r.min(cap.limit)),
+        remaining,
+        ..cap
     };
     let estimator = caps
         .cap
@@ -2589,6 +2606,7 @@ mod tests {
             strategy: Strategy::HeadTail,
             declared: true,
             tokens: None,
+            remaining: None,
         }
     }
 

@@ -211,6 +211,15 @@ pub fn case_needs(case: &Case) -> Vec<String> {
     if case.cancel_after_ms.is_some() {
         needs.insert("feature.cancel".into());
     }
+    // A harness told how much room is left in the model's context window.
+    if case
+        .config
+        .cap
+        .as_ref()
+        .is_some_and(|c| c.remaining.is_some())
+    {
+        needs.insert("feature.context-cap".into());
+    }
     // A harness configured with a provider's image limits.
     if case.config.image_limit.is_some() {
         needs.insert("feature.image-limits".into());

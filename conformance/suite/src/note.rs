@@ -562,6 +562,7 @@ mod tests {
             strategy: Strategy::HeadTail,
             declared: true,
             tokens: None,
+            remaining: None,
         }
     }
 

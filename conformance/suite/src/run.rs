@@ -326,6 +326,10 @@ fn run_case_inner(
             .and_then(|()| resolve_note_copies(wire, note, cap.unit))
             .and_then(|()| harness_conformance_protocol::generate::check_expansion(wire, cap.unit))
     };
+    // A context-aware cap's remaining room goes out exact, in the cap's own unit.
+    if let (Some(request), Some(remaining)) = (wire.config.cap.as_mut(), cap.remaining) {
+        request.remaining = Some(harness_conformance_protocol::Size::Exact(remaining));
+    }
     if let Err(e) = resolve(&mut wire, cap.limit, deadline) {
         // A size or sleep relative to the harness's own cap or deadline can outgrow the
         // runner's bounds only because that cap or deadline is large: the case cannot be run

@@ -267,11 +267,17 @@ pub enum Fault {
     /// A token cap is applied as the byte cap it amounts to, and the note states the omitted
     /// amount in bytes: the model, which budgets in tokens, is told a number in another unit.
     NotesTokenCutsInBytes,
+    /// Told how much room is left in the model's context window, the harness caps at its
+    /// configured limit anyway: one large result can fill the context.
+    IgnoresRemainingContext,
+    /// The room left in the context replaces the configured cap instead of lowering it: with
+    /// a large context left, a result goes over the harness's own cap.
+    RaisesCapToRemainingContext,
 }
 
 impl Fault {
     /// Every fault, in documentation order.
-    pub const ALL: [Fault; 93] = [
+    pub const ALL: [Fault; 95] = [
         Fault::RunsHandlerBeforeValidating,
         Fault::CoercesTypes,
         Fault::DropsUnknownFields,
@@ -365,6 +371,8 @@ impl Fault {
         Fault::OversizedImagePoisonsLaterCalls,
         Fault::CountsTokensAsChars,
         Fault::NotesTokenCutsInBytes,
+        Fault::IgnoresRemainingContext,
+        Fault::RaisesCapToRemainingContext,
     ];
 
     /// The variants whose fault is in the optional repair profile: each is a broken version of
@@ -501,6 +509,8 @@ impl Fault {
             Fault::OversizedImagePoisonsLaterCalls => "oversized-image-poisons-later-calls",
             Fault::CountsTokensAsChars => "counts-tokens-as-chars",
             Fault::NotesTokenCutsInBytes => "notes-token-cuts-in-bytes",
+            Fault::IgnoresRemainingContext => "ignores-remaining-context",
+            Fault::RaisesCapToRemainingContext => "raises-cap-to-remaining-context",
         }
     }
 
@@ -554,6 +564,7 @@ impl Fault {
             Fault::OversizedImagePoisonsLaterCalls => &["BLOCK-6"],
             Fault::CountsTokensAsChars => &["TOKCAP-1", "TOKCAP-2"],
             Fault::NotesTokenCutsInBytes => &["TOKCAP-2"],
+            Fault::IgnoresRemainingContext | Fault::RaisesCapToRemainingContext => &["TOKCAP-3"],
             Fault::CapsHeadOnly => &["HT-1", "HT-2"],
             Fault::CoercesTypes => &["VAL-1", "VAL-2", "VAL-3", "VAL-6", "VAL-9", "VAL-10"],
             Fault::CommitsUnverifiedTokens => &[
@@ -865,6 +876,12 @@ impl Fault {
             }
             Fault::NotesTokenCutsInBytes => {
                 "applies a token cap as the byte cap it amounts to, and states the cut in bytes"
+            }
+            Fault::IgnoresRemainingContext => {
+                "caps at its configured limit whatever room is left in the model's context"
+            }
+            Fault::RaisesCapToRemainingContext => {
+                "caps at the room left in the model's context, even where that is over its own cap"
             }
         }
     }

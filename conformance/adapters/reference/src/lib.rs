@@ -437,12 +437,19 @@ impl ReferenceAdapter {
     fn observe(&self, case: &WireCase) -> Result<Observed, String> {
         let fault = self.fault;
         let variant = self.variant;
-        let intended = cap_config(case, variant)?;
+        let configured = cap_config(case, variant)?;
+        let remaining = remaining_context(case)?;
+        let intended = within_context(configured, remaining, variant);
         let harness_config = HarnessConfig {
             // `caps-in-quadratic-time` cuts text results itself; a result with blocks is left
             // to harness-ref, which caps its text blocks (the variant is the reference there).
             cap: match fault {
                 Some(Fault::CapsInQuadraticTime) if returns_blocks(case) => intended,
+                Some(Fault::IgnoresRemainingContext) => configured,
+                Some(Fault::RaisesCapToRemainingContext) => CapConfig {
+                    limit: remaining.unwrap_or(configured.limit),
+                    ..configured
+                },
                 _ => harness_cap(intended, fault),
             },
             deadline: match (fault, variant) {
@@ -2090,6 +2097,30 @@ fn cap_config(case: &WireCase, variant: Option<Variant>) -> Result<CapConfig, St
         Some(Variant::HeadOnlyCap) => config.with_strategy(harness_ref::Strategy::HeadOnly),
         _ => config,
     })
+}
+
+/// The room left in the model's context window, when the case gives it (feature
+/// `context-cap`; the runner sends it exact, in the cap's unit).
+fn remaining_context(case: &WireCase) -> Result<Option<usize>, String> {
+    match case.config.cap.as_ref().and_then(|c| c.remaining) {
+        None => Ok(None),
+        Some(protocol::Size::Exact(n)) => usize::try_from(n)
+            .map(Some)
+            .map_err(|_| format!("remaining context {n} is too large")),
+        Some(size) => Err(format!(
+            "the runner sends sizes exact; got a remaining context of {size:?}"
+        )),
+    }
+}
+
+/// The cap a context-aware harness applies: the smaller of its cap and the room left in the
+/// context (`context-headroom` keeps half of that room free for the model's answer).
+fn within_context(cap: CapConfig, remaining: Option<usize>, variant: Option<Variant>) -> CapConfig {
+    match (remaining, variant) {
+        (None, _) => cap,
+        (Some(r), Some(Variant::ContextHeadroom)) => cap.within_context(r / 2),
+        (Some(r), _) => cap.within_context(r),
+    }
 }
 
 /// The cap the case asks for, harness-ref's defaults filling the gaps.

@@ -153,11 +153,15 @@ pub enum Variant {
     /// and delivered with a note saying so, instead of refused (SPEC.md BLOCK-6: reduce or
     /// refuse, visibly).
     ReducesOversizedImages,
+    /// Context-aware, with headroom: a result gets at most half of the room left in the
+    /// model's context (the rest is kept for the model's answer), and never more than the
+    /// cap. A smaller cap than the suite's minimum is still correct (SPEC.md TOKCAP-3).
+    ContextHeadroom,
 }
 
 impl Variant {
     /// Every variant, in documentation order.
-    pub const ALL: [Variant; 36] = [
+    pub const ALL: [Variant; 37] = [
         Variant::FoldsMalformedCall,
         Variant::NonObjectAsInvalidArguments,
         Variant::EmptyNameAsUnknownTool,
@@ -194,6 +198,7 @@ impl Variant {
         Variant::NonceInNote,
         Variant::NoteBesideContent,
         Variant::ReducesOversizedImages,
+        Variant::ContextHeadroom,
     ];
 
     /// The kebab-case name used on the command line and in reports.
@@ -235,6 +240,7 @@ impl Variant {
             Variant::NonceInNote => "nonce-in-note",
             Variant::NoteBesideContent => "note-beside-content",
             Variant::ReducesOversizedImages => "reduces-oversized-images",
+            Variant::ContextHeadroom => "context-headroom",
         }
     }
 
@@ -322,6 +328,9 @@ impl Variant {
             }
             Variant::ReducesOversizedImages => {
                 "scales an image over the provider's limit down to fit it and says so, instead of refusing it"
+            }
+            Variant::ContextHeadroom => {
+                "caps a result at half the room left in the model's context (or its cap, if smaller)"
             }
         }
     }

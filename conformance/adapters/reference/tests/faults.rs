@@ -1296,6 +1296,30 @@ fn demo(fault: Fault) -> Demo {
                 assert!(content(variant).contains("bytes omitted"));
             },
         ),
+        Fault::IgnoresRemainingContext => (
+            one_tool(
+                json!({"cap": {"limit": 1000, "unit": "chars", "remaining": 300}}),
+                json!({}),
+                json!({"return": {"generate": {"repeat": "x", "size": 900}}}),
+                json!([call("a", json!({}))]),
+            ),
+            |reference, variant| {
+                assert!(content(reference).chars().count() <= 300);
+                assert_eq!(content(variant).chars().count(), 900);
+            },
+        ),
+        Fault::RaisesCapToRemainingContext => (
+            one_tool(
+                json!({"cap": {"limit": 300, "unit": "chars", "remaining": 5000}}),
+                json!({}),
+                json!({"return": {"generate": {"repeat": "x", "size": 900}}}),
+                json!([call("a", json!({}))]),
+            ),
+            |reference, variant| {
+                assert!(content(reference).chars().count() <= 300);
+                assert_eq!(content(variant).chars().count(), 900);
+            },
+        ),
         other => panic!("no demonstration case for {other}: add one here"),
     }
 }

@@ -547,6 +547,19 @@ fn demo(variant: Variant) -> Demo {
                 assert_eq!(args, [&json!({"n": 5})]);
             },
         ),
+        Variant::ContextHeadroom => (
+            one_tool(
+                json!({"cap": {"limit": 1000, "unit": "chars", "remaining": 600}}),
+                json!({}),
+                json!({"return": {"generate": {"repeat": "x", "size": 900}}}),
+                json!([call("a", json!({}))]),
+            ),
+            |reference, variant| {
+                let (r, v) = (first(reference).0, first(variant).0);
+                assert!(r.chars().count() <= 600 && r.chars().count() > 300, "{r}");
+                assert!(v.chars().count() <= 300, "{v}");
+            },
+        ),
         Variant::ReducesOversizedImages => (
             {
                 let mut c = case(json!({

@@ -25,7 +25,7 @@ export const CALL_FORMS = ["structured", "arguments_text", "raw"] as const;
 export const KEYWORDS = ["$ref", "$defs", "$anchor", "$dynamicRef", "$dynamicAnchor", "definitions", "allOf", "anyOf", "oneOf", "not", "if", "then", "else", "dependentSchemas", "dependencies", "prefixItems", "items", "additionalItems", "contains", "properties", "patternProperties", "additionalProperties", "propertyNames", "unevaluatedItems", "unevaluatedProperties", "type", "enum", "const", "multipleOf", "maximum", "exclusiveMaximum", "minimum", "exclusiveMinimum", "maxLength", "minLength", "pattern", "maxItems", "minItems", "uniqueItems", "maxContains", "minContains", "maxProperties", "minProperties", "required", "dependentRequired", "format", "contentEncoding", "contentMediaType", "contentSchema", "$schema", "$id", "$comment", "$vocabulary", "title", "description", "default", "examples", "deprecated", "readOnly", "writeOnly"] as const;
 
 /** The optional feature sets, or None when the schema only constrains their spelling. */
-export const FEATURES = ["authorization", "bounds", "budget", "idempotency", "path-confinement", "prepare-commit", "offered-tools", "stop-reason", "repair", "cancel", "serial-calls", "mcp-client", "resume", "image-limits"] as const;
+export const FEATURES = ["authorization", "bounds", "budget", "idempotency", "path-confinement", "prepare-commit", "offered-tools", "stop-reason", "repair", "cancel", "serial-calls", "mcp-client", "resume", "image-limits", "context-cap"] as const;
 
 /** The spelling every feature name must have. */
 export const FEATURE_PATTERN: string | null = null;

@@ -26,7 +26,7 @@ CALL_FORMS: tuple[str, ...] = ("structured", "arguments_text", "raw")
 KEYWORDS: tuple[str, ...] | None = ("$ref", "$defs", "$anchor", "$dynamicRef", "$dynamicAnchor", "definitions", "allOf", "anyOf", "oneOf", "not", "if", "then", "else", "dependentSchemas", "dependencies", "prefixItems", "items", "additionalItems", "contains", "properties", "patternProperties", "additionalProperties", "propertyNames", "unevaluatedItems", "unevaluatedProperties", "type", "enum", "const", "multipleOf", "maximum", "exclusiveMaximum", "minimum", "exclusiveMinimum", "maxLength", "minLength", "pattern", "maxItems", "minItems", "uniqueItems", "maxContains", "minContains", "maxProperties", "minProperties", "required", "dependentRequired", "format", "contentEncoding", "contentMediaType", "contentSchema", "$schema", "$id", "$comment", "$vocabulary", "title", "description", "default", "examples", "deprecated", "readOnly", "writeOnly")
 """The JSON Schema keywords a hello may declare, or None when any name is allowed."""
 
-FEATURES: tuple[str, ...] | None = ("authorization", "bounds", "budget", "idempotency", "path-confinement", "prepare-commit", "offered-tools", "stop-reason", "repair", "cancel", "serial-calls", "mcp-client", "resume", "image-limits")
+FEATURES: tuple[str, ...] | None = ("authorization", "bounds", "budget", "idempotency", "path-confinement", "prepare-commit", "offered-tools", "stop-reason", "repair", "cancel", "serial-calls", "mcp-client", "resume", "image-limits", "context-cap")
 """The optional feature sets, or None when the schema only constrains their spelling."""
 
 FEATURE_PATTERN: str | None = None
