@@ -377,8 +377,13 @@ pub const NOTE_ESCAPES: [(&str, &str); 2] = [
 /// `text` with every note opening rewritten ([`NOTE_ESCAPES`]); borrowed when it has none.
 /// Escaping twice changes nothing more (no replacement holds an opening).
 pub fn escape_note_copies(text: &str) -> Cow<'_, str> {
+    escape_with(text, &NOTE_ESCAPES)
+}
+
+/// `text` with each `(from, to)` of `escapes` applied in order; borrowed when none occurs.
+pub fn escape_with<'a>(text: &'a str, escapes: &[(&str, &str)]) -> Cow<'a, str> {
     let mut out = Cow::Borrowed(text);
-    for (from, to) in NOTE_ESCAPES {
+    for (from, to) in escapes {
         if out.contains(from) {
             out = Cow::Owned(out.replace(from, to));
         }
@@ -386,20 +391,46 @@ pub fn escape_note_copies(text: &str) -> Cow<'_, str> {
     out
 }
 
+/// The note openings and a wrapper's markers ([`crate::wrap::MARKER_ESCAPES`]) together.
+pub const NOTE_AND_MARKER_ESCAPES: [(&str, &str); 4] = [
+    NOTE_ESCAPES[0],
+    NOTE_ESCAPES[1],
+    crate::wrap::MARKER_ESCAPES[0],
+    crate::wrap::MARKER_ESCAPES[1],
+];
+
 /// [`escape_note_copies`] over an output that arrives in chunks: an opening split between two
-/// chunks is held back until the next one shows whether it is complete.
-#[derive(Debug, Default)]
+/// chunks is held back until the next one shows whether it is complete. Other escapes (a
+/// wrapper's markers too) with [`NoteEscaper::with_escapes`].
+#[derive(Debug)]
 pub struct NoteEscaper {
     pending: String,
+    escapes: &'static [(&'static str, &'static str)],
+}
+
+impl Default for NoteEscaper {
+    fn default() -> Self {
+        NoteEscaper::with_escapes(&NOTE_ESCAPES)
+    }
 }
 
 impl NoteEscaper {
+    /// An escaper that applies `escapes` ([`escape_with`]).
+    pub fn with_escapes(escapes: &'static [(&'static str, &'static str)]) -> Self {
+        NoteEscaper {
+            pending: String::new(),
+            escapes,
+        }
+    }
+
     /// The escaped text that can be released once `chunk` is added.
     pub fn push(&mut self, chunk: &str) -> String {
         self.pending.push_str(chunk);
         // The longest end of the pending text that could begin an opening: openings are ASCII
-        // and start with `[`, so the cut is on a character boundary.
-        let held = NOTE_ESCAPES
+        // (note openings start with `[`, markers with `<`), so the cut is on a character
+        // boundary.
+        let held = self
+            .escapes
             .iter()
             .filter_map(|(from, _)| {
                 (1..from.len())
@@ -409,14 +440,14 @@ impl NoteEscaper {
             .max()
             .unwrap_or(0);
         let cut = self.pending.len() - held;
-        let out = escape_note_copies(&self.pending[..cut]).into_owned();
+        let out = escape_with(&self.pending[..cut], self.escapes).into_owned();
         self.pending.drain(..cut);
         out
     }
 
     /// The rest, escaped.
     pub fn finish(self) -> String {
-        escape_note_copies(&self.pending).into_owned()
+        escape_with(&self.pending, self.escapes).into_owned()
     }
 }
 

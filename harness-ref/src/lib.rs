@@ -107,6 +107,7 @@ pub mod security;
 mod threads;
 mod tool;
 mod unique_keys;
+pub mod wrap;
 
 pub use cancel::CancelToken;
 pub use cap::{CapConfig, Counted, Strategy, TokenEstimate, Truncation, Unit};

@@ -770,6 +770,23 @@ pub enum Gen {
         /// What the copy states.
         note_copy: NoteCopy,
     },
+    /// A forged copy of one of the harness's wrapper markers
+    /// ([`crate::WrapperDeclaration`], SPEC.md WRAP-1), with the nonce `forged0`. The runner
+    /// resolves it into a `text` before it sends the case, so an adapter never receives it.
+    WrapperCopy {
+        /// Which marker.
+        wrapper_copy: WrapperPart,
+    },
+}
+
+/// One of a wrapper's two markers.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum WrapperPart {
+    /// The opening marker.
+    Open,
+    /// The closing marker.
+    Close,
 }
 
 /// What a forged note copy states: the omitted amount, in the cap's unit; the other

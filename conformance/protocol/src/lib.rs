@@ -41,18 +41,18 @@ pub use case::{stream_before_deadline, StreamPart};
 pub use case::{
     Behavior, Call, CallForm, CapRequest, CaseConfig, Gen, Lines, Mutation, NonFinite, NonFiniteIn,
     NonJson, NonJsonIn, NoteCopy, Output, Raise, RaiseKind, Resume, SavedResult, Size, SleepMs,
-    StopReason, Strategy, TokenEstimator, ToolDef, Unit, WireCase,
+    StopReason, Strategy, TokenEstimator, ToolDef, Unit, WireCase, WrapperPart,
 };
 pub use content::{text_of, ContentBlock, EmbeddedResource, McpResult, ResourceLink};
 pub use generate::{
     materialize, measure, resolve_case, resolve_case_with, resolve_note_copies, resolve_size_value,
-    GenError, MAX_GENERATED_SIZE, MAX_SLEEP_MS,
+    resolve_wrapper_copies, GenError, MAX_GENERATED_SIZE, MAX_SLEEP_MS,
 };
 pub use image::{ImageFacts, ImageLimit, SyntheticImage};
 pub use message::{
     decode_command, decode_hello, decode_reply, Artifact, CapCapability, Capabilities, Command,
     DeadlineCapability, DecodeError, Escape, Hello, Implementation, Invocation, NoteDeclaration,
-    ObservedResult, Reply, ReplyOutcome, TruncationMeta, PROTOCOL_VERSION,
+    ObservedResult, Reply, ReplyOutcome, TruncationMeta, WrapperDeclaration, PROTOCOL_VERSION,
 };
 pub use security::{
     implied_features, implied_features_of, is_secured, Before, BoundsDef, CallSecurity, CommitRef,

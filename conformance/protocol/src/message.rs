@@ -125,6 +125,59 @@ pub struct Capabilities {
     /// runner skips them and does not run `tool_use_id` checks.
     #[serde(default = "yes", skip_serializing_if = "is_true")]
     pub call_ids: bool,
+    /// The markers the harness wraps every result's content in, marking it as a tool's
+    /// untrusted text, and how a copy of them in an output is kept from closing the real
+    /// wrapper (SPEC.md WRAP-1; PROTOCOL.md 4l). Absent: the harness does not wrap results,
+    /// and the cases that forge its markers are skipped.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub wrapper: Option<WrapperDeclaration>,
+}
+
+/// A harness's wrapper around untrusted tool output (PROTOCOL.md 4l; SPEC.md WRAP-1): the
+/// content is `open`, the output (escaped, capped), `close`. The two correct designs: the
+/// harness escapes copies of its markers in the output (`escapes`), or authenticates its own
+/// markers with a nonce it told the model (`{nonce}` in both, the nonce reported as each
+/// result's `wrapper_nonce`).
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct WrapperDeclaration {
+    /// The opening marker exactly as the content starts with it, separators included
+    /// (`"<tool_output>\n"`); may hold `{nonce}`.
+    pub open: String,
+    /// The closing marker exactly as the content ends with it (`"\n</tool_output>"`); may
+    /// hold `{nonce}`.
+    pub close: String,
+    /// Rewrites the harness applies, in order, to every output text before capping it, so
+    /// that a copy of a marker no longer has the marker's form (`</tool_output` →
+    /// `&lt;/tool_output`; `to` must not contain `from`).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub escapes: Vec<Escape>,
+}
+
+impl WrapperDeclaration {
+    /// `text` with every escape applied, in order: the output as the escaping harness shows it.
+    pub fn escape(&self, text: &str) -> String {
+        let mut out = text.to_owned();
+        for e in self.escapes.iter().filter(|e| !e.from.is_empty()) {
+            if out.contains(&e.from) {
+                out = out.replace(&e.from, &e.to);
+            }
+        }
+        out
+    }
+
+    /// The markers with `nonce` in place of `{nonce}`: `(open, close)`.
+    pub fn markers(&self, nonce: &str) -> (String, String) {
+        (
+            self.open.replace("{nonce}", nonce),
+            self.close.replace("{nonce}", nonce),
+        )
+    }
+
+    /// Whether the markers are authenticated by a nonce.
+    pub fn has_nonce(&self) -> bool {
+        self.open.contains("{nonce}") || self.close.contains("{nonce}")
+    }
 }
 
 impl Default for Capabilities {
@@ -143,6 +196,7 @@ impl Default for Capabilities {
             features: Vec::new(),
             behaviors: Vec::new(),
             call_ids: true,
+            wrapper: None,
         }
     }
 }
@@ -372,6 +426,10 @@ pub struct ObservedResult {
     /// content counts as the harness's own only with this nonce.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub note_nonce: Option<String>,
+    /// The nonce this result's wrapper markers carry, as the harness told the model (only for a
+    /// harness whose declared wrapper holds `{nonce}`, SPEC.md WRAP-1).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub wrapper_nonce: Option<String>,
 }
 
 /// Structured truncation metadata: what the harness cut, in its cap's unit. Every field is

@@ -173,7 +173,7 @@ pub const BEHAVIORS: [&str; 7] = [
 ];
 
 /// Every field a hello's `capabilities` object may carry, in `hello.schema.json`'s order.
-pub const CAPABILITY_FIELDS: [&str; 12] = [
+pub const CAPABILITY_FIELDS: [&str; 13] = [
     "cap",
     "codes",
     "retryability",
@@ -186,6 +186,7 @@ pub const CAPABILITY_FIELDS: [&str; 12] = [
     "folds",
     "behaviors",
     "call_ids",
+    "wrapper",
 ];
 
 /// One name in a hello that is not in the vocabulary.

@@ -551,6 +551,22 @@ pub fn check(case: &Case, wire: &WireCase, caps: &Capabilities, obs: &Observed) 
         return r.f;
     }
     let pairing = Pairing::new(case, obs.results, caps.call_ids);
+    // WRAP-1 reads the content as it came; every other check reads it inside the harness's
+    // declared wrapper (`crate::wrap`).
+    if let Some(w) = caps.wrapper.as_ref() {
+        for (i, exp) in case.expect.results.iter().enumerate() {
+            if let (true, Some(j)) = (exp.wrapped, pairing.result_of(i)) {
+                let failure = crate::wrap::wrapped_failure(w, &obs.results[j])
+                    .map(|why| format!("{}: {why}", result_label(i, &case.calls[i])));
+                r.outcome(CheckKind::Wrapped, Some(i), failure);
+            }
+        }
+    }
+    let unwrapped = crate::wrap::unwrap_results(caps.wrapper.as_ref(), obs.results);
+    let obs = &Observed {
+        results: &unwrapped,
+        ..*obs
+    };
     universal(case, wire, caps, &cap, obs, &pairing, &mut r);
     // Calls whose result is not the kind the case expects (a success for an error, or the
     // other way round): their other checks presuppose that kind.
@@ -1111,6 +1127,19 @@ fn check_result(
                 ..res.clone()
             };
             (Expected::Text(n.escape(o)), &escaped_res)
+        }
+        _ => (expected, res),
+    };
+    // Likewise a harness that escapes copies of its wrapper's markers (`wrapper.escapes`).
+    let wrapper = caps.wrapper.as_ref().filter(|w| !w.escapes.is_empty());
+    let unmarked_res;
+    let (expected, res) = match (&expected, wrapper) {
+        (Expected::Text(o), Some(w)) => {
+            unmarked_res = ObservedResult {
+                content: w.escape(&res.content),
+                ..res.clone()
+            };
+            (Expected::Text(w.escape(o)), &unmarked_res)
         }
         _ => (expected, res),
     };

@@ -131,3 +131,4 @@ pub mod select;
 pub mod spec;
 pub mod timing;
 pub mod verdict;
+pub mod wrap;

@@ -19,7 +19,7 @@ use serde_json::Value;
 use crate::case::Case;
 
 /// Every need name a case may list (besides `feature.<name>`).
-pub const NEED_NAMES: [&str; 20] = [
+pub const NEED_NAMES: [&str; 21] = [
     "cap.configurable",
     "cap.unit.bytes",
     "cap.unit.chars",
@@ -39,6 +39,7 @@ pub const NEED_NAMES: [&str; 20] = [
     "parallel",
     "history",
     "call_ids",
+    "wrapper",
     "cap.note",
 ];
 
@@ -180,6 +181,13 @@ pub fn case_needs(case: &Case) -> Vec<String> {
     }) {
         needs.insert("cap.note".into());
     }
+    // A forged wrapper marker is made from the wrapper's declared markers.
+    if case.tools.iter().any(|t| {
+        matches!(crate::case::final_output(&t.behavior),
+            Some(harness_conformance_protocol::Output::Generate(g)) if has_wrapper_copy(g))
+    }) {
+        needs.insert("wrapper".into());
+    }
     for tool in &case.tools {
         if tool.output_schema.is_some() {
             needs.insert("behavior.output_schema".to_owned());
@@ -264,7 +272,18 @@ fn has_note_copy(g: &harness_conformance_protocol::Gen) -> bool {
     match g {
         Gen::NoteCopy { .. } => true,
         Gen::Concat { concat } => concat.iter().any(has_note_copy),
-        Gen::Text { .. } | Gen::Repeat { .. } | Gen::Lines { .. } => false,
+        Gen::Text { .. } | Gen::Repeat { .. } | Gen::Lines { .. } | Gen::WrapperCopy { .. } => {
+            false
+        }
+    }
+}
+
+fn has_wrapper_copy(g: &harness_conformance_protocol::Gen) -> bool {
+    use harness_conformance_protocol::Gen;
+    match g {
+        Gen::WrapperCopy { .. } => true,
+        Gen::Concat { concat } => concat.iter().any(has_wrapper_copy),
+        Gen::Text { .. } | Gen::Repeat { .. } | Gen::Lines { .. } | Gen::NoteCopy { .. } => false,
     }
 }
 
@@ -339,6 +358,7 @@ pub fn declared(need: &str, caps: &Capabilities) -> bool {
         "parallel" => caps.parallel,
         "history" => caps.history,
         "call_ids" => caps.call_ids,
+        "wrapper" => caps.wrapper.is_some(),
         _ => {
             if let Some(f) = need.strip_prefix("feature.") {
                 caps.features.iter().any(|x| x == f)

@@ -324,6 +324,9 @@ fn run_case_inner(
     let resolve = |wire: &mut harness_conformance_protocol::WireCase, limit, deadline| {
         resolve_case_with(wire, limit, deadline)
             .and_then(|()| resolve_note_copies(wire, note, cap.unit))
+            .and_then(|()| {
+                harness_conformance_protocol::resolve_wrapper_copies(wire, caps.wrapper.as_ref())
+            })
             .and_then(|()| harness_conformance_protocol::generate::check_expansion(wire, cap.unit))
     };
     // A context-aware cap's remaining room goes out exact, in the cap's own unit.
@@ -407,6 +410,9 @@ fn run_case_inner(
                         invocations,
                         history,
                     }) => {
+                        // The re-run's content is read inside the wrapper, as the first run's.
+                        let results =
+                            crate::wrap::unwrap_results(caps.wrapper.as_ref(), &results);
                         let obs2 = Observed {
                             results: &results,
                             invocations: &invocations,

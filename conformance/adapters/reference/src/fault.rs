@@ -273,11 +273,16 @@ pub enum Fault {
     /// The room left in the context replaces the configured cap instead of lowering it: with
     /// a large context left, a result goes over the harness's own cap.
     RaisesCapToRemainingContext,
+    /// A broken version of `wraps-results`: every result is framed in `<tool_output>` …
+    /// `</tool_output>`, and copies of the markers in the output are shown as they are, so a
+    /// tool's `</tool_output>` closes the frame early and what follows reads as outside it
+    /// (NousResearch/hermes-agent PR #56172).
+    WrapperNotEscaped,
 }
 
 impl Fault {
     /// Every fault, in documentation order.
-    pub const ALL: [Fault; 95] = [
+    pub const ALL: [Fault; 96] = [
         Fault::RunsHandlerBeforeValidating,
         Fault::CoercesTypes,
         Fault::DropsUnknownFields,
@@ -373,6 +378,7 @@ impl Fault {
         Fault::NotesTokenCutsInBytes,
         Fault::IgnoresRemainingContext,
         Fault::RaisesCapToRemainingContext,
+        Fault::WrapperNotEscaped,
     ];
 
     /// The variants whose fault is in the optional repair profile: each is a broken version of
@@ -389,6 +395,9 @@ impl Fault {
     /// The legitimate configuration this broken variant is a broken version of, when it is not
     /// the reference itself ([`Fault::REPAIR`]).
     pub fn base(self) -> Option<crate::Variant> {
+        if self == Fault::WrapperNotEscaped {
+            return Some(crate::Variant::WrapsResults);
+        }
         Fault::REPAIR
             .contains(&self)
             .then_some(crate::Variant::RepairsDoubleEncoded)
@@ -511,6 +520,7 @@ impl Fault {
             Fault::NotesTokenCutsInBytes => "notes-token-cuts-in-bytes",
             Fault::IgnoresRemainingContext => "ignores-remaining-context",
             Fault::RaisesCapToRemainingContext => "raises-cap-to-remaining-context",
+            Fault::WrapperNotEscaped => "wrapper-not-escaped",
         }
     }
 
@@ -565,6 +575,7 @@ impl Fault {
             Fault::CountsTokensAsChars => &["TOKCAP-1", "TOKCAP-2"],
             Fault::NotesTokenCutsInBytes => &["TOKCAP-2"],
             Fault::IgnoresRemainingContext | Fault::RaisesCapToRemainingContext => &["TOKCAP-3"],
+            Fault::WrapperNotEscaped => &["WRAP-1"],
             Fault::CapsHeadOnly => &["HT-1", "HT-2"],
             Fault::CoercesTypes => &["VAL-1", "VAL-2", "VAL-3", "VAL-6", "VAL-9", "VAL-10"],
             Fault::CommitsUnverifiedTokens => &[
@@ -882,6 +893,9 @@ impl Fault {
             }
             Fault::RaisesCapToRemainingContext => {
                 "caps at the room left in the model's context, even where that is over its own cap"
+            }
+            Fault::WrapperNotEscaped => {
+                "wraps results in <tool_output> markers but shows copies of the markers in an output as they are"
             }
         }
     }

@@ -247,6 +247,19 @@ impl ReferenceAdapter {
         self.variant
     }
 
+    /// The frame harness-ref puts around results: `wraps-results` and the broken versions of
+    /// it escape copies of the markers, `wraps-results-with-nonce` authenticates them.
+    fn wrapper(&self) -> Option<harness_ref::wrap::ResultWrapper> {
+        match self.variant {
+            Some(Variant::WrapsResults) => Some(harness_ref::wrap::ResultWrapper::Escaped),
+            Some(Variant::WrapsResultsWithNonce) => {
+                Some(harness_ref::wrap::ResultWrapper::Nonce { key: WRAPPER_KEY })
+            }
+            _ => (self.fault.and_then(Fault::base) == Some(Variant::WrapsResults))
+                .then_some(harness_ref::wrap::ResultWrapper::Escaped),
+        }
+    }
+
     /// Whether harness-ref escapes copies of its note in outputs: where the hello declares the
     /// escapes, except under the faults that take a copy for harness-ref's own note.
     fn escapes_note_copies(&self) -> bool {
@@ -343,6 +356,7 @@ impl ReferenceAdapter {
         if self.repairs() {
             caps.features.push(REPAIR.to_owned());
         }
+        caps.wrapper = self.wrapper().map(wrapper_declaration);
         hello
     }
 
@@ -404,6 +418,7 @@ impl ReferenceAdapter {
                     .map(|b| (*b).to_owned())
                     .collect(),
                 call_ids: true,
+                wrapper: None,
             },
         }
     }
@@ -473,6 +488,11 @@ impl ReferenceAdapter {
             // `drops-partial-output`: a timeout shows its message alone.
             partial_output: fault != Some(Fault::DropsPartialOutput),
             escape_note_copies: self.escapes_note_copies(),
+            // `wrapper-not-escaped` frames the content itself, after the fact.
+            wrapper: match fault {
+                Some(Fault::WrapperNotEscaped) => None,
+                _ => self.wrapper(),
+            },
             limits: harness_ref::OutputLimits {
                 image: blocks::image_limit(case.config.image_limit.as_deref(), fault, variant),
                 ..harness_ref::OutputLimits::default()
@@ -781,6 +801,13 @@ impl ReferenceAdapter {
                 args: fed.get(i).and_then(|p| p.args.as_ref()),
             };
             perturb_result(&mut o, result, fault, &context);
+            if let Some(harness_ref::wrap::ResultWrapper::Nonce { key }) = self.wrapper() {
+                o.wrapper_nonce = Some(harness_ref::wrap::nonce(key));
+            }
+            // `wrapper-not-escaped`: the frame, around an output whose markers are not escaped.
+            if fault == Some(Fault::WrapperNotEscaped) {
+                o.content = harness_ref::wrap::ResultWrapper::Escaped.frame(&o.content);
+            }
             blocks::perturb_result(&mut o, fault, &intended);
             blocks::limit_images(&mut o, fault, variant, case.config.image_limit.as_deref());
             // `oversized-image-poisons-later-calls`: the transcript keeps the image it refused,
@@ -1665,6 +1692,34 @@ fn observe_result(result: &ToolResult) -> ObservedResult {
         blocks: (!result.parts().is_empty())
             .then(|| result.parts().iter().map(blocks::block_of).collect()),
         note_nonce: None,
+        wrapper_nonce: None,
+    }
+}
+
+/// The secret `wraps-results-with-nonce` derives its nonce from (never shown to tools).
+const WRAPPER_KEY: u64 = 0x7e57_ab1e_5eed_0001;
+
+/// A wrapper as the hello declares it (`wrapper`): its markers, `{nonce}` for the nonce, and
+/// the escapes it applies to copies of them.
+fn wrapper_declaration(w: harness_ref::wrap::ResultWrapper) -> protocol::WrapperDeclaration {
+    let (open, close) = match w {
+        harness_ref::wrap::ResultWrapper::Escaped => w.markers(),
+        harness_ref::wrap::ResultWrapper::Nonce { .. } => (
+            "<tool_output nonce=\"{nonce}\">\n".into(),
+            "\n</tool_output nonce=\"{nonce}\">".into(),
+        ),
+    };
+    protocol::WrapperDeclaration {
+        open: open.into_owned(),
+        close: close.into_owned(),
+        escapes: w
+            .escapes()
+            .iter()
+            .map(|(from, to)| protocol::Escape {
+                from: (*from).to_owned(),
+                to: (*to).to_owned(),
+            })
+            .collect(),
     }
 }
 

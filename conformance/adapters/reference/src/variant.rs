@@ -157,11 +157,19 @@ pub enum Variant {
     /// model's context (the rest is kept for the model's answer), and never more than the
     /// cap. A smaller cap than the suite's minimum is still correct (SPEC.md TOKCAP-3).
     ContextHeadroom,
+    /// Frames every result in `<tool_output>` … `</tool_output>` and escapes copies of the
+    /// markers in outputs (`&lt;/tool_output`) before capping; declares `wrapper` (SPEC.md
+    /// WRAP-1).
+    WrapsResults,
+    /// Frames every result in markers that carry a nonce the model is told
+    /// (`<tool_output nonce="…">`), and shows outputs as they are; declares `wrapper` with
+    /// `{nonce}` and reports each result's `wrapper_nonce`.
+    WrapsResultsWithNonce,
 }
 
 impl Variant {
     /// Every variant, in documentation order.
-    pub const ALL: [Variant; 37] = [
+    pub const ALL: [Variant; 39] = [
         Variant::FoldsMalformedCall,
         Variant::NonObjectAsInvalidArguments,
         Variant::EmptyNameAsUnknownTool,
@@ -199,6 +207,8 @@ impl Variant {
         Variant::NoteBesideContent,
         Variant::ReducesOversizedImages,
         Variant::ContextHeadroom,
+        Variant::WrapsResults,
+        Variant::WrapsResultsWithNonce,
     ];
 
     /// The kebab-case name used on the command line and in reports.
@@ -241,6 +251,8 @@ impl Variant {
             Variant::NoteBesideContent => "note-beside-content",
             Variant::ReducesOversizedImages => "reduces-oversized-images",
             Variant::ContextHeadroom => "context-headroom",
+            Variant::WrapsResults => "wraps-results",
+            Variant::WrapsResultsWithNonce => "wraps-results-with-nonce",
         }
     }
 
@@ -331,6 +343,12 @@ impl Variant {
             }
             Variant::ContextHeadroom => {
                 "caps a result at half the room left in the model's context (or its cap, if smaller)"
+            }
+            Variant::WrapsResults => {
+                "frames results in <tool_output> markers, escaping copies of them in outputs"
+            }
+            Variant::WrapsResultsWithNonce => {
+                "frames results in markers that carry a nonce the model is told"
             }
         }
     }
