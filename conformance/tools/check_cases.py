@@ -57,6 +57,7 @@ NEEDS = {
     "cap.strategy.head_tail", "codes", "retryability", "deadline", "deadline.configurable",
     "call_form.arguments_text", "call_form.raw", "parallel", "history", "call_ids",
     "cap.unit.lines", "cap.unit.tokens", "cap.strategy.reject", "cap.strategy.spill", "cap.cuts", "cap.note",
+    "wrapper",
 }
 # The feature names, from the hello schema (generated from the runner's vocabulary: ci/vocabulary.sh).
 HELLO_SCHEMA = ROOT / "schema" / "protocol" / "hello.schema.json"
@@ -72,7 +73,7 @@ RESULT_KINDS = {
     "content.matches", "content.max_chars", "content.max_size", "content.equals_output",
     "cap.truncated", "cap.keeps_head", "cap.keeps_last_line", "cap.note_counts", "cap.note_lines",
     "cap.idempotent", "cap.rejected", "cap.spilled", "cap.artifact", "cap.counted", "cap.configured", "cap.own_note", "blocks.delivered", "blocks.order", "blocks.no_payload_text", "blocks.intact", "answered",
-    "blocks.within_limits",
+    "blocks.within_limits", "wrapped",
 }
 CASE_KINDS = {"results.count", "text.valid", "cap.within", "secret", "invocations",
               "received_args", "runs_only_with", "history_unchanged", "stopped", "repeatable",
@@ -92,6 +93,7 @@ DEFAULT_OWNER = {
     "blocks.intact": "BLOCK-1",
     "blocks.within_limits": "BLOCK-6",
     "linear_time": "CAP-11",
+    "wrapped": "WRAP-1",
 }
 # `cap.truncated` defaults by its value: false (output unchanged) CAP-2, true (cut, noted) CAP-5.
 TRUNCATED_OWNER = {False: "CAP-2", True: "CAP-5"}
@@ -363,7 +365,7 @@ def live_checks(case):
         for kind in ("is_error", "class", "retryable", "same_as"):
             if kind in res:
                 out.append((i, kind))
-        for kind in ("represents_output", "repaired"):
+        for kind in ("represents_output", "repaired", "wrapped"):
             if res.get(kind):
                 out.append((i, kind))
         for key, value in res.get("content", {}).items():
@@ -544,6 +546,9 @@ def case_needs(case):
         if isinstance(out, dict) and has_key(out.get("generate"), "note_copy"):
             # A forged copy of the harness's note is made from its declared form.
             needs.add("cap.note")
+        if isinstance(out, dict) and has_key(out.get("generate"), "wrapper_copy"):
+            # A forged wrapper marker is made from the harness's declared markers.
+            needs.add("wrapper")
     needs |= {f"feature.{f}" for f in implied_features(case)}
     return needs
 
