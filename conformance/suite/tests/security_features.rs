@@ -55,9 +55,10 @@ fn every_security_case_needs_a_feature_and_is_skipped_without_it() {
 fn plain_cases_imply_no_feature() {
     let suite = load_embedded().unwrap();
     // `offered-tools`, `stop-reason`, `repair`, `cancel`, `serial-calls`, `mcp-client`,
-    // `resume` and `image-limits` are features but not security gates: they come from
-    // `offered`, `stop_reason`, the repair cases' `needs`, `cancel_after_ms`, `parallel_calls`,
-    // a tool's `mcp_result`, `resume` and `config.image_limit` alone.
+    // `resume`, `image-limits` and `context-cap` are features but not security gates: they come
+    // from `offered`, `stop_reason`, the repair cases' `needs`, `cancel_after_ms`,
+    // `parallel_calls`, a tool's `mcp_result`, `resume`, `config.image_limit` and
+    // `config.cap.remaining` alone.
     for case in suite.cases.iter().filter(|c| !AREAS.contains(&c.area())) {
         assert!(
             !needs::case_needs(case)
@@ -70,7 +71,8 @@ fn plain_cases_imply_no_feature() {
                     && n != "feature.serial-calls"
                     && n != "feature.mcp-client"
                     && n != "feature.resume"
-                    && n != "feature.image-limits"),
+                    && n != "feature.image-limits"
+                    && n != "feature.context-cap"),
             "{} needs a security feature",
             case.id
         );
@@ -98,6 +100,14 @@ fn plain_cases_imply_no_feature() {
                 "image-limits",
                 case.config.image_limit.is_some(),
                 "has `config.image_limit`",
+            ),
+            (
+                "context-cap",
+                case.config
+                    .cap
+                    .as_ref()
+                    .is_some_and(|c| c.remaining.is_some()),
+                "has `config.cap.remaining`",
             ),
         ] {
             assert_eq!(
