@@ -572,7 +572,7 @@ impl Fault {
             Fault::PassesOversizedImages => &["BLOCK-6"],
             Fault::DropsOversizedImages => &["BLOCK-6"],
             Fault::OversizedImagePoisonsLaterCalls => &["BLOCK-6"],
-            Fault::CountsTokensAsChars => &["TOKCAP-1", "TOKCAP-2"],
+            Fault::CountsTokensAsChars => &["CAP-1", "TOKCAP-1", "TOKCAP-2"],
             Fault::NotesTokenCutsInBytes => &["TOKCAP-2"],
             Fault::IgnoresRemainingContext | Fault::RaisesCapToRemainingContext => &["TOKCAP-3"],
             Fault::WrapperNotEscaped => &["WRAP-1"],
