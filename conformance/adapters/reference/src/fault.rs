@@ -620,10 +620,11 @@ impl Fault {
             Fault::NanAsNull => &["VOCAB-1"],
             Fault::NoCap => &[
                 "CAP-1", "CAP-3", "CAP-8", "CAP-9", "HT-4", "STRAT-3", "STRAT-4", "STRAT-6",
+                "TOKCAP-1", "TOKCAP-3",
             ],
             Fault::NoDeadline => &["OUT-4"],
             Fault::NormalizesLineEndings => &["ENC-3"],
-            Fault::NoteOutsideCap => &["CAP-1", "CAP-7", "CAP-8", "STRAT-6"],
+            Fault::NoteOutsideCap => &["CAP-1", "CAP-7", "CAP-8", "STRAT-6", "TOKCAP-3"],
             Fault::NullsAsAbsent => &["VAL-1", "VAL-2", "VAL-4", "VAL-8", "TEACH-5"],
             Fault::OmitsNote => &["CAP-5", "STRAT-1", "STRAT-2", "STRAT-4"],
             Fault::PairsResultsByPosition => &["OUT-1", "CORR-2", "ORDER-1"],
