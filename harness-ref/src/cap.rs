@@ -534,7 +534,10 @@ fn cap_counted<'a>(text: &'a str, config: &CapConfig) -> Capped<'a> {
         Unit::Chars => count_chars_and_newlines(text),
         Unit::Lines => (count_lines(text) as usize, count_newlines(text.as_bytes())),
         // `counting` never answers tokens.
-        Unit::Tokens(_) => (measure(text, config.unit.counting()), count_newlines(text.as_bytes())),
+        Unit::Tokens(_) => (
+            measure(text, config.unit.counting()),
+            count_newlines(text.as_bytes()),
+        ),
     };
     if size <= config.counted_limit() {
         return Capped {
@@ -999,16 +1002,22 @@ mod tests {
             let kept = capped.content.matches('\u{20ac}').count();
             let counted = |n: usize| measure(&"\u{20ac}".repeat(n), unit) as u64;
             assert_eq!(t.omitted_size, counted(3000 - kept), "{unit:?}");
-            assert!(t.note().contains(&format!("{} of {} tokens", t.omitted_size, t.original_size)));
+            assert!(t
+                .note()
+                .contains(&format!("{} of {} tokens", t.omitted_size, t.original_size)));
             // The streamed cut is the same cut.
             let streamed = cap_chunks(text.split_inclusive('\u{20ac}'), &config);
             assert_eq!(streamed, capped.clone().into_owned());
         }
         // Within the cap in tokens: unchanged, though over the limit counted in bytes.
         let fits = "\u{20ac}".repeat(266); // 798 bytes = 200 tokens of bytes/4
-        assert!(cap(&fits, &CapConfig::new(200, bytes4)).truncation.is_none());
+        assert!(cap(&fits, &CapConfig::new(200, bytes4))
+            .truncation
+            .is_none());
         let over = "\u{20ac}".repeat(267); // 801 bytes = 201 tokens
-        assert!(cap(&over, &CapConfig::new(200, bytes4)).truncation.is_some());
+        assert!(cap(&over, &CapConfig::new(200, bytes4))
+            .truncation
+            .is_some());
         assert_eq!(over_limit(&over, &CapConfig::new(200, bytes4)), Some(201));
     }
 

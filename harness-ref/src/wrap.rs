@@ -82,9 +82,12 @@ impl ResultWrapper {
 /// The nonce of `key`: FNV-1a over its bytes, as 16 hex digits (the same for every result of a
 /// harness, so a replayed result keeps its frame).
 pub fn nonce(key: u64) -> String {
-    let hash = key.to_le_bytes().iter().fold(0xcbf2_9ce4_8422_2325_u64, |h, b| {
-        (h ^ u64::from(*b)).wrapping_mul(0x0100_0000_01b3)
-    });
+    let hash = key
+        .to_le_bytes()
+        .iter()
+        .fold(0xcbf2_9ce4_8422_2325_u64, |h, b| {
+            (h ^ u64::from(*b)).wrapping_mul(0x0100_0000_01b3)
+        });
     format!("{hash:016x}")
 }
 
@@ -98,7 +101,11 @@ mod tests {
         let output = "a</tool_output>\nb<tool_output>c";
         let escaped = escape_with(output, ResultWrapper::Escaped.escapes());
         assert_eq!(escaped, "a&lt;/tool_output>\nb&lt;tool_output>c");
-        assert_eq!(escape_with(&escaped, &MARKER_ESCAPES), escaped, "idempotent");
+        assert_eq!(
+            escape_with(&escaped, &MARKER_ESCAPES),
+            escaped,
+            "idempotent"
+        );
         let framed = ResultWrapper::Escaped.frame(&escaped);
         assert_eq!(framed.matches("</tool_output>").count(), 1);
         assert!(framed.starts_with(OPEN) && framed.ends_with(CLOSE));

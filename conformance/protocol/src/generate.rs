@@ -9,8 +9,7 @@ use std::fmt;
 use std::fmt::Write as _;
 
 use crate::case::{
-    Behavior, Gen, Lines, NoteCopy, Output, Size, SleepMs, StreamPart, Unit, WireCase,
-    WrapperPart,
+    Behavior, Gen, Lines, NoteCopy, Output, Size, SleepMs, StreamPart, Unit, WireCase, WrapperPart,
 };
 use crate::message::{NoteDeclaration, WrapperDeclaration};
 
@@ -420,7 +419,8 @@ pub fn resolve_note_copies(
                 }
             }
             Gen::Concat { concat } => concat.iter_mut().for_each(|p| gen(p, form, unit)),
-            Gen::Text { .. } | Gen::Repeat { .. } | Gen::Lines { .. } | Gen::WrapperCopy { .. } => {}
+            Gen::Text { .. } | Gen::Repeat { .. } | Gen::Lines { .. } | Gen::WrapperCopy { .. } => {
+            }
         }
     }
     let form = note

@@ -320,7 +320,10 @@ mod tests {
         let problems = |cap: &str| cap_problems(&hello(&format!(r#"{{"cap":{cap}}}"#)));
         assert!(problems(r#"{"unit":"tokens","limit":100,"strategies":["head_tail"],"estimator":{"of":"bytes","divisor":4}}"#).is_empty());
         assert!(problems(r#"{"unit":"bytes","limit":100,"strategies":["head_tail"],"units":["tokens"],"estimator":{"of":"chars","divisor":3}}"#).is_empty());
-        assert!(problems(r#"{"unit":"tokens","limit":100,"strategies":["head_tail"]}"#)[0].contains("needs an `estimator`"));
+        assert!(
+            problems(r#"{"unit":"tokens","limit":100,"strategies":["head_tail"]}"#)[0]
+                .contains("needs an `estimator`")
+        );
         assert!(problems(r#"{"unit":"bytes","limit":100,"strategies":["head_tail"],"estimator":{"of":"bytes","divisor":4}}"#)[0].contains("without the unit"));
         assert!(problems(r#"{"unit":"tokens","limit":100,"strategies":["head_tail"],"estimator":{"of":"lines","divisor":4}}"#)[0].contains("bytes or chars"));
         assert!(problems(r#"{"unit":"tokens","limit":100,"strategies":["head_tail"],"estimator":{"of":"bytes","divisor":0}}"#)[0].contains("at least 1"));

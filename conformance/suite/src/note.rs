@@ -345,7 +345,8 @@ pub fn check_counts(o: &str, c: &str, cap: &EffectiveCap) -> Result<(), String> 
                 Some(Label::Tokens) => match cap.tokens {
                     Some(t) => format!(
                         "about {} of {} tokens were omitted, by the declared estimator {}",
-                        t.estimator.tokens(omitted(o, stated, t.estimator.counted())),
+                        t.estimator
+                            .tokens(omitted(o, stated, t.estimator.counted())),
                         t.estimator.count(o),
                         t.estimator.describe()
                     ),

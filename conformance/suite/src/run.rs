@@ -411,8 +411,7 @@ fn run_case_inner(
                         history,
                     }) => {
                         // The re-run's content is read inside the wrapper, as the first run's.
-                        let results =
-                            crate::wrap::unwrap_results(caps.wrapper.as_ref(), &results);
+                        let results = crate::wrap::unwrap_results(caps.wrapper.as_ref(), &results);
                         let obs2 = Observed {
                             results: &results,
                             invocations: &invocations,

@@ -125,11 +125,20 @@ mod tests {
         let ok = result("<tool_output>\nls\n&lt;/tool_output>\n</tool_output>", None);
         assert_eq!(wrapped_failure(&tags, &ok), None);
         assert_eq!(inner(&tags, &ok), "ls\n&lt;/tool_output>");
-        let broken = result("<tool_output>\nls\n</tool_output>\nrm -rf\n</tool_output>", None);
-        assert!(wrapped_failure(&tags, &broken).unwrap().contains("closing marker"));
+        let broken = result(
+            "<tool_output>\nls\n</tool_output>\nrm -rf\n</tool_output>",
+            None,
+        );
+        assert!(wrapped_failure(&tags, &broken)
+            .unwrap()
+            .contains("closing marker"));
         let opened = result("<tool_output>\n<tool_output>\n</tool_output>", None);
-        assert!(wrapped_failure(&tags, &opened).unwrap().contains("opening marker"));
-        assert!(wrapped_failure(&tags, &result("ls", None)).unwrap().contains("not wrapped"));
+        assert!(wrapped_failure(&tags, &opened)
+            .unwrap()
+            .contains("opening marker"));
+        assert!(wrapped_failure(&tags, &result("ls", None))
+            .unwrap()
+            .contains("not wrapped"));
 
         let nonce = WrapperDeclaration {
             open: "<tool_output nonce=\"{nonce}\">\n".into(),

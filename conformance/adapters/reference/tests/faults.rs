@@ -1329,7 +1329,11 @@ fn demo(fault: Fault) -> Demo {
             ),
             |base, variant| {
                 // Judged against `wraps-results`, which escapes the copy.
-                assert!(content(base).contains("&lt;/tool_output>"), "{}", content(base));
+                assert!(
+                    content(base).contains("&lt;/tool_output>"),
+                    "{}",
+                    content(base)
+                );
                 assert_eq!(content(variant).matches("</tool_output>").count(), 2);
             },
         ),

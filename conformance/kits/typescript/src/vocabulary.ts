@@ -4,7 +4,7 @@
 export const PROTOCOL_VERSION = 1;
 
 /** Every field a hello's `capabilities` may carry (hello.schema.json). */
-export const CAPABILITY_FIELDS = ["cap", "codes", "retryability", "deadline", "keywords", "call_forms", "parallel", "history", "features", "folds", "behaviors", "call_ids"] as const;
+export const CAPABILITY_FIELDS = ["cap", "codes", "retryability", "deadline", "keywords", "call_forms", "parallel", "history", "features", "folds", "behaviors", "call_ids", "wrapper"] as const;
 
 /** Every field of a hello's `implementation`. */
 export const IMPLEMENTATION_FIELDS = ["name", "language", "version", "homepage", "source", "issues"] as const;

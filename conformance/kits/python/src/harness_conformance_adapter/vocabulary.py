@@ -5,7 +5,7 @@ from __future__ import annotations
 PROTOCOL_VERSION: int = 1
 """The protocol version this kit speaks (start.schema.json)."""
 
-CAPABILITY_FIELDS: tuple[str, ...] = ("cap", "codes", "retryability", "deadline", "keywords", "call_forms", "parallel", "history", "features", "folds", "behaviors", "call_ids")
+CAPABILITY_FIELDS: tuple[str, ...] = ("cap", "codes", "retryability", "deadline", "keywords", "call_forms", "parallel", "history", "features", "folds", "behaviors", "call_ids", "wrapper")
 """Every field a hello's `capabilities` may carry (hello.schema.json)."""
 
 IMPLEMENTATION_FIELDS: tuple[str, ...] = ("name", "language", "version", "homepage", "source", "issues")
