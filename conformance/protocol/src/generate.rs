@@ -291,6 +291,11 @@ pub fn resolve_case_with(
     for tool in &mut case.tools {
         resolve_behavior(&mut tool.behavior, cap_limit, deadline_ms)?;
     }
+    // The room left in the context (feature `context-cap`), when still relative. The runner
+    // sends it resolved against the cap in the cap's own unit before this runs.
+    if let Some(remaining) = case.config.cap.as_mut().and_then(|c| c.remaining.as_mut()) {
+        resolve_size(remaining, cap_limit)?;
+    }
     Ok(())
 }
 

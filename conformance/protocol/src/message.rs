@@ -525,7 +525,12 @@ pub fn decode_reply(line: &[u8]) -> Result<Reply, DecodeError> {
 
 /// Decodes an adapter's answer to `start`.
 pub fn decode_hello(line: &[u8]) -> Result<Hello, DecodeError> {
-    decode(line).map(|(hello, _)| hello)
+    let hello: Hello = decode(line).map(|(hello, _)| hello)?;
+    // A token cap the suite cannot count is no cap it can judge (PROTOCOL.md 4l).
+    match crate::vocabulary::cap_problems(&hello).into_iter().next() {
+        Some(problem) => Err(DecodeError::Invalid(problem)),
+        None => Ok(hello),
+    }
 }
 
 /// Decodes a runner command (for adapters written in Rust).

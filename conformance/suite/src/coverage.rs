@@ -430,6 +430,7 @@ mod tests {
                 strategies: vec![Strategy::HeadOnly],
                 units: Vec::new(),
                 note: None,
+                estimator: None,
             }),
             deadline: None::<DeadlineCapability>,
             ..Capabilities::default()

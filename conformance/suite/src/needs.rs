@@ -466,6 +466,7 @@ mod tests {
             strategies: vec![Strategy::HeadTail],
             units: Vec::new(),
             note: None,
+            estimator: None,
         });
         assert!(!declared("cap.configurable", &caps));
         assert!(declared("cap.unit.bytes", &caps));
@@ -494,6 +495,7 @@ mod tests {
                 strategies,
                 units,
                 note: None,
+                estimator: None,
             }),
             ..Capabilities::default()
         };

@@ -754,7 +754,8 @@ mod tests {
         assert_eq!(longest_suffix_in("aé", "é"), 2);
         assert_eq!(label_after(" Bytes omitted"), Some(Label::Bytes));
         assert_eq!(label_after("lines"), Some(Label::Lines));
-        assert_eq!(label_after(" tokens"), None);
+        assert_eq!(label_after(" tokens"), Some(Label::Tokens));
+        assert_eq!(label_after(" words"), None);
         assert_eq!(label_after("bytesx"), None);
     }
 }
