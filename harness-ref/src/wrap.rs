@@ -115,7 +115,7 @@ mod tests {
         let framed = w.frame(output);
         let (open, close) = w.markers();
         assert!(framed.starts_with(&*open) && framed.ends_with(&*close));
-        assert_eq!(framed.matches(&*close.trim()).count(), 1);
+        assert_eq!(framed.matches(close.trim()).count(), 1);
         assert_eq!(nonce(7), nonce(7));
         assert_ne!(nonce(7), nonce(8));
     }

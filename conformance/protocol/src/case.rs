@@ -244,8 +244,10 @@ pub struct CapRequest {
     /// The room left in the model's context window for this turn's results, in the cap's unit
     /// (feature `context-cap`): a context-aware harness caps each result at the smaller of its
     /// limit and this. A case may give it relative to the cap; the runner sends it exact.
+    /// Boxed, like `image_limit`: most cases do not have it, and every wire case carries the
+    /// field.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub remaining: Option<Size>,
+    pub remaining: Option<Box<Size>>,
 }
 
 /// What a cap counts.

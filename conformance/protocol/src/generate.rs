@@ -294,7 +294,7 @@ pub fn resolve_case_with(
     // The room left in the context (feature `context-cap`), when still relative. The runner
     // sends it resolved against the cap in the cap's own unit before this runs.
     if let Some(remaining) = case.config.cap.as_mut().and_then(|c| c.remaining.as_mut()) {
-        resolve_size(remaining, cap_limit)?;
+        resolve_size(remaining.as_mut(), cap_limit)?;
     }
     Ok(())
 }

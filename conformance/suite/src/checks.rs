@@ -104,7 +104,7 @@ pub fn effective_cap(case: &Case, caps: &Capabilities) -> EffectiveCap {
     // leaves the limit alone; the runner reports it as the case's bug).
     let remaining = req
         .remaining
-        .and_then(|size| resolve_size_value(size, cap.limit).ok());
+        .and_then(|size| resolve_size_value(*size, cap.limit).ok());
     let cap = EffectiveCap {
         limit: remaining.map_or(cap.limit, |r| r.min(cap.limit)),
         remaining,

@@ -331,7 +331,9 @@ fn run_case_inner(
     };
     // A context-aware cap's remaining room goes out exact, in the cap's own unit.
     if let (Some(request), Some(remaining)) = (wire.config.cap.as_mut(), cap.remaining) {
-        request.remaining = Some(harness_conformance_protocol::Size::Exact(remaining));
+        request.remaining = Some(Box::new(harness_conformance_protocol::Size::Exact(
+            remaining,
+        )));
     }
     if let Err(e) = resolve(&mut wire, cap.limit, deadline) {
         // A size or sleep relative to the harness's own cap or deadline can outgrow the

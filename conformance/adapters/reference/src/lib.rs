@@ -2157,9 +2157,14 @@ fn cap_config(case: &WireCase, variant: Option<Variant>) -> Result<CapConfig, St
 /// The room left in the model's context window, when the case gives it (feature
 /// `context-cap`; the runner sends it exact, in the cap's unit).
 fn remaining_context(case: &WireCase) -> Result<Option<usize>, String> {
-    match case.config.cap.as_ref().and_then(|c| c.remaining) {
+    match case
+        .config
+        .cap
+        .as_ref()
+        .and_then(|c| c.remaining.as_deref())
+    {
         None => Ok(None),
-        Some(protocol::Size::Exact(n)) => usize::try_from(n)
+        Some(&protocol::Size::Exact(n)) => usize::try_from(n)
             .map(Some)
             .map_err(|_| format!("remaining context {n} is too large")),
         Some(size) => Err(format!(
