@@ -65,9 +65,9 @@ async function runTurn(harness: ToyHarness, turn: Turn): Promise<void> {
 // 1.1.0.)
 const capabilities: Capabilities = {
   // cap: the output cap (none: the harness has no cap, and cap cases FAIL, by design). `unit`: what
-  //   the limit counts; `strategies`: how it cuts, the first the default; `configurable`: a case
-  //   may set the limit, the unit and the strategy. Units: bytes, chars, lines. Strategies:
-  //   head_tail, head_only, reject, spill.
+  //   the limit counts (`tokens` with an `estimator`, PROTOCOL.md 4l); `strategies`: how it cuts,
+  //   the first the default; `configurable`: a case may set the limit, the unit and the strategy.
+  //   Units: bytes, chars, lines, tokens. Strategies: head_tail, head_only, reject, spill.
   // cap: { unit: 'chars', limit: 16384, strategies: ['head_tail'], configurable: false },
   cap: null,
   // codes: each outcome class your harness tells apart -> its own machine code (several classes may
@@ -102,7 +102,8 @@ const capabilities: Capabilities = {
   // history: true,
   // features: optional feature sets (PROTOCOL.md sections 4a-4f); declare only those your harness
   //   has. Features: authorization, bounds, budget, idempotency, path-confinement, prepare-commit,
-  //   offered-tools, stop-reason, repair, cancel, serial-calls, mcp-client, resume, image-limits.
+  //   offered-tools, stop-reason, repair, cancel, serial-calls, mcp-client, resume, image-limits,
+  //   context-cap.
   // features: ['authorization', 'budget'],
   // folds: a class your harness does not tell apart -> the class it answers it as (which has a
   //   code), so it is judged on the partition it has.
@@ -114,6 +115,9 @@ const capabilities: Capabilities = {
   // call_ids: false for a harness that never sees the model's tool-use ids (an MCP server: its host
   //   pairs results with calls); the id cases are then skipped.
   // call_ids: false,
+  // wrapper: the markers your harness frames every result in, as a tool's untrusted text, and the
+  //   escapes it applies to copies of them in an output (PROTOCOL.md 4l).
+  // wrapper: { open: '<tool_output>\n', close: '\n</tool_output>' },
 };
 
 await main(defineAdapter({
