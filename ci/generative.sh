@@ -53,6 +53,13 @@ UNSEEN[validates-without-refs]="a schema-reference fault; generated schemas use 
 UNSEEN[caps-in-quadratic-time]="a time fault: its content is the reference's; generated cases judge what a harness answers, never how long it takes (caught by selftest)"
 UNSEEN[trusts-forged-notes]="a forged-note fault; generated outputs hold no copy of the harness's note (caught by selftest)"
 UNSEEN[folds-property-names]="a property-name case-folding fault; generated arguments use the schema's own names or wholly unknown ones, never a declared name in another case (caught by selftest)"
+for f in counts-tokens-as-chars notes-token-cuts-in-bytes; do
+  UNSEEN[$f]="a token-cap fault; generated cases cap in bytes or chars, never in tokens (caught by selftest)"
+done
+for f in ignores-remaining-context raises-cap-to-remaining-context; do
+  UNSEEN[$f]="a context-aware cap fault; generated cases give no remaining context (caught by selftest)"
+done
+UNSEEN[wrapper-not-escaped]="a result-wrapper fault (a broken version of wraps-results); generated outputs hold no copy of a wrapper marker and run against the reference, which wraps nothing (caught by selftest)"
 UNSEEN[sdk-default-deadline]="an inner-default deadline fault; generated handlers never outlast a short inner default within a longer configured deadline (caught by selftest)"
 for f in replaces-blocks-with-placeholders flattens-blocks-to-text ignores-mcp-is-error \
   moves-blocks-after-text caps-block-payloads drops-block-results drops-resource-links \

@@ -56,8 +56,8 @@ NEEDS = {
     "cap.configurable", "cap.unit.bytes", "cap.unit.chars", "cap.strategy.head_only",
     "cap.strategy.head_tail", "codes", "retryability", "deadline", "deadline.configurable",
     "call_form.arguments_text", "call_form.raw", "parallel", "history", "call_ids",
-    "cap.unit.lines", "cap.strategy.reject", "cap.strategy.spill", "cap.cuts", "cap.note", "cap.spill.bound",
-    "dialect",
+    "cap.unit.lines", "cap.unit.tokens", "cap.strategy.reject", "cap.strategy.spill", "cap.cuts", "cap.note",
+    "cap.spill.bound", "dialect", "wrapper",
 }
 # The feature names, from the hello schema (generated from the runner's vocabulary: ci/vocabulary.sh).
 HELLO_SCHEMA = ROOT / "schema" / "protocol" / "hello.schema.json"
@@ -73,7 +73,7 @@ RESULT_KINDS = {
     "content.matches", "content.max_chars", "content.max_size", "content.equals_output",
     "cap.truncated", "cap.keeps_head", "cap.keeps_last_line", "cap.note_counts", "cap.note_lines",
     "cap.idempotent", "cap.rejected", "cap.spilled", "cap.artifact", "cap.counted", "cap.configured", "cap.own_note", "blocks.delivered", "blocks.order", "blocks.no_payload_text", "blocks.intact", "answered",
-    "blocks.within_limits", "replay",
+    "blocks.within_limits", "replay", "wrapped",
 }
 CASE_KINDS = {"results.count", "text.valid", "cap.within", "secret", "invocations",
               "received_args", "runs_only_with", "history_unchanged", "stopped", "repeatable",
@@ -97,6 +97,7 @@ DEFAULT_OWNER = {
     "spill.kept": "SPILL-1", "spill.cleaned": "SPILL-2", "spill.bounded": "SPILL-3",
     "spill.distinct": "SPILL-5",
     "replay": "REPLAY-1",
+    "wrapped": "WRAP-1",
 }
 # `cap.truncated` defaults by its value: false (output unchanged) CAP-2, true (cut, noted) CAP-5.
 TRUNCATED_OWNER = {False: "CAP-2", True: "CAP-5"}
@@ -369,7 +370,7 @@ def live_checks(case):
         for kind in ("is_error", "class", "retryable", "same_as"):
             if kind in res:
                 out.append((i, kind))
-        for kind in ("represents_output", "repaired"):
+        for kind in ("represents_output", "repaired", "wrapped"):
             if res.get(kind):
                 out.append((i, kind))
         for key, value in res.get("content", {}).items():
@@ -545,6 +546,8 @@ def case_needs(case):
         needs.add("feature.pause")
     if "image_limit" in case.get("config", {}):
         needs.add("feature.image-limits")
+    if "remaining" in (case.get("config", {}).get("cap") or {}):
+        needs.add("feature.context-cap")
     for t in case.get("tools", []):
         out = final_output(t.get("behavior"))
         if isinstance(out, dict) and "mcp_result" in out:
@@ -556,6 +559,9 @@ def case_needs(case):
         if isinstance(out, dict) and has_key(out.get("generate"), "note_copy"):
             # A forged copy of the harness's note is made from its declared form.
             needs.add("cap.note")
+        if isinstance(out, dict) and has_key(out.get("generate"), "wrapper_copy"):
+            # A forged wrapper marker is made from the harness's declared markers.
+            needs.add("wrapper")
     needs |= {f"feature.{f}" for f in implied_features(case)}
     return needs
 

@@ -65,15 +65,78 @@ pub enum Unit {
     Chars,
     /// Lines ([`count_lines`]).
     Lines,
+    /// Estimated tokens ([`TokenEstimate`]): `ceil(size / divisor)` of the size in bytes or
+    /// chars. A limit of `n` tokens is exactly a limit of `n × divisor` in that unit, which is
+    /// how the cut is made; the note states its amounts in tokens.
+    Tokens(TokenEstimate),
+}
+
+/// What a token estimate counts.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+pub enum Counted {
+    /// UTF-8 bytes (openai/codex: 4 bytes a token).
+    #[default]
+    Bytes,
+    /// Unicode scalar values.
+    Chars,
+}
+
+/// How tokens are estimated: `ceil(size / divisor)` of the size counted in `of`. A formula, not
+/// a model's tokenizer, so anyone can apply it exactly (SPEC.md TOKCAP-1).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct TokenEstimate {
+    /// What is counted.
+    pub of: Counted,
+    /// How many counted units make a token (0 is read as 1).
+    pub divisor: u32,
+}
+
+impl TokenEstimate {
+    /// Bytes divided by 4, rounded up: the estimate openai/codex uses.
+    pub const BYTES_OVER_4: TokenEstimate = TokenEstimate {
+        of: Counted::Bytes,
+        divisor: 4,
+    };
+
+    /// The unit counted.
+    pub fn counted(self) -> Unit {
+        match self.of {
+            Counted::Bytes => Unit::Bytes,
+            Counted::Chars => Unit::Chars,
+        }
+    }
+
+    fn divisor(self) -> usize {
+        self.divisor.max(1) as usize
+    }
+
+    /// Tokens in `n` counted units.
+    pub fn tokens(self, n: u64) -> u64 {
+        n.div_ceil(self.divisor() as u64)
+    }
+
+    /// Counted units `tokens` tokens allow (saturating).
+    pub fn counted_limit(self, tokens: usize) -> usize {
+        tokens.saturating_mul(self.divisor())
+    }
 }
 
 impl Unit {
-    /// `"bytes"` or `"chars"`: the word used in notes and on the wire.
+    /// `"bytes"`, `"chars"`, `"lines"` or `"tokens"`: the word used in notes and on the wire.
     pub fn as_str(self) -> &'static str {
         match self {
             Unit::Bytes => "bytes",
             Unit::Chars => "chars",
             Unit::Lines => "lines",
+            Unit::Tokens(_) => "tokens",
+        }
+    }
+
+    /// The unit text is counted and cut in: a token estimate's unit, else the unit itself.
+    pub fn counting(self) -> Unit {
+        match self {
+            Unit::Tokens(e) => e.counted(),
+            u => u,
         }
     }
 }
@@ -148,6 +211,14 @@ impl CapConfig {
         }
     }
 
+    /// The same cap within the room left in the model's context window, `remaining` in the
+    /// cap's unit: the smaller of the two limits, so a result never takes more of the context
+    /// than is left (google-gemini/gemini-cli PR #8379; SPEC.md TOKCAP-3).
+    pub fn within_context(mut self, remaining: usize) -> Self {
+        self.limit = self.limit.min(remaining);
+        self
+    }
+
     /// The same cap with another strategy.
     pub fn with_strategy(mut self, strategy: Strategy) -> Self {
         self.strategy = strategy;
@@ -165,11 +236,21 @@ impl CapConfig {
         self
     }
 
+    /// The limit in the unit text is counted in ([`Unit::counting`]): `limit` tokens are
+    /// `limit × divisor` counted units; other units are counted as they are.
+    pub fn counted_limit(&self) -> usize {
+        match self.unit {
+            Unit::Tokens(e) => e.counted_limit(self.limit),
+            _ => self.limit,
+        }
+    }
+
     /// The units left for original text once the note is reserved, for a text of
-    /// `size` units and `lines` lines (`None` when the note alone does not fit).
+    /// `size` units and `lines` lines (`None` when the note alone does not fit). For a token
+    /// cap, `size` and the budget are in its counted unit.
     pub fn text_budget(&self, size: u64, lines: u64) -> Option<(usize, usize)> {
         let reserve = self.reserve(size, lines);
-        let budget = self.limit.checked_sub(reserve)?;
+        let budget = self.counted_limit().checked_sub(reserve)?;
         Some(self.split(budget))
     }
 
@@ -203,7 +284,8 @@ impl CapConfig {
         }
     }
 
-    /// Separators plus the note written with its largest possible numbers.
+    /// Separators plus the note written with its largest possible numbers (for a token cap,
+    /// counted units: never fewer than the tokens the note will state).
     fn reserve(&self, size: u64, lines: u64) -> usize {
         let worst = Truncation {
             unit: self.unit,
@@ -295,8 +377,13 @@ pub const NOTE_ESCAPES: [(&str, &str); 2] = [
 /// `text` with every note opening rewritten ([`NOTE_ESCAPES`]); borrowed when it has none.
 /// Escaping twice changes nothing more (no replacement holds an opening).
 pub fn escape_note_copies(text: &str) -> Cow<'_, str> {
+    escape_with(text, &NOTE_ESCAPES)
+}
+
+/// `text` with each `(from, to)` of `escapes` applied in order; borrowed when none occurs.
+pub fn escape_with<'a>(text: &'a str, escapes: &[(&str, &str)]) -> Cow<'a, str> {
     let mut out = Cow::Borrowed(text);
-    for (from, to) in NOTE_ESCAPES {
+    for (from, to) in escapes {
         if out.contains(from) {
             out = Cow::Owned(out.replace(from, to));
         }
@@ -304,20 +391,46 @@ pub fn escape_note_copies(text: &str) -> Cow<'_, str> {
     out
 }
 
+/// The note openings and a wrapper's markers ([`crate::wrap::MARKER_ESCAPES`]) together.
+pub const NOTE_AND_MARKER_ESCAPES: [(&str, &str); 4] = [
+    NOTE_ESCAPES[0],
+    NOTE_ESCAPES[1],
+    crate::wrap::MARKER_ESCAPES[0],
+    crate::wrap::MARKER_ESCAPES[1],
+];
+
 /// [`escape_note_copies`] over an output that arrives in chunks: an opening split between two
-/// chunks is held back until the next one shows whether it is complete.
-#[derive(Debug, Default)]
+/// chunks is held back until the next one shows whether it is complete. Other escapes (a
+/// wrapper's markers too) with [`NoteEscaper::with_escapes`].
+#[derive(Debug)]
 pub struct NoteEscaper {
     pending: String,
+    escapes: &'static [(&'static str, &'static str)],
+}
+
+impl Default for NoteEscaper {
+    fn default() -> Self {
+        NoteEscaper::with_escapes(&NOTE_ESCAPES)
+    }
 }
 
 impl NoteEscaper {
+    /// An escaper that applies `escapes` ([`escape_with`]).
+    pub fn with_escapes(escapes: &'static [(&'static str, &'static str)]) -> Self {
+        NoteEscaper {
+            pending: String::new(),
+            escapes,
+        }
+    }
+
     /// The escaped text that can be released once `chunk` is added.
     pub fn push(&mut self, chunk: &str) -> String {
         self.pending.push_str(chunk);
         // The longest end of the pending text that could begin an opening: openings are ASCII
-        // and start with `[`, so the cut is on a character boundary.
-        let held = NOTE_ESCAPES
+        // (note openings start with `[`, markers with `<`), so the cut is on a character
+        // boundary.
+        let held = self
+            .escapes
             .iter()
             .filter_map(|(from, _)| {
                 (1..from.len())
@@ -327,14 +440,14 @@ impl NoteEscaper {
             .max()
             .unwrap_or(0);
         let cut = self.pending.len() - held;
-        let out = escape_note_copies(&self.pending[..cut]).into_owned();
+        let out = escape_with(&self.pending[..cut], self.escapes).into_owned();
         self.pending.drain(..cut);
         out
     }
 
     /// The rest, escaped.
     pub fn finish(self) -> String {
-        escape_note_copies(&self.pending).into_owned()
+        escape_with(&self.pending, self.escapes).into_owned()
     }
 }
 
@@ -357,19 +470,20 @@ impl Capped<'_> {
     }
 }
 
-/// The size of `text` in `unit`.
+/// The size of `text` in `unit` (tokens as the estimate counts them).
 pub fn measure(text: &str, unit: Unit) -> usize {
     match unit {
         Unit::Bytes => text.len(),
         Unit::Chars => text.chars().count(),
         Unit::Lines => count_lines(text) as usize,
+        Unit::Tokens(e) => e.tokens(measure(text, e.counted()) as u64) as usize,
     }
 }
 
 /// The size of `text` when it is over `config`'s limit (what [`Strategy::Reject`] refuses),
 /// else `None`.
 pub fn over_limit(text: &str, config: &CapConfig) -> Option<u64> {
-    if text.len() <= config.limit {
+    if text.len() <= config.counted_limit() {
         return None;
     }
     let size = measure(text, config.unit);
@@ -404,7 +518,7 @@ fn count_newlines(bytes: &[u8]) -> u64 {
 #[inline]
 pub fn cap<'a>(text: &'a str, config: &CapConfig) -> Capped<'a> {
     // A text of at most `limit` bytes has at most `limit` chars: no counting needed.
-    if text.len() <= config.limit {
+    if text.len() <= config.counted_limit() {
         return Capped {
             content: Cow::Borrowed(text),
             truncation: None,
@@ -415,12 +529,17 @@ pub fn cap<'a>(text: &'a str, config: &CapConfig) -> Capped<'a> {
 
 /// [`cap`] for a text of more than `limit` bytes: its size in `config`'s unit decides.
 fn cap_counted<'a>(text: &'a str, config: &CapConfig) -> Capped<'a> {
-    let (size, newlines) = match config.unit {
+    let (size, newlines) = match config.unit.counting() {
         Unit::Bytes => (text.len(), count_newlines(text.as_bytes())),
         Unit::Chars => count_chars_and_newlines(text),
         Unit::Lines => (count_lines(text) as usize, count_newlines(text.as_bytes())),
+        // `counting` never answers tokens.
+        Unit::Tokens(_) => (
+            measure(text, config.unit.counting()),
+            count_newlines(text.as_bytes()),
+        ),
     };
-    if size <= config.limit {
+    if size <= config.counted_limit() {
         return Capped {
             content: Cow::Borrowed(text),
             truncation: None,
@@ -511,16 +630,19 @@ fn assemble(
     let Some((head_units, tail_units)) = config.text_budget(size, lines) else {
         // The note alone does not fit: show as much of it as the limit allows (ASCII, so any
         // byte offset is a character boundary and bytes = chars).
+        let t = in_tokens(t, config.unit);
         let mut note = t.note();
-        note.truncate(config.limit);
+        note.truncate(config.counted_limit());
         return (note, t);
     };
-    let head = prefix_units(head_src, head_units, config.unit);
-    let tail = suffix_units(tail_src, tail_units, config.unit);
-    t.head_size = measure_u64(head, config.unit);
-    t.tail_size = measure_u64(tail, config.unit);
+    let unit = config.unit.counting();
+    let head = prefix_units(head_src, head_units, unit);
+    let tail = suffix_units(tail_src, tail_units, unit);
+    t.head_size = measure_u64(head, unit);
+    t.tail_size = measure_u64(tail, unit);
     t.omitted_size = size - t.head_size - t.tail_size;
     t.omitted_lines = newlines - count_newlines(head.as_bytes()) - count_newlines(tail.as_bytes());
+    let t = in_tokens(t, config.unit);
     let note = t.note();
     let mut out = String::with_capacity(head.len() + tail.len() + note.len() + 2);
     out.push_str(head);
@@ -537,6 +659,19 @@ fn assemble(
 
 fn measure_u64(text: &str, unit: Unit) -> u64 {
     measure(text, unit) as u64
+}
+
+/// A cut measured in counted units, stated in tokens under a token cap: each size is the
+/// estimate of its own span (the omitted amount is the omitted text's estimate, so it can
+/// differ by one from the total's estimate less the kept text's).
+fn in_tokens(mut t: Truncation, unit: Unit) -> Truncation {
+    if let Unit::Tokens(e) = unit {
+        t.original_size = e.tokens(t.original_size);
+        t.head_size = e.tokens(t.head_size);
+        t.tail_size = e.tokens(t.tail_size);
+        t.omitted_size = e.tokens(t.omitted_size);
+    }
+    t
 }
 
 /// The longest prefix of `text` of at most `units` units that ends on a character boundary
@@ -560,6 +695,7 @@ pub fn prefix_units(text: &str, units: usize, unit: Unit) -> &str {
             Some(at) => &text[..=at],
             None => text,
         },
+        Unit::Tokens(e) => prefix_units(text, e.counted_limit(units), e.counted()),
     }
 }
 
@@ -595,6 +731,7 @@ pub fn suffix_units(text: &str, units: usize, unit: Unit) -> &str {
                 None => text,
             }
         }
+        Unit::Tokens(e) => suffix_units(text, e.counted_limit(units), e.counted()),
     }
 }
 
@@ -647,13 +784,14 @@ impl StreamCapper {
             whole.push_str(chunk);
             return;
         }
-        let unit = self.config.unit;
-        let limit = self.config.limit;
+        // A token cap is counted in its estimate's unit, against the limit in that unit.
+        let unit = self.config.unit.counting();
+        let limit = self.config.counted_limit();
         let (chunk_units, chunk_newlines) = match unit {
             Unit::Bytes => (chunk.len(), count_newlines(chunk.as_bytes())),
             Unit::Chars => count_chars_and_newlines(chunk),
-            // Buffered whole above.
-            Unit::Lines => (0, 0),
+            // Lines are buffered whole above; `counting` never answers tokens.
+            Unit::Lines | Unit::Tokens(_) => (0, 0),
         };
         self.size += chunk_units as u64;
         self.newlines += chunk_newlines;
@@ -707,7 +845,7 @@ impl StreamCapper {
         if let Some(whole) = &self.whole {
             return cap(whole, &config).into_owned();
         }
-        if self.size <= config.limit as u64 {
+        if self.size <= config.counted_limit() as u64 {
             // The head holds every unit pushed while the output fits the capper's own limit.
             return Capped {
                 content: Cow::Owned(self.head.clone()),
@@ -743,7 +881,7 @@ impl StreamCapper {
         if let Some(whole) = &self.whole {
             return cap(whole, &self.config).into_owned();
         }
-        if self.size <= self.config.limit as u64 {
+        if self.size <= self.config.counted_limit() as u64 {
             return Capped {
                 content: Cow::Owned(self.head),
                 truncation: None,
@@ -770,6 +908,7 @@ fn window_start(text: &str, units: usize, keep: usize, unit: Unit) -> usize {
         }
         // Lines are buffered whole (`StreamCapper::whole`); never windowed.
         Unit::Lines => 0,
+        Unit::Tokens(e) => window_start(text, units, e.counted_limit(keep), e.counted()),
     }
 }
 
@@ -840,6 +979,47 @@ pub fn cap_reader<R: Read>(mut reader: R, config: &CapConfig) -> io::Result<Capp
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_token_cap_cuts_in_its_estimates_unit_and_states_tokens() {
+        let bytes4 = Unit::Tokens(TokenEstimate::BYTES_OVER_4);
+        let chars2 = Unit::Tokens(TokenEstimate {
+            of: Counted::Chars,
+            divisor: 2,
+        });
+        // 3-byte characters: bytes/4 and chars/2 estimates differ by a factor of six.
+        let text = "\u{20ac}".repeat(3000);
+        for (unit, strategy) in [
+            (bytes4, Strategy::HeadTail),
+            (chars2, Strategy::HeadTail),
+            (bytes4, Strategy::HeadOnly),
+        ] {
+            let config = CapConfig::new(200, unit).with_strategy(strategy);
+            let capped = cap(&text, &config);
+            assert!(measure(&capped.content, unit) <= 200, "{unit:?}");
+            let t = capped.truncation.expect("cut");
+            assert_eq!(t.original_size, measure(&text, unit) as u64);
+            let kept = capped.content.matches('\u{20ac}').count();
+            let counted = |n: usize| measure(&"\u{20ac}".repeat(n), unit) as u64;
+            assert_eq!(t.omitted_size, counted(3000 - kept), "{unit:?}");
+            assert!(t
+                .note()
+                .contains(&format!("{} of {} tokens", t.omitted_size, t.original_size)));
+            // The streamed cut is the same cut.
+            let streamed = cap_chunks(text.split_inclusive('\u{20ac}'), &config);
+            assert_eq!(streamed, capped.clone().into_owned());
+        }
+        // Within the cap in tokens: unchanged, though over the limit counted in bytes.
+        let fits = "\u{20ac}".repeat(266); // 798 bytes = 200 tokens of bytes/4
+        assert!(cap(&fits, &CapConfig::new(200, bytes4))
+            .truncation
+            .is_none());
+        let over = "\u{20ac}".repeat(267); // 801 bytes = 201 tokens
+        assert!(cap(&over, &CapConfig::new(200, bytes4))
+            .truncation
+            .is_some());
+        assert_eq!(over_limit(&over, &CapConfig::new(200, bytes4)), Some(201));
+    }
 
     #[test]
     fn note_copies_are_escaped_at_the_same_length_whole_or_in_chunks() {

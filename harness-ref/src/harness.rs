@@ -199,6 +199,32 @@ pub struct HarnessConfig {
     /// ([`cap::NOTE_ESCAPES`]), so that text a tool returned never reads as harness-ref's own
     /// note (SPEC.md FORGE-1); on by default. Error messages are not rewritten.
     pub escape_note_copies: bool,
+    /// Frame every result's content as a tool's untrusted text ([`crate::wrap`], SPEC.md
+    /// WRAP-1); off by default. With [`ResultWrapper::Escaped`](crate::wrap::ResultWrapper),
+    /// copies of the markers in outputs and error messages are escaped before capping.
+    pub wrapper: Option<crate::wrap::ResultWrapper>,
+}
+
+impl HarnessConfig {
+    /// The rewrites applied to every handler output before capping: the note openings'
+    /// ([`HarnessConfig::escape_note_copies`]) and the wrapper markers'.
+    fn output_escapes(&self) -> &'static [(&'static str, &'static str)] {
+        let markers = self.wrapper.is_some_and(|w| !w.escapes().is_empty());
+        match (self.escape_note_copies, markers) {
+            (true, true) => &cap::NOTE_AND_MARKER_ESCAPES,
+            (true, false) => &cap::NOTE_ESCAPES,
+            (false, true) => &crate::wrap::MARKER_ESCAPES,
+            (false, false) => &[],
+        }
+    }
+
+    /// `content` in the configured frame, or as it is.
+    fn framed(&self, content: String) -> String {
+        match self.wrapper {
+            Some(w) => w.frame(&content),
+            None => content,
+        }
+    }
 }
 
 impl Default for HarnessConfig {
@@ -211,6 +237,7 @@ impl Default for HarnessConfig {
             repair: false,
             partial_output: true,
             escape_note_copies: true,
+            wrapper: None,
         }
     }
 }
@@ -1142,7 +1169,7 @@ impl Harness {
                 .max(1);
         }
         let limits = self.config.limits;
-        let escape = self.config.escape_note_copies;
+        let escape = self.config.output_escapes();
         match tool.execution {
             Execution::Inline => {
                 let started = Instant::now();
@@ -1362,7 +1389,7 @@ impl Harness {
         match outcome {
             Ok((content, truncation, artifact, parts)) => ToolResult {
                 tool_use_id: id,
-                content,
+                content: self.config.framed(content),
                 error: None,
                 truncation,
                 artifact,
@@ -1380,7 +1407,14 @@ impl Harness {
                     // The sink is embedder code; its panic must not become ours.
                     let _ = catch_unwind(AssertUnwindSafe(|| self.sink.record(diagnostic)));
                 }
-                let text = messages::render(&failure.message, failure.remedy.as_deref());
+                let mut text = messages::render(&failure.message, failure.remedy.as_deref());
+                // A message can quote a tool's text (a domain refusal): a wrapper's markers in
+                // it are escaped like an output's, before it is capped.
+                if let Some(w) = self.config.wrapper {
+                    if let Cow::Owned(escaped) = cap::escape_with(&text, w.escapes()) {
+                        text = escaped;
+                    }
+                }
                 let (content, truncation) = match failure.partial.map(|p| *p) {
                     // The output kept before the deadline, then the message on its own line.
                     Some((kept, truncation)) => {
@@ -1398,7 +1432,7 @@ impl Harness {
                 };
                 ToolResult {
                     tool_use_id: id,
-                    content,
+                    content: self.config.framed(content),
                     error: Some(Box::new(info)),
                     truncation,
                     artifact: None,
@@ -1598,7 +1632,7 @@ fn execute(
     args: Cow<'_, Value>,
     cap: &CapConfig,
     limits: &OutputLimits,
-    escape: bool,
+    escape: &'static [(&'static str, &'static str)],
     progress: &Mutex<Option<StreamCapper>>,
 ) -> RunOutcome {
     let Running {
@@ -1674,27 +1708,21 @@ fn tool_failure(tool: &RegisteredTool, e: crate::tool::ToolError) -> Failure {
     failure
 }
 
-/// Stage::CheckOutput then Stage::Cap, for a successful handler. With `escape`, copies of
-/// harness-ref's note openings in the output's text are rewritten first
-/// ([`HarnessConfig::escape_note_copies`]).
+/// Stage::CheckOutput then Stage::Cap, for a successful handler. Copies of harness-ref's note
+/// openings (and wrapper markers) in the output's text are rewritten first by `escape`
+/// ([`HarnessConfig::output_escapes`]).
 fn check_and_cap(
     tool: &RegisteredTool,
     output: ToolOutput,
     ctx: &CallContext<'_>,
     cap: &CapConfig,
     limits: &OutputLimits,
-    escape: bool,
+    escape: &'static [(&'static str, &'static str)],
     progress: &Mutex<Option<StreamCapper>>,
 ) -> RunOutcome {
-    let escaped = |text: String| {
-        if escape {
-            match cap::escape_note_copies(&text) {
-                Cow::Borrowed(_) => text,
-                Cow::Owned(escaped) => escaped,
-            }
-        } else {
-            text
-        }
+    let escaped = |text: String| match cap::escape_with(&text, escape) {
+        Cow::Borrowed(_) => text,
+        Cow::Owned(escaped) => escaped,
     };
     let invalid = |problem: OutputProblem| {
         Failure::new(
@@ -1753,7 +1781,7 @@ fn check_and_cap(
             let progress_cap = if whole { cap.for_messages() } else { *cap };
             *lock(progress) = Some(StreamCapper::new(progress_cap));
             let mut text = String::new();
-            let mut escaper = escape.then(cap::NoteEscaper::default);
+            let mut escaper = (!escape.is_empty()).then(|| cap::NoteEscaper::with_escapes(escape));
             for chunk in chunks {
                 // A part that came after the deadline is not the output's: the timeout keeps
                 // only what came in time.
@@ -1957,7 +1985,7 @@ impl Harness {
         let (content, truncation) = cap_boxed(text, &self.config.cap.for_messages());
         ToolResult {
             tool_use_id: Some(id),
-            content,
+            content: self.config.framed(content),
             error: None,
             truncation,
             artifact: None,

@@ -109,9 +109,10 @@ pub mod spill;
 mod threads;
 mod tool;
 mod unique_keys;
+pub mod wrap;
 
 pub use cancel::CancelToken;
-pub use cap::{CapConfig, Strategy, Truncation, Unit};
+pub use cap::{CapConfig, Counted, Strategy, TokenEstimate, Truncation, Unit};
 pub use code::ErrorCode;
 pub use content::{from_mcp_result, ImageLimit, Link, Part, ResourceBody};
 pub use diagnostics::{Diagnostic, DiagnosticSink, MemorySink, NullSink};

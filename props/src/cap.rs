@@ -128,8 +128,9 @@ fn measure(text: &str, unit: Unit) -> usize {
     match unit {
         Unit::Bytes => text.len(),
         Unit::Chars => text.chars().count(),
-        // This model covers bytes and chars; lines are tested in harness-ref's own cap tests.
-        Unit::Lines => harness_ref::cap::measure(text, unit),
+        // This model covers bytes and chars; lines and tokens are tested in harness-ref's own
+        // cap tests.
+        Unit::Lines | Unit::Tokens(_) => harness_ref::cap::measure(text, unit),
     }
 }
 

@@ -185,7 +185,7 @@ fn all_exact(gen: &Gen) -> bool {
         Gen::Lines { lines } => matches!(lines.size, Size::Exact(_)),
         Gen::Concat { concat } => concat.iter().all(all_exact),
         // No size: resolved by the runner from the hello into a text.
-        Gen::NoteCopy { .. } => true,
+        Gen::NoteCopy { .. } | Gen::WrapperCopy { .. } => true,
     }
 }
 
@@ -210,7 +210,7 @@ fn expansion_cost(gen: &Gen) -> u64 {
             .map(expansion_cost)
             .fold(1, u64::saturating_add)
             .saturating_mul(concat.len() as u64 + 1),
-        Gen::NoteCopy { .. } => 1,
+        Gen::NoteCopy { .. } | Gen::WrapperCopy { .. } => 1,
     }
 }
 
@@ -225,6 +225,6 @@ fn upper_bound(gen: &Gen, unit: Unit) -> u64 {
             .iter()
             .map(|g| upper_bound(g, unit))
             .fold(0, u64::saturating_add),
-        Gen::NoteCopy { .. } => 0,
+        Gen::NoteCopy { .. } | Gen::WrapperCopy { .. } => 0,
     }
 }

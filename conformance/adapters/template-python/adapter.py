@@ -80,9 +80,10 @@ def run_turn(harness: ToyHarness, turn: Turn) -> None:
 # what your harness has. (Written by `harness-conformance init` from the vocabulary of suite 1.1.0.)
 CAPABILITIES = Capabilities(
     # cap: the output cap (none: the harness has no cap, and cap cases FAIL, by design). `unit`:
-    #   what the limit counts; `strategies`: how it cuts, the first the default; `configurable`: a
-    #   case may set the limit, the unit and the strategy. Units: bytes, chars, lines. Strategies:
-    #   head_tail, head_only, reject, spill.
+    #   what the limit counts (`tokens` with an `estimator`, PROTOCOL.md 4l); `strategies`: how it
+    #   cuts, the first the default; `configurable`: a case may set the limit, the unit and the
+    #   strategy. Units: bytes, chars, lines, tokens. Strategies: head_tail, head_only, reject,
+    #   spill.
     # cap=Cap(unit="chars", limit=16384, strategies=["head_tail"], configurable=False),
     cap=None,
     # codes: each outcome class your harness tells apart -> its own machine code (several classes
@@ -118,7 +119,7 @@ CAPABILITIES = Capabilities(
     # features: optional feature sets (PROTOCOL.md sections 4a-4f); declare only those your harness
     #   has. Features: authorization, bounds, budget, idempotency, path-confinement, prepare-commit,
     #   offered-tools, stop-reason, repair, cancel, serial-calls, mcp-client, resume, image-limits,
-    #   spill-lifecycle, pause.
+    #   spill-lifecycle, pause, context-cap.
     # features=["authorization", "budget"],
     # folds: a class your harness does not tell apart -> the class it answers it as (which has a
     #   code), so it is judged on the partition it has.
@@ -134,6 +135,9 @@ CAPABILITIES = Capabilities(
     #   is then judged by that provider's acceptance rules (PROTOCOL.md 4i). Dialects:
     #   anthropic-messages, bedrock-converse.
     # dialect="anthropic-messages",
+    # wrapper: the markers your harness frames every result in, as a tool's untrusted text, and the
+    #   escapes it applies to copies of them in an output (PROTOCOL.md 4l).
+    # wrapper=Wrapper(open="<tool_output>\n", close="\n</tool_output>"),
 )
 
 adapter = Adapter(

@@ -65,9 +65,9 @@ async function runTurn(harness: ToyHarness, turn: Turn): Promise<void> {
 // 1.1.0.)
 const capabilities: Capabilities = {
   // cap: the output cap (none: the harness has no cap, and cap cases FAIL, by design). `unit`: what
-  //   the limit counts; `strategies`: how it cuts, the first the default; `configurable`: a case
-  //   may set the limit, the unit and the strategy. Units: bytes, chars, lines. Strategies:
-  //   head_tail, head_only, reject, spill.
+  //   the limit counts (`tokens` with an `estimator`, PROTOCOL.md 4l); `strategies`: how it cuts,
+  //   the first the default; `configurable`: a case may set the limit, the unit and the strategy.
+  //   Units: bytes, chars, lines, tokens. Strategies: head_tail, head_only, reject, spill.
   // cap: { unit: 'chars', limit: 16384, strategies: ['head_tail'], configurable: false },
   cap: null,
   // codes: each outcome class your harness tells apart -> its own machine code (several classes may
@@ -103,7 +103,7 @@ const capabilities: Capabilities = {
   // features: optional feature sets (PROTOCOL.md sections 4a-4f); declare only those your harness
   //   has. Features: authorization, bounds, budget, idempotency, path-confinement, prepare-commit,
   //   offered-tools, stop-reason, repair, cancel, serial-calls, mcp-client, resume, image-limits,
-  //   spill-lifecycle, pause.
+  //   spill-lifecycle, pause, context-cap.
   // features: ['authorization', 'budget'],
   // folds: a class your harness does not tell apart -> the class it answers it as (which has a
   //   code), so it is judged on the partition it has.
@@ -119,6 +119,9 @@ const capabilities: Capabilities = {
   //   is then judged by that provider's acceptance rules (PROTOCOL.md 4i). Dialects:
   //   anthropic-messages, bedrock-converse.
   // dialect: 'anthropic-messages',
+  // wrapper: the markers your harness frames every result in, as a tool's untrusted text, and the
+  //   escapes it applies to copies of them in an output (PROTOCOL.md 4l).
+  // wrapper: { open: '<tool_output>\n', close: '\n</tool_output>' },
 };
 
 await main(defineAdapter({

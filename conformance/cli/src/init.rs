@@ -79,7 +79,7 @@ pub struct InitArgs {
 
 /// The units, strategies and call forms of protocol 1 (closed enums in
 /// `harness_conformance_protocol::case`; `tests/init.rs` compares them with hello.schema.json).
-const UNITS: [&str; 3] = ["bytes", "chars", "lines"];
+const UNITS: [&str; 4] = ["bytes", "chars", "lines", "tokens"];
 const STRATEGIES: [&str; 4] = ["head_tail", "head_only", "reject", "spill"];
 const CALL_FORMS: [&str; 3] = ["structured", "arguments_text", "raw"];
 
@@ -97,11 +97,12 @@ struct Field {
 
 /// Every capability field, in `vocabulary::CAPABILITY_FIELDS`'s order (a test keeps the two
 /// the same, so a field added to the protocol fails until it is documented here).
-const FIELDS: [Field; 13] = [
+const FIELDS: [Field; 14] = [
     Field {
         name: "cap",
         doc: "the output cap (none: the harness has no cap, and cap cases FAIL, by design). \
-              `unit`: what the limit counts; `strategies`: how it cuts, the first the default; \
+              `unit`: what the limit counts (`tokens` with an `estimator`, PROTOCOL.md 4l); \
+              `strategies`: how it cuts, the first the default; \
               `configurable`: a case may set the limit, the unit and the strategy.",
         names: || {
             format!(
@@ -224,6 +225,15 @@ const FIELDS: [Field; 13] = [
         names: || list("Dialects", &vocabulary::DIALECTS),
         python: r#"dialect="anthropic-messages","#,
         typescript: "dialect: 'anthropic-messages',",
+        declared: None,
+    },
+    Field {
+        name: "wrapper",
+        doc: "the markers your harness frames every result in, as a tool's untrusted text, and \
+              the escapes it applies to copies of them in an output (PROTOCOL.md 4l).",
+        names: String::new,
+        python: r#"wrapper=Wrapper(open="<tool_output>\n", close="\n</tool_output>"),"#,
+        typescript: "wrapper: { open: '<tool_output>\\n', close: '\\n</tool_output>' },",
         declared: None,
     },
 ];

@@ -611,6 +611,7 @@ pub fn generate(rng: &mut Rng, scope: &Scope) -> Model {
                 Unit::Chars
             }),
             strategy: Some(strategy),
+            remaining: None,
         })
     } else {
         None

@@ -407,6 +407,13 @@ pub struct CapRequest {
     /// How the cut is made.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub strategy: Option<Strategy>,
+    /// The room left in the model's context window for this turn's results, in the cap's unit
+    /// (feature `context-cap`): a context-aware harness caps each result at the smaller of its
+    /// limit and this. A case may give it relative to the cap; the runner sends it exact.
+    /// Boxed, like `image_limit`: most cases do not have it, and every wire case carries the
+    /// field.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub remaining: Option<Box<Size>>,
 }
 
 /// What a cap counts.
@@ -421,11 +428,16 @@ pub enum Unit {
     /// and `"a\nb\n"` are two lines, `""` none). Generated outputs of a lines-capped case are
     /// sized in chars ([`Unit::generation`]).
     Lines,
+    /// Estimated tokens: the harness's declared [`TokenEstimator`] applied to the text
+    /// (`ceil(bytes / 4)`, say), never a model's tokenizer. A limit of `n` tokens is exactly a
+    /// limit of `n × divisor` in the estimator's unit, which is what generated outputs are sized
+    /// in and what the suite measures content in; notes state their amounts in tokens.
+    Tokens,
 }
 
 impl Unit {
     /// Every unit, in documentation order (the names a hello's `cap.unit` may take).
-    pub const ALL: [Unit; 3] = [Unit::Bytes, Unit::Chars, Unit::Lines];
+    pub const ALL: [Unit; 4] = [Unit::Bytes, Unit::Chars, Unit::Lines, Unit::Tokens];
 
     /// The unit's name as it appears on the wire.
     pub fn as_str(self) -> &'static str {
@@ -433,17 +445,75 @@ impl Unit {
             Unit::Bytes => "bytes",
             Unit::Chars => "chars",
             Unit::Lines => "lines",
+            Unit::Tokens => "tokens",
         }
     }
 
     /// The unit generated outputs are sized in under a cap of this unit: the unit itself, or
     /// chars for `lines` (a case sizes a lines-capped output by its line width: `{"cap": 5.0}`
-    /// of `"line\n"` is as many lines as the limit).
+    /// of `"line\n"` is as many lines as the limit). A token cap never reaches generation: the
+    /// runner sizes its outputs in the estimator's unit ([`TokenEstimator::counted`]), and chars
+    /// stand in where no estimator is known.
     pub fn generation(self) -> Unit {
         match self {
-            Unit::Lines => Unit::Chars,
+            Unit::Lines | Unit::Tokens => Unit::Chars,
             u => u,
         }
+    }
+}
+
+/// How a harness estimates tokens (cap unit `tokens`): `ceil(size / divisor)`, the size counted
+/// in `of` (UTF-8 bytes or chars). A formula the suite can apply exactly, so a token cap is
+/// judged like a byte or char cap; a model's tokenizer is not declarable (tokenizers differ
+/// between models and versions, so no count could be fair to every harness).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct TokenEstimator {
+    /// What is counted: `bytes` or `chars` (other units are refused by [`Self::validate`]).
+    pub of: Unit,
+    /// How many of them make a token, at least 1 (openai/codex: 4 bytes).
+    pub divisor: u64,
+}
+
+impl TokenEstimator {
+    /// The unit counted: bytes or chars.
+    pub fn counted(self) -> Unit {
+        self.of
+    }
+
+    /// Tokens in `n` counted units: `ceil(n / divisor)`.
+    pub fn tokens(self, n: u64) -> u64 {
+        n.div_ceil(self.divisor.max(1))
+    }
+
+    /// Tokens in `text`.
+    pub fn count(self, text: &str) -> u64 {
+        self.tokens(crate::generate::measure(text, self.of))
+    }
+
+    /// The counted units a limit of `tokens` tokens allows: `tokens × divisor` (a text is
+    /// within `tokens` exactly when its counted size is within this).
+    pub fn counted_limit(self, tokens: u64) -> u64 {
+        tokens.saturating_mul(self.divisor.max(1))
+    }
+
+    /// `Err` with the reason when the estimator is not one the suite can apply.
+    pub fn validate(self) -> Result<(), String> {
+        if !matches!(self.of, Unit::Bytes | Unit::Chars) {
+            return Err(format!(
+                "a token estimator counts bytes or chars, not {}",
+                self.of.as_str()
+            ));
+        }
+        if self.divisor == 0 {
+            return Err("a token estimator's divisor is at least 1".into());
+        }
+        Ok(())
+    }
+
+    /// The formula as words: `ceil(bytes / 4)`.
+    pub fn describe(self) -> String {
+        format!("ceil({} / {})", self.of.as_str(), self.divisor)
     }
 }
 
@@ -868,6 +938,23 @@ pub enum Gen {
         /// What the copy states.
         note_copy: NoteCopy,
     },
+    /// A forged copy of one of the harness's wrapper markers
+    /// ([`crate::WrapperDeclaration`], SPEC.md WRAP-1), with the nonce `forged0`. The runner
+    /// resolves it into a `text` before it sends the case, so an adapter never receives it.
+    WrapperCopy {
+        /// Which marker.
+        wrapper_copy: WrapperPart,
+    },
+}
+
+/// One of a wrapper's two markers.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum WrapperPart {
+    /// The opening marker.
+    Open,
+    /// The closing marker.
+    Close,
 }
 
 /// What a forged note copy states: the omitted amount, in the cap's unit; the other

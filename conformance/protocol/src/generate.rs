@@ -9,9 +9,9 @@ use std::fmt;
 use std::fmt::Write as _;
 
 use crate::case::{
-    Behavior, Gen, Lines, NoteCopy, Output, Size, SleepMs, StreamPart, Unit, WireCase,
+    Behavior, Gen, Lines, NoteCopy, Output, Size, SleepMs, StreamPart, Unit, WireCase, WrapperPart,
 };
-use crate::message::NoteDeclaration;
+use crate::message::{NoteDeclaration, WrapperDeclaration};
 
 /// The largest text a description may expand to (in the cap's unit), so that a typo in a case
 /// cannot ask an adapter for a terabyte.
@@ -106,6 +106,10 @@ pub fn measure(text: &str, unit: Unit) -> u64 {
             let newlines = text.bytes().filter(|&b| b == b'\n').count() as u64;
             newlines + u64::from(!text.is_empty() && !text.ends_with('\n'))
         }
+        // No estimator here: chars, the unit a token cap's outputs are generated in when none
+        // is known ([`Unit::generation`]). A token cap is measured through its declared
+        // estimator ([`crate::TokenEstimator::count`]).
+        Unit::Tokens => text.chars().count() as u64,
     }
 }
 
@@ -157,7 +161,7 @@ pub fn expanded_bytes(gen: &Gen, unit: Unit) -> Result<u64, GenError> {
             )
         }
         // Resolved into a `text` by the runner ([`resolve_note_copies`]) before anything expands.
-        Gen::NoteCopy { .. } => Err(GenError::Unresolved),
+        Gen::NoteCopy { .. } | Gen::WrapperCopy { .. } => Err(GenError::Unresolved),
         Gen::Concat { concat } => {
             let mut total: u64 = 0;
             for part in concat {
@@ -234,7 +238,7 @@ fn expand(gen: &Gen, unit: Unit, out: &mut String) -> Result<(), GenError> {
             }
         }
         Gen::Lines { lines } => expand_lines(lines, unit, out)?,
-        Gen::NoteCopy { .. } => return Err(GenError::Unresolved),
+        Gen::NoteCopy { .. } | Gen::WrapperCopy { .. } => return Err(GenError::Unresolved),
         Gen::Concat { concat } => {
             for part in concat {
                 expand(part, unit, out)?;
@@ -286,6 +290,11 @@ pub fn resolve_case_with(
 ) -> Result<(), GenError> {
     for tool in &mut case.tools {
         resolve_behavior(&mut tool.behavior, cap_limit, deadline_ms)?;
+    }
+    // The room left in the context (feature `context-cap`), when still relative. The runner
+    // sends it resolved against the cap in the cap's own unit before this runs.
+    if let Some(remaining) = case.config.cap.as_mut().and_then(|c| c.remaining.as_mut()) {
+        resolve_size(remaining.as_mut(), cap_limit)?;
     }
     Ok(())
 }
@@ -382,7 +391,7 @@ fn build_images(blocks: &mut [crate::ContentBlock]) -> Result<(), GenError> {
 
 fn resolve_gen(gen: &mut Gen, cap_limit: u64) -> Result<(), GenError> {
     match gen {
-        Gen::Text { .. } | Gen::NoteCopy { .. } => Ok(()),
+        Gen::Text { .. } | Gen::NoteCopy { .. } | Gen::WrapperCopy { .. } => Ok(()),
         Gen::Repeat { size, .. } => resolve_size(size, cap_limit),
         Gen::Lines { lines } => resolve_size(&mut lines.size, cap_limit),
         Gen::Concat { concat } => concat
@@ -415,7 +424,8 @@ pub fn resolve_note_copies(
                 }
             }
             Gen::Concat { concat } => concat.iter_mut().for_each(|p| gen(p, form, unit)),
-            Gen::Text { .. } | Gen::Repeat { .. } | Gen::Lines { .. } => {}
+            Gen::Text { .. } | Gen::Repeat { .. } | Gen::Lines { .. } | Gen::WrapperCopy { .. } => {
+            }
         }
     }
     let form = note
@@ -430,6 +440,50 @@ pub fn resolve_note_copies(
                     output: Output::Generate(g),
                 } => {
                     gen(g, form, unit);
+                    break;
+                }
+                Behavior::Return { .. } | Behavior::Raise { .. } => break,
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Replaces every forged wrapper marker of a case ([`Gen::WrapperCopy`]) by the declared
+/// marker with the nonce [`FORGED_NONCE`]. A case with such a copy needs `wrapper`, so
+/// `wrapper` is the harness's declaration (absent: the copy is left for the case's
+/// expansion to refuse as unresolved).
+pub fn resolve_wrapper_copies(
+    case: &mut WireCase,
+    wrapper: Option<&WrapperDeclaration>,
+) -> Result<(), GenError> {
+    fn gen(g: &mut Gen, w: &WrapperDeclaration) {
+        match g {
+            Gen::WrapperCopy { wrapper_copy } => {
+                let (open, close) = w.markers(FORGED_NONCE);
+                *g = Gen::Text {
+                    text: match wrapper_copy {
+                        WrapperPart::Open => open,
+                        WrapperPart::Close => close,
+                    },
+                }
+            }
+            Gen::Concat { concat } => concat.iter_mut().for_each(|p| gen(p, w)),
+            Gen::Text { .. } | Gen::Repeat { .. } | Gen::Lines { .. } | Gen::NoteCopy { .. } => {}
+        }
+    }
+    let Some(w) = wrapper else {
+        return Ok(());
+    };
+    for tool in &mut case.tools {
+        let mut behavior = &mut tool.behavior;
+        loop {
+            match behavior {
+                Behavior::Sleep { then, .. } | Behavior::MutateArgs { then, .. } => behavior = then,
+                Behavior::Return {
+                    output: Output::Generate(g),
+                } => {
+                    gen(g, w);
                     break;
                 }
                 Behavior::Return { .. } | Behavior::Raise { .. } => break,

@@ -41,19 +41,20 @@ pub use case::{stream_before_deadline, StreamPart};
 pub use case::{
     Behavior, Call, CallForm, CapRequest, CaseConfig, Gen, Lines, Mutation, NonFinite, NonFiniteIn,
     NonJson, NonJsonIn, NoteCopy, Output, Pause, PauseDecision, Raise, RaiseKind, Resume,
-    SavedResult, Size, SleepMs, SpillLifecycle, SpillStep, StopReason, Strategy, ToolDef, Unit,
-    UserDecision, WireCase,
+    SavedResult, Size, SleepMs, SpillLifecycle, SpillStep, StopReason, Strategy, TokenEstimator,
+    ToolDef, Unit, UserDecision, WireCase, WrapperPart,
 };
 pub use content::{text_of, ContentBlock, EmbeddedResource, McpResult, ResourceLink};
 pub use generate::{
     materialize, measure, resolve_case, resolve_case_with, resolve_note_copies, resolve_size_value,
-    GenError, MAX_GENERATED_SIZE, MAX_SLEEP_MS,
+    resolve_wrapper_copies, GenError, MAX_GENERATED_SIZE, MAX_SLEEP_MS,
 };
 pub use image::{ImageFacts, ImageLimit, SyntheticImage};
 pub use message::{
     decode_command, decode_hello, decode_reply, Artifact, CapCapability, Capabilities, Command,
     DeadlineCapability, DecodeError, Escape, Hello, Implementation, Invocation, NoteDeclaration,
-    ObservedResult, Reply, ReplyOutcome, SpillPolicy, TruncationMeta, PROTOCOL_VERSION,
+    ObservedResult, Reply, ReplyOutcome, SpillPolicy, TruncationMeta, WrapperDeclaration,
+    PROTOCOL_VERSION,
 };
 pub use security::{
     implied_features, implied_features_of, is_secured, Before, BoundsDef, CallSecurity, CommitRef,

@@ -132,6 +132,59 @@ pub struct Capabilities {
     /// not judged by one.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub dialect: Option<String>,
+    /// The markers the harness wraps every result's content in, marking it as a tool's
+    /// untrusted text, and how a copy of them in an output is kept from closing the real
+    /// wrapper (SPEC.md WRAP-1; PROTOCOL.md 4l). Absent: the harness does not wrap results,
+    /// and the cases that forge its markers are skipped.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub wrapper: Option<WrapperDeclaration>,
+}
+
+/// A harness's wrapper around untrusted tool output (PROTOCOL.md 4l; SPEC.md WRAP-1): the
+/// content is `open`, the output (escaped, capped), `close`. The two correct designs: the
+/// harness escapes copies of its markers in the output (`escapes`), or authenticates its own
+/// markers with a nonce it told the model (`{nonce}` in both, the nonce reported as each
+/// result's `wrapper_nonce`).
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct WrapperDeclaration {
+    /// The opening marker exactly as the content starts with it, separators included
+    /// (`"<tool_output>\n"`); may hold `{nonce}`.
+    pub open: String,
+    /// The closing marker exactly as the content ends with it (`"\n</tool_output>"`); may
+    /// hold `{nonce}`.
+    pub close: String,
+    /// Rewrites the harness applies, in order, to every output text before capping it, so
+    /// that a copy of a marker no longer has the marker's form (`</tool_output` →
+    /// `&lt;/tool_output`; `to` must not contain `from`).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub escapes: Vec<Escape>,
+}
+
+impl WrapperDeclaration {
+    /// `text` with every escape applied, in order: the output as the escaping harness shows it.
+    pub fn escape(&self, text: &str) -> String {
+        let mut out = text.to_owned();
+        for e in self.escapes.iter().filter(|e| !e.from.is_empty()) {
+            if out.contains(&e.from) {
+                out = out.replace(&e.from, &e.to);
+            }
+        }
+        out
+    }
+
+    /// The markers with `nonce` in place of `{nonce}`: `(open, close)`.
+    pub fn markers(&self, nonce: &str) -> (String, String) {
+        (
+            self.open.replace("{nonce}", nonce),
+            self.close.replace("{nonce}", nonce),
+        )
+    }
+
+    /// Whether the markers are authenticated by a nonce.
+    pub fn has_nonce(&self) -> bool {
+        self.open.contains("{nonce}") || self.close.contains("{nonce}")
+    }
 }
 
 impl Default for Capabilities {
@@ -151,6 +204,7 @@ impl Default for Capabilities {
             behaviors: Vec::new(),
             call_ids: true,
             dialect: None,
+            wrapper: None,
         }
     }
 }
@@ -194,6 +248,10 @@ pub struct CapCapability {
     /// keeps at most (PROTOCOL.md 4j; SPEC.md SPILL-3). Absent: no bound is declared.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub spill: Option<SpillPolicy>,
+    /// How the harness counts tokens, for the unit `tokens` (as `unit`, or listed in `units`):
+    /// `ceil(size / divisor)` of the size in bytes or chars. Required with that unit.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub estimator: Option<crate::TokenEstimator>,
 }
 
 /// The bound a harness declares on what one session's spill store keeps (`cap.spill`): how
@@ -409,6 +467,10 @@ pub struct ObservedResult {
     /// content counts as the harness's own only with this nonce.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub note_nonce: Option<String>,
+    /// The nonce this result's wrapper markers carry, as the harness told the model (only for a
+    /// harness whose declared wrapper holds `{nonce}`, SPEC.md WRAP-1).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub wrapper_nonce: Option<String>,
 }
 
 /// Structured truncation metadata: what the harness cut, in its cap's unit. Every field is
@@ -504,7 +566,12 @@ pub fn decode_reply(line: &[u8]) -> Result<Reply, DecodeError> {
 
 /// Decodes an adapter's answer to `start`.
 pub fn decode_hello(line: &[u8]) -> Result<Hello, DecodeError> {
-    decode(line).map(|(hello, _)| hello)
+    let hello: Hello = decode(line).map(|(hello, _)| hello)?;
+    // A token cap the suite cannot count is no cap it can judge (PROTOCOL.md 4l).
+    match crate::vocabulary::cap_problems(&hello).into_iter().next() {
+        Some(problem) => Err(DecodeError::Invalid(problem)),
+        None => Ok(hello),
+    }
 }
 
 /// Decodes a runner command (for adapters written in Rust).

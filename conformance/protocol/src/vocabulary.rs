@@ -140,7 +140,10 @@ pub const CLASSES: [&str; 16] = [
 /// `pause`: calls of some tools wait for the user's decision (approve, possibly with edited
 /// arguments or data the user gave, or deny) before they run, and the harness gives up waiting
 /// after a configured time (a case's `pause`; SPEC.md PAUSE-1..4).
-pub const FEATURES: [&str; 16] = [
+///
+/// `context-cap`: the harness caps a result at the smaller of its configured cap and the room
+/// left in the model's context window (a case's `config.cap.remaining`; SPEC.md TOKCAP-3).
+pub const FEATURES: [&str; 17] = [
     "authorization",
     "bounds",
     "budget",
@@ -157,6 +160,7 @@ pub const FEATURES: [&str; 16] = [
     "image-limits",
     "spill-lifecycle",
     "pause",
+    "context-cap",
 ];
 
 /// Scripted behaviours beyond protocol 1's base set, which an adapter declares it can run
@@ -189,7 +193,7 @@ pub const BEHAVIORS: [&str; 7] = [
 pub const DIALECTS: [&str; 2] = ["anthropic-messages", "bedrock-converse"];
 
 /// Every field a hello's `capabilities` object may carry, in `hello.schema.json`'s order.
-pub const CAPABILITY_FIELDS: [&str; 13] = [
+pub const CAPABILITY_FIELDS: [&str; 14] = [
     "cap",
     "codes",
     "retryability",
@@ -203,6 +207,7 @@ pub const CAPABILITY_FIELDS: [&str; 13] = [
     "behaviors",
     "call_ids",
     "dialect",
+    "wrapper",
 ];
 
 /// One name in a hello that is not in the vocabulary.
@@ -310,10 +315,62 @@ pub fn fold_problems(hello: &Hello) -> Vec<String> {
     out
 }
 
+/// Problems with a declared cap's token estimator: the unit `tokens` (as the cap's unit or one
+/// of its `units`) needs an `estimator` the suite can apply, and an estimator needs that unit.
+pub fn cap_problems(hello: &Hello) -> Vec<String> {
+    let Some(cap) = &hello.capabilities.cap else {
+        return Vec::new();
+    };
+    let tokens = cap.unit == crate::Unit::Tokens || cap.units.contains(&crate::Unit::Tokens);
+    let mut out = Vec::new();
+    match (tokens, cap.estimator) {
+        (true, None) => out.push(
+            "capabilities.cap: the unit `tokens` needs an `estimator` ({\"of\": \"bytes\", \"divisor\": 4}: tokens = ceil(bytes / 4))".to_owned(),
+        ),
+        (false, Some(_)) => out.push(
+            "capabilities.cap.estimator: declared without the unit `tokens` (as `unit` or in `units`)".to_owned(),
+        ),
+        (_, Some(e)) => {
+            if let Err(why) = e.validate() {
+                out.push(format!("capabilities.cap.estimator: {why}"));
+            }
+        }
+        (false, None) => {}
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::message::decode_hello;
+
+    #[test]
+    fn a_token_cap_needs_an_estimator_the_suite_can_apply() {
+        // Decoded leniently here: `decode_hello` itself refuses what `cap_problems` finds.
+        let problems = |cap: &str| {
+            let line = format!(
+                r#"{{"protocol":1,"implementation":{{"name":"x","language":"rust","version":"1"}},"capabilities":{{"cap":{cap}}}}}"#
+            );
+            let hello: Hello = serde_json::from_str(&line).unwrap();
+            let found = cap_problems(&hello);
+            assert_eq!(
+                decode_hello(line.as_bytes()).is_ok(),
+                found.is_empty(),
+                "{line}"
+            );
+            found
+        };
+        assert!(problems(r#"{"unit":"tokens","limit":100,"strategies":["head_tail"],"estimator":{"of":"bytes","divisor":4}}"#).is_empty());
+        assert!(problems(r#"{"unit":"bytes","limit":100,"strategies":["head_tail"],"units":["tokens"],"estimator":{"of":"chars","divisor":3}}"#).is_empty());
+        assert!(
+            problems(r#"{"unit":"tokens","limit":100,"strategies":["head_tail"]}"#)[0]
+                .contains("needs an `estimator`")
+        );
+        assert!(problems(r#"{"unit":"bytes","limit":100,"strategies":["head_tail"],"estimator":{"of":"bytes","divisor":4}}"#)[0].contains("without the unit"));
+        assert!(problems(r#"{"unit":"tokens","limit":100,"strategies":["head_tail"],"estimator":{"of":"lines","divisor":4}}"#)[0].contains("bytes or chars"));
+        assert!(problems(r#"{"unit":"tokens","limit":100,"strategies":["head_tail"],"estimator":{"of":"bytes","divisor":0}}"#)[0].contains("at least 1"));
+    }
 
     fn hello(caps: &str) -> Hello {
         decode_hello(

@@ -73,6 +73,10 @@ pub enum CheckKind {
     /// none when not; a copy of the note in the output does not read as the harness's
     /// (FORGE-1).
     CapOwnNote,
+    /// `wrapped`: the content opens with the harness's declared wrapper marker once, at its
+    /// start, and closes once, at its end; a copy of a marker in the output never closes the
+    /// real wrapper early (WRAP-1).
+    Wrapped,
     /// `same_as`.
     SameAs,
     /// `represents_output`.
@@ -139,7 +143,7 @@ pub enum CheckKind {
 
 impl CheckKind {
     /// Every kind, in report order.
-    pub const ALL: [CheckKind; 50] = [
+    pub const ALL: [CheckKind; 51] = [
         CheckKind::ResultsCount,
         CheckKind::Answered,
         CheckKind::ToolUseId,
@@ -166,6 +170,7 @@ impl CheckKind {
         CheckKind::CapCounted,
         CheckKind::CapConfigured,
         CheckKind::CapOwnNote,
+        CheckKind::Wrapped,
         CheckKind::SameAs,
         CheckKind::RepresentsOutput,
         CheckKind::Repaired,
@@ -219,6 +224,7 @@ impl CheckKind {
             CheckKind::CapCounted => "cap.counted",
             CheckKind::CapConfigured => "cap.configured",
             CheckKind::CapOwnNote => "cap.own_note",
+            CheckKind::Wrapped => "wrapped",
             CheckKind::SameAs => "same_as",
             CheckKind::RepresentsOutput => "represents_output",
             CheckKind::Repaired => "repaired",
@@ -308,6 +314,7 @@ impl CheckKind {
             CheckKind::CapCounted => "CAP-3",
             CheckKind::CapConfigured => "CAP-9",
             CheckKind::CapOwnNote => "FORGE-1",
+            CheckKind::Wrapped => "WRAP-1",
             CheckKind::LinearTime => "CAP-11",
             CheckKind::HistoryUnchanged => "ISO-1",
             CheckKind::RepresentsOutput => "VOCAB-5",
@@ -519,6 +526,9 @@ pub fn result_kinds(case: &Case, i: usize, exp: &ResultExpect) -> Vec<CheckKind>
     }
     if exp.represents_output {
         kinds.push(CheckKind::RepresentsOutput);
+    }
+    if exp.wrapped {
+        kinds.push(CheckKind::Wrapped);
     }
     if !exp.repaired.is_empty() {
         kinds.push(CheckKind::Repaired);

@@ -212,6 +212,11 @@ pub struct ResultExpect {
     /// (any correct conversion of a value JSON has no form for); an error result passes.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub represents_output: bool,
+    /// The content is wrapped once in the harness's declared wrapper (`wrapper` in the hello):
+    /// it starts with the opening marker and ends with the closing one, and neither occurs
+    /// anywhere else, read with the result's nonce where the markers hold one (WRAP-1).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub wrapped: bool,
     /// Feature `repair`: the RFC 6901 pointers of the arguments the harness must report it
     /// repaired, in the `repaired` metadata or by naming them in the content (the pointer, or
     /// its last key); an error result passes (it repaired nothing).
@@ -512,7 +517,7 @@ fn behavior_has_relative_size(b: &Behavior) -> bool {
 fn gen_has_relative(g: &harness_conformance_protocol::Gen) -> bool {
     use harness_conformance_protocol::Gen;
     match g {
-        Gen::Text { .. } | Gen::NoteCopy { .. } => false,
+        Gen::Text { .. } | Gen::NoteCopy { .. } | Gen::WrapperCopy { .. } => false,
         Gen::Repeat { size, .. } => matches!(size, Size::Relative { .. }),
         Gen::Lines { lines } => matches!(lines.size, Size::Relative { .. }),
         Gen::Concat { concat } => concat.iter().any(gen_has_relative),

@@ -23,7 +23,8 @@ use std::collections::{BTreeMap, HashMap};
 
 use harness_conformance_protocol::{
     materialize, measure, resolve_size_value, stream_before_deadline, Behavior, Call, Capabilities,
-    Invocation, ObservedResult, Output, RaiseKind, SpillStep, Strategy, StreamPart, ToolDef,
+    Invocation, ObservedResult, Output, RaiseKind, SpillStep, Strategy, StreamPart, TokenEstimator,
+    ToolDef,
     TruncationMeta, Unit, WireCase,
 };
 use serde::{Deserialize, Serialize};
@@ -52,6 +53,24 @@ pub struct EffectiveCap {
     pub strategy: Strategy,
     /// False when the harness declared no cap and the nominal one stands in.
     pub declared: bool,
+    /// For a token cap: the harness's estimator, and the cap as declared (`limit` tokens).
+    /// `limit` and `unit` above are then its exact equivalent in the estimator's unit
+    /// (`ceil(n / d) <= t` exactly when `n <= t × d`), so every size check reads a token cap as
+    /// it reads a byte or char cap; only the note's stated amounts are read in tokens.
+    pub tokens: Option<TokenCap>,
+    /// Feature `context-cap`: the room left in the model's context window, in the cap's own
+    /// unit (tokens for a token cap), resolved against the cap. `limit` is then already the
+    /// smaller of the two.
+    pub remaining: Option<u64>,
+}
+
+/// A token cap as declared: its limit in tokens and how tokens are estimated.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct TokenCap {
+    /// The limit in tokens.
+    pub limit: u64,
+    /// `ceil(size / divisor)` of the size in bytes or chars.
+    pub estimator: TokenEstimator,
 }
 
 /// The nominal cap a harness with `cap: null` is held to on cap cases.
@@ -59,10 +78,12 @@ pub const NOMINAL_CAP: u64 = 2000;
 
 pub use crate::note::NOTE_SLACK;
 
-/// The case's cap request over the harness's declared cap, or the nominal cap.
+/// The case's cap request over the harness's declared cap, or the nominal cap. A token cap is
+/// given in its estimator's unit ([`EffectiveCap::tokens`]); a case's remaining context lowers
+/// the limit to it ([`EffectiveCap::remaining`]).
 pub fn effective_cap(case: &Case, caps: &Capabilities) -> EffectiveCap {
     let req = case.config.cap.clone().unwrap_or_default();
-    match &caps.cap {
+    let cap = match &caps.cap {
         Some(c) => EffectiveCap {
             limit: req.limit.unwrap_or(c.limit),
             unit: req.unit.unwrap_or(c.unit),
@@ -71,13 +92,44 @@ pub fn effective_cap(case: &Case, caps: &Capabilities) -> EffectiveCap {
                 .or_else(|| c.strategies.first().copied())
                 .unwrap_or(Strategy::HeadTail),
             declared: true,
+            tokens: None,
+            remaining: None,
         },
         None => EffectiveCap {
             limit: req.limit.unwrap_or(NOMINAL_CAP),
             unit: req.unit.unwrap_or(Unit::Chars),
             strategy: req.strategy.unwrap_or(Strategy::HeadTail),
             declared: false,
+            tokens: None,
+            remaining: None,
         },
+    };
+    // A context-aware cap: the smaller of the limit and the room left (an unresolvable size
+    // leaves the limit alone; the runner reports it as the case's bug).
+    let remaining = req
+        .remaining
+        .and_then(|size| resolve_size_value(*size, cap.limit).ok());
+    let cap = EffectiveCap {
+        limit: remaining.map_or(cap.limit, |r| r.min(cap.limit)),
+        remaining,
+        ..cap
+    };
+    let estimator = caps
+        .cap
+        .as_ref()
+        .and_then(|c| c.estimator)
+        .filter(|e| e.validate().is_ok());
+    match (cap.unit, estimator) {
+        (Unit::Tokens, Some(estimator)) => EffectiveCap {
+            limit: estimator.counted_limit(cap.limit),
+            unit: estimator.counted(),
+            tokens: Some(TokenCap {
+                limit: cap.limit,
+                estimator,
+            }),
+            ..cap
+        },
+        _ => cap,
     }
 }
 
@@ -505,6 +557,22 @@ pub fn check(case: &Case, wire: &WireCase, caps: &Capabilities, obs: &Observed) 
         return r.f;
     }
     let pairing = Pairing::new(case, obs.results, caps.call_ids);
+    // WRAP-1 reads the content as it came; every other check reads it inside the harness's
+    // declared wrapper (`crate::wrap`).
+    if let Some(w) = caps.wrapper.as_ref() {
+        for (i, exp) in case.expect.results.iter().enumerate() {
+            if let (true, Some(j)) = (exp.wrapped, pairing.result_of(i)) {
+                let failure = crate::wrap::wrapped_failure(w, &obs.results[j])
+                    .map(|why| format!("{}: {why}", result_label(i, &case.calls[i])));
+                r.outcome(CheckKind::Wrapped, Some(i), failure);
+            }
+        }
+    }
+    let unwrapped = crate::wrap::unwrap_results(caps.wrapper.as_ref(), obs.results);
+    let obs = &Observed {
+        results: &unwrapped,
+        ..*obs
+    };
     universal(case, wire, caps, &cap, obs, &pairing, &mut r);
     // Calls whose result is not the kind the case expects (a success for an error, or the
     // other way round): their other checks presuppose that kind.
@@ -890,7 +958,14 @@ fn universal(
             let size = blocks::capped_size(res, cap.unit)
                 + copy.as_deref().map_or(0, |c| measure(c, cap.unit));
             let failure = (size > cap.limit).then(|| {
-                let why = if cap.declared {
+                let why = if let Some(t) = cap.tokens {
+                    format!(
+                        " (the token cap of {} tokens, counted by the declared estimator {}; the content is {} tokens)",
+                        t.limit,
+                        t.estimator.describe(),
+                        t.estimator.tokens(size)
+                    )
+                } else if cap.declared {
                     String::new()
                 } else {
                     format!(
@@ -1216,6 +1291,19 @@ fn check_result(
                 ..res.clone()
             };
             (Expected::Text(n.escape(o)), &escaped_res)
+        }
+        _ => (expected, res),
+    };
+    // Likewise a harness that escapes copies of its wrapper's markers (`wrapper.escapes`).
+    let wrapper = caps.wrapper.as_ref().filter(|w| !w.escapes.is_empty());
+    let unmarked_res;
+    let (expected, res) = match (&expected, wrapper) {
+        (Expected::Text(o), Some(w)) => {
+            unmarked_res = ObservedResult {
+                content: w.escape(&res.content),
+                ..res.clone()
+            };
+            (Expected::Text(w.escape(o)), &unmarked_res)
         }
         _ => (expected, res),
     };
@@ -2097,7 +2185,10 @@ fn kept_text(o: &str, c: &str) -> String {
 fn coarse_measure(text: &str, unit: Unit) -> Option<u64> {
     match unit {
         Unit::Bytes => Some(text.chars().count() as u64),
-        Unit::Chars => Some(text.chars().filter(|c| !is_combining(*c)).count() as u64),
+        // A token cap is read in its estimator's unit (`effective_cap`); never here.
+        Unit::Chars | Unit::Tokens => {
+            Some(text.chars().filter(|c| !is_combining(*c)).count() as u64)
+        }
         Unit::Lines => None,
     }
 }
@@ -2105,7 +2196,7 @@ fn coarse_measure(text: &str, unit: Unit) -> Option<u64> {
 fn coarse_unit_name(unit: Unit) -> &'static str {
     match unit {
         Unit::Bytes => "chars: it would fit counted in chars",
-        Unit::Chars => {
+        Unit::Chars | Unit::Tokens => {
             "characters as a reader sees them: it would fit counted without combining marks"
         }
         Unit::Lines => "",
@@ -2229,6 +2320,32 @@ fn spilled_failure(
 /// absent) is what the content leaves out of the output, and `total` (if given) is its size.
 /// The content's own text is then taken to be kept output only.
 fn meta_counts(o: &str, c: &str, meta: &TruncationMeta, cap: &EffectiveCap) -> Result<(), String> {
+    // A token cap's metadata counts tokens, by the declared estimator.
+    if let Some(t) = cap
+        .tokens
+        .filter(|_| meta.unit.is_none_or(|u| u == Unit::Tokens))
+    {
+        let e = t.estimator;
+        let total = measure(o, e.counted());
+        let gone = total - measure(c, e.counted()).min(total);
+        let omitted = meta.omitted.unwrap_or(0);
+        if !note::token_window(gone.saturating_sub(NOTE_SLACK), gone, e).contains(&omitted) {
+            return Err(format!(
+                "{} of {} tokens omitted by the declared estimator {}, metadata says {omitted}",
+                e.tokens(gone),
+                e.tokens(total),
+                e.describe()
+            ));
+        }
+        return match meta.total {
+            Some(n) if n != e.tokens(total) => Err(format!(
+                "the output is {} tokens by the declared estimator {}, metadata says {n}",
+                e.tokens(total),
+                e.describe()
+            )),
+            _ => Ok(()),
+        };
+    }
     let unit = meta.unit.unwrap_or(cap.unit);
     let total = measure(o, unit);
     let kept = measure(c, unit).min(total);
@@ -2402,7 +2519,7 @@ fn last_line(o: &str) -> &str {
 /// The longest prefix of `s` that is at most `n` units.
 fn prefix_units(s: &str, n: u64, unit: Unit) -> &str {
     match unit {
-        Unit::Chars => match s.char_indices().nth(n as usize) {
+        Unit::Chars | Unit::Tokens => match s.char_indices().nth(n as usize) {
             Some((i, _)) => &s[..i],
             None => s,
         },
@@ -2681,6 +2798,8 @@ mod tests {
             unit,
             strategy: Strategy::HeadTail,
             declared: true,
+            tokens: None,
+            remaining: None,
         }
     }
 

@@ -431,6 +431,7 @@ mod tests {
                 units: Vec::new(),
                 note: None,
                 spill: None,
+                estimator: None,
             }),
             deadline: None::<DeadlineCapability>,
             ..Capabilities::default()

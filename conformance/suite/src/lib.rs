@@ -133,3 +133,4 @@ pub mod spec;
 pub mod spill;
 pub mod timing;
 pub mod verdict;
+pub mod wrap;

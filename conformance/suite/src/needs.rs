@@ -19,13 +19,14 @@ use serde_json::Value;
 use crate::case::Case;
 
 /// Every need name a case may list (besides `feature.<name>`).
-pub const NEED_NAMES: [&str; 21] = [
+pub const NEED_NAMES: [&str; 23] = [
     "cap.configurable",
     "cap.unit.bytes",
     "cap.unit.chars",
     "cap.strategy.head_only",
     "cap.strategy.head_tail",
     "cap.unit.lines",
+    "cap.unit.tokens",
     "cap.strategy.reject",
     "cap.strategy.spill",
     "cap.cuts",
@@ -38,6 +39,7 @@ pub const NEED_NAMES: [&str; 21] = [
     "parallel",
     "history",
     "call_ids",
+    "wrapper",
     "cap.note",
     "cap.spill.bound",
     "dialect",
@@ -181,6 +183,13 @@ pub fn case_needs(case: &Case) -> Vec<String> {
     }) {
         needs.insert("cap.note".into());
     }
+    // A forged wrapper marker is made from the wrapper's declared markers.
+    if case.tools.iter().any(|t| {
+        matches!(crate::case::final_output(&t.behavior),
+            Some(harness_conformance_protocol::Output::Generate(g)) if has_wrapper_copy(g))
+    }) {
+        needs.insert("wrapper".into());
+    }
     for tool in &case.tools {
         if tool.output_schema.is_some() {
             needs.insert("behavior.output_schema".to_owned());
@@ -211,6 +220,15 @@ pub fn case_needs(case: &Case) -> Vec<String> {
     // A turn the user cancels while its handlers run.
     if case.cancel_after_ms.is_some() {
         needs.insert("feature.cancel".into());
+    }
+    // A harness told how much room is left in the model's context window.
+    if case
+        .config
+        .cap
+        .as_ref()
+        .is_some_and(|c| c.remaining.is_some())
+    {
+        needs.insert("feature.context-cap".into());
     }
     // A harness configured with a provider's image limits.
     if case.config.image_limit.is_some() {
@@ -264,7 +282,18 @@ fn has_note_copy(g: &harness_conformance_protocol::Gen) -> bool {
     match g {
         Gen::NoteCopy { .. } => true,
         Gen::Concat { concat } => concat.iter().any(has_note_copy),
-        Gen::Text { .. } | Gen::Repeat { .. } | Gen::Lines { .. } => false,
+        Gen::Text { .. } | Gen::Repeat { .. } | Gen::Lines { .. } | Gen::WrapperCopy { .. } => {
+            false
+        }
+    }
+}
+
+fn has_wrapper_copy(g: &harness_conformance_protocol::Gen) -> bool {
+    use harness_conformance_protocol::Gen;
+    match g {
+        Gen::WrapperCopy { .. } => true,
+        Gen::Concat { concat } => concat.iter().any(has_wrapper_copy),
+        Gen::Text { .. } | Gen::Repeat { .. } | Gen::Lines { .. } | Gen::NoteCopy { .. } => false,
     }
 }
 
@@ -288,10 +317,11 @@ fn has_relative_sleep(b: &Behavior) -> bool {
 /// or spilling an over-limit output, counting lines. Their cases judge that design, so a harness
 /// without a cap skips them (and their requirements are NOT APPLICABLE for it) instead of failing
 /// a strategy it never declared.
-const OPTIONAL_CAP_DESIGNS: [&str; 5] = [
+const OPTIONAL_CAP_DESIGNS: [&str; 6] = [
     "cap.strategy.reject",
     "cap.strategy.spill",
     "cap.unit.lines",
+    "cap.unit.tokens",
     "cap.note",
     "cap.spill.bound",
 ];
@@ -316,6 +346,11 @@ pub fn declared(need: &str, caps: &Capabilities) -> bool {
         "cap.unit.lines" => cap.is_some_and(|c| {
             c.unit == Unit::Lines || (c.configurable && c.units.contains(&Unit::Lines))
         }),
+        // Tokens likewise, and only with an estimator the suite can apply.
+        "cap.unit.tokens" => cap.is_some_and(|c| {
+            (c.unit == Unit::Tokens || (c.configurable && c.units.contains(&Unit::Tokens)))
+                && c.estimator.is_some_and(|e| e.validate().is_ok())
+        }),
         "cap.cuts" => cap.is_some_and(|c| c.strategies.first().is_none_or(|s| s.cuts())),
         "cap.note" => cap.is_some_and(|c| c.note.is_some()),
         "cap.spill.bound" => cap.is_some_and(|c| c.spill.as_ref().is_some_and(|s| s.is_bounded())),
@@ -337,6 +372,7 @@ pub fn declared(need: &str, caps: &Capabilities) -> bool {
         "call_ids" => caps.call_ids,
         // A model provider whose acceptance rules judge the results (SPEC.md REPLAY-1).
         "dialect" => caps.dialect.is_some(),
+        "wrapper" => caps.wrapper.is_some(),
         _ => {
             if let Some(f) = need.strip_prefix("feature.") {
                 caps.features.iter().any(|x| x == f)
@@ -445,6 +481,7 @@ mod tests {
             units: Vec::new(),
             note: None,
             spill: None,
+            estimator: None,
         });
         assert!(!declared("cap.configurable", &caps));
         assert!(declared("cap.unit.bytes", &caps));
@@ -459,7 +496,8 @@ mod tests {
         assert!(!is_known("feature."));
         assert!(!is_known("feature.authorisation"));
         assert!(is_known("behavior.non_finite_in") && !is_known("behavior.cycles"));
-        assert!(is_known("cap.unit.lines") && !is_known("cap.unit.tokens"));
+        assert!(is_known("cap.unit.lines") && is_known("cap.unit.tokens"));
+        assert!(!is_known("cap.unit.words"));
     }
 
     #[test]
@@ -473,6 +511,7 @@ mod tests {
                 units,
                 note: None,
                 spill: None,
+                estimator: None,
             }),
             ..Capabilities::default()
         };

@@ -15,7 +15,7 @@
 //! O agree before the number, the tail the longest suffix of O found in C on either side of it,
 //! less at most [`NOTE_SLACK`] units for note text that equals output text at the seams.
 
-use harness_conformance_protocol::{measure, Unit};
+use harness_conformance_protocol::{measure, TokenEstimator, Unit};
 
 use crate::checks::EffectiveCap;
 
@@ -32,6 +32,8 @@ enum Label {
     Chars,
     /// `lines`, `line`.
     Lines,
+    /// `tokens`, `token`.
+    Tokens,
 }
 
 impl Label {
@@ -40,6 +42,7 @@ impl Label {
             Label::Bytes => "bytes",
             Label::Chars => "chars",
             Label::Lines => "lines",
+            Label::Tokens => "tokens",
         }
     }
 }
@@ -149,6 +152,7 @@ fn label_after(rest: &str) -> Option<Label> {
         "bytes" | "byte" => Some(Label::Bytes),
         "chars" | "char" | "characters" | "character" => Some(Label::Chars),
         "lines" | "line" => Some(Label::Lines),
+        "tokens" | "token" => Some(Label::Tokens),
         "of" | "out" => {
             let after = rest[word.len()..].trim_start_matches([' ', '\u{a0}']);
             let after = if word == "out" {
@@ -228,6 +232,28 @@ fn is_true(o: &str, r: &Reading, cap: &EffectiveCap) -> bool {
                     lines(&o[..r.head]) + lines(&o[tail_start..]),
                 )
         }
+        Some(Label::Tokens) => {
+            // Tokens are true when they are the estimator's count of a true quantity in its
+            // unit, give or take the rounding of a count made piece by piece.
+            let Some(t) = cap.tokens else {
+                // No estimator declared: the suite cannot count tokens, so it does not judge them.
+                return true;
+            };
+            let e = t.estimator;
+            let m = |s: &str| measure(s, e.counted());
+            let total = m(o);
+            let (head_min, head_max) = (m(&o[..head_lo]), m(&o[..r.head]));
+            let (tail_min, tail_max) = (m(&o[tail_hi_start..]), m(&o[tail_start..]));
+            let within = |lo: u64, hi: u64| token_window(lo, hi, e).contains(&r.value);
+            within(
+                total.saturating_sub(head_max + tail_max),
+                total.saturating_sub(head_min + tail_min),
+            ) || within(total, total)
+                || within(head_min, head_max)
+                || within(tail_min, tail_max)
+                || within(head_min + tail_min, head_max + tail_max)
+                || r.value == t.limit
+        }
         Some(label) => {
             let unit = if label == Label::Bytes {
                 Unit::Bytes
@@ -251,15 +277,32 @@ fn is_true(o: &str, r: &Reading, cap: &EffectiveCap) -> bool {
     }
 }
 
-/// CAP-6: the note states the omitted amount in the cap's unit, and every labelled number in it
-/// is true. `Err` says what the note got wrong.
+/// The token counts a harness may state for `lo..=hi` units of its estimator's unit: the
+/// estimate of the span itself (`ceil(n / d)`), or a difference of estimates (the total's less
+/// the kept text's, or less the head's and the tail's each), which rounding puts as much as one
+/// token below `floor(n / d)`.
+pub(crate) fn token_window(lo: u64, hi: u64, e: TokenEstimator) -> std::ops::RangeInclusive<u64> {
+    (lo / e.divisor.max(1)).saturating_sub(1)..=e.tokens(hi)
+}
+
+/// CAP-6: the note states the omitted amount in the cap's unit (for a token cap, in tokens as
+/// its declared estimator counts them), and every labelled number in it is true. `Err` says
+/// what the note got wrong.
 pub fn check_counts(o: &str, c: &str, cap: &EffectiveCap) -> Result<(), String> {
     let readings = readings(o, c);
     let unit = cap.unit;
     let stated = readings.iter().find(|r| {
         let gone = omitted(o, r, unit);
-        (gone..=gone + NOTE_SLACK).contains(&r.value)
-            && r.label.is_none_or(|l| l.as_str() == unit.as_str())
+        match cap.tokens {
+            None => {
+                (gone..=gone + NOTE_SLACK).contains(&r.value)
+                    && r.label.is_none_or(|l| l.as_str() == unit.as_str())
+            }
+            Some(t) => {
+                token_window(gone, gone + NOTE_SLACK, t.estimator).contains(&r.value)
+                    && r.label.is_none_or(|l| l == Label::Tokens)
+            }
+        }
     });
     let Some(stated) = stated else {
         let base = readings
@@ -270,6 +313,16 @@ pub fn check_counts(o: &str, c: &str, cap: &EffectiveCap) -> Result<(), String> 
                 let r = fallback(o, c);
                 omitted(o, &r, unit)
             });
+        if let Some(t) = cap.tokens {
+            let e = t.estimator;
+            return Err(format!(
+                "about {} tokens ({base} {} by the declared estimator {}) of {} omitted; no number in the note matches",
+                e.tokens(base),
+                unit.as_str(),
+                e.describe(),
+                e.count(o)
+            ));
+        }
         return Err(format!(
             "about {base} {} of {} omitted; no number in the note matches",
             unit.as_str(),
@@ -289,6 +342,16 @@ pub fn check_counts(o: &str, c: &str, cap: &EffectiveCap) -> Result<(), String> 
                         newlines(o) + 1
                     )
                 }
+                Some(Label::Tokens) => match cap.tokens {
+                    Some(t) => format!(
+                        "about {} of {} tokens were omitted, by the declared estimator {}",
+                        t.estimator
+                            .tokens(omitted(o, stated, t.estimator.counted())),
+                        t.estimator.count(o),
+                        t.estimator.describe()
+                    ),
+                    None => String::new(),
+                },
                 _ => {
                     let u = if r.label == Some(Label::Bytes) {
                         Unit::Bytes
@@ -321,6 +384,7 @@ pub fn check_lines(o: &str, c: &str) -> Result<(), String> {
     if readings.iter().any(|r| {
         r.label != Some(Label::Bytes)
             && r.label != Some(Label::Chars)
+            && r.label != Some(Label::Tokens)
             && omitted_lines(o, r).contains(&r.value)
     }) {
         return Ok(());
@@ -498,6 +562,8 @@ mod tests {
             unit,
             strategy: Strategy::HeadTail,
             declared: true,
+            tokens: None,
+            remaining: None,
         }
     }
 
@@ -688,7 +754,8 @@ mod tests {
         assert_eq!(longest_suffix_in("aé", "é"), 2);
         assert_eq!(label_after(" Bytes omitted"), Some(Label::Bytes));
         assert_eq!(label_after("lines"), Some(Label::Lines));
-        assert_eq!(label_after(" tokens"), None);
+        assert_eq!(label_after(" tokens"), Some(Label::Tokens));
+        assert_eq!(label_after(" words"), None);
         assert_eq!(label_after("bytesx"), None);
     }
 }

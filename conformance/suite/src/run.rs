@@ -241,6 +241,7 @@ pub fn validate_hello(hello: &Hello) -> Result<(), String> {
         .map(ToString::to_string)
         .collect();
     problems.extend(vocabulary::fold_problems(hello));
+    problems.extend(vocabulary::cap_problems(hello));
     if problems.is_empty() {
         return Ok(());
     }
@@ -323,8 +324,17 @@ fn run_case_inner(
     let resolve = |wire: &mut harness_conformance_protocol::WireCase, limit, deadline| {
         resolve_case_with(wire, limit, deadline)
             .and_then(|()| resolve_note_copies(wire, note, cap.unit))
+            .and_then(|()| {
+                harness_conformance_protocol::resolve_wrapper_copies(wire, caps.wrapper.as_ref())
+            })
             .and_then(|()| harness_conformance_protocol::generate::check_expansion(wire, cap.unit))
     };
+    // A context-aware cap's remaining room goes out exact, in the cap's own unit.
+    if let (Some(request), Some(remaining)) = (wire.config.cap.as_mut(), cap.remaining) {
+        request.remaining = Some(Box::new(harness_conformance_protocol::Size::Exact(
+            remaining,
+        )));
+    }
     if let Err(e) = resolve(&mut wire, cap.limit, deadline) {
         // A size or sleep relative to the harness's own cap or deadline can outgrow the
         // runner's bounds only because that cap or deadline is large: the case cannot be run
@@ -405,6 +415,8 @@ fn run_case_inner(
                         history,
                         ..
                     }) => {
+                        // The re-run's content is read inside the wrapper, as the first run's.
+                        let results = crate::wrap::unwrap_results(caps.wrapper.as_ref(), &results);
                         let obs2 = Observed {
                             results: &results,
                             invocations: &invocations,

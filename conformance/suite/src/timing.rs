@@ -74,7 +74,10 @@ pub fn smaller_copy(wire: &WireCase, ask: LinearTime) -> Result<WireCase, String
                     let size = match gen {
                         Gen::Repeat { size, .. } => size,
                         Gen::Lines { lines } => &mut lines.size,
-                        Gen::Text { .. } | Gen::Concat { .. } | Gen::NoteCopy { .. } => break,
+                        Gen::Text { .. }
+                        | Gen::Concat { .. }
+                        | Gen::NoteCopy { .. }
+                        | Gen::WrapperCopy { .. } => break,
                     };
                     let Size::Exact(n) = *size else {
                         return Err("the case's sizes are not resolved".to_owned());

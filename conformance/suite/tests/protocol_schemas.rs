@@ -71,6 +71,13 @@ fn every_case_as_sent_validates_against_the_run_schema() {
             harness_conformance_protocol::Unit::Chars,
         )
         .unwrap();
+        // So is a forged wrapper marker.
+        let wrapper = harness_conformance_protocol::WrapperDeclaration {
+            open: "<tool_output>\n".into(),
+            close: "\n</tool_output>".into(),
+            escapes: Vec::new(),
+        };
+        harness_conformance_protocol::resolve_wrapper_copies(&mut wire, Some(&wrapper)).unwrap();
         let msg = serde_json::to_value(Command::Run { seq: 1, case: wire }).unwrap();
         assert_valid(&run, &msg, &case.id);
     }
@@ -95,6 +102,12 @@ fn hellos_validate_and_decode_alike() {
                "capabilities": {"cap": {"unit": "lines", "limit": 256, "configurable": true,
                                         "strategies": ["spill", "reject", "head_tail"], "units": ["lines"]},
                                 "codes": {"output_too_large": "TOO_BIG"}}}),
+        json!({"protocol": 1, "implementation": {"name": "x", "language": "rust", "version": "1"},
+               "capabilities": {"cap": {"unit": "tokens", "limit": 4000, "strategies": ["head_tail"],
+                                        "estimator": {"of": "bytes", "divisor": 4}},
+                                "features": ["context-cap"],
+                                "wrapper": {"open": "<tool_output>\n", "close": "\n</tool_output>",
+                                            "escapes": [{"from": "</tool_output", "to": "&lt;/tool_output"}]}}}),
     ];
     for s in &samples {
         assert_valid(&hello, s, "hello sample");
@@ -114,6 +127,14 @@ fn hellos_validate_and_decode_alike() {
                "capabilities": {"cap": {"unit": "bytes", "limit": 1, "strategies": ["truncate"]}}}),
         json!({"protocol": 1, "implementation": {"name": "x", "language": "rust", "version": "1"},
                "capabilities": {"cap": {"unit": "bytes", "limit": 1, "strategies": ["spill"], "units": ["tokens"]}}}),
+        json!({"protocol": 1, "implementation": {"name": "x", "language": "rust", "version": "1"},
+               "capabilities": {"cap": {"unit": "bytes", "limit": 1, "strategies": ["head_tail"],
+                                        "estimator": {"of": "bytes", "divisor": 4}}}}),
+        json!({"protocol": 1, "implementation": {"name": "x", "language": "rust", "version": "1"},
+               "capabilities": {"cap": {"unit": "tokens", "limit": 1, "strategies": ["head_tail"],
+                                        "estimator": {"of": "lines", "divisor": 4}}}}),
+        json!({"protocol": 1, "implementation": {"name": "x", "language": "rust", "version": "1"},
+               "capabilities": {"wrapper": {"open": "<tool_output>"}}}),
     ];
     for b in &bad {
         assert!(!hello.is_valid(b), "the schema accepts {b}");

@@ -35,10 +35,11 @@ fn harness_ref_passes_every_case_of_the_suite() {
         &Gate::default(),
     );
     assert!(!result.failed(), "{}", result.summary());
-    // Every case runs and passes but the repair profile's: the reference does not repair.
+    // Every case runs and passes but the repair profile's and the result wrapper's: the
+    // reference does not repair, and wraps no result.
+    let suite = harness_conformance_suite::loader::load_embedded().unwrap();
     for o in &result.outcomes {
-        let repair_case = o.id.starts_with("repair/");
-        let expected = if repair_case {
+        let expected = if o.id.starts_with("repair/") || needs_wrapper(&suite, &o.id) {
             Verdict::Skip
         } else {
             Verdict::Pass
@@ -46,6 +47,39 @@ fn harness_ref_passes_every_case_of_the_suite() {
         assert_eq!(o.verdict, expected, "{}\n{}", o.id, result.summary());
     }
     assert!(result.outcomes.len() > 400, "the whole suite ran");
+}
+
+/// Whether the case forges a result wrapper's marker (it needs `wrapper`).
+fn needs_wrapper(suite: &harness_conformance_suite::loader::Suite, id: &str) -> bool {
+    suite.case(id).is_some_and(|c| {
+        harness_conformance_suite::needs::case_needs(c)
+            .iter()
+            .any(|n| n == "wrapper")
+    })
+}
+
+#[test]
+fn harness_ref_wrapping_its_results_passes_every_case_but_the_repair_profiles() {
+    let suite = harness_conformance_suite::loader::load_embedded().unwrap();
+    for variant in [
+        harness_ref_adapter::Variant::WrapsResults,
+        harness_ref_adapter::Variant::WrapsResultsWithNonce,
+    ] {
+        let result = gate::run(
+            &mut Reference(ReferenceAdapter::legitimate(variant)),
+            &Gate::default(),
+        );
+        assert!(!result.failed(), "{}", result.summary());
+        for o in &result.outcomes {
+            let expected = if o.id.starts_with("repair/") {
+                Verdict::Skip
+            } else {
+                Verdict::Pass
+            };
+            assert_eq!(o.verdict, expected, "{}\n{}", o.id, result.summary());
+        }
+        assert!(result.outcomes.iter().any(|o| needs_wrapper(&suite, &o.id)));
+    }
 }
 
 #[test]
@@ -59,7 +93,8 @@ fn harness_ref_with_its_repair_mode_passes_every_case_but_those_repair_allows() 
     assert!(!result.failed(), "{}", result.summary());
     let suite = harness_conformance_suite::loader::load_embedded().unwrap();
     for o in &result.outcomes {
-        let unless = suite.case(&o.id).is_some_and(|c| !c.unless.is_empty());
+        let unless =
+            suite.case(&o.id).is_some_and(|c| !c.unless.is_empty()) || needs_wrapper(&suite, &o.id);
         let expected = if unless { Verdict::Skip } else { Verdict::Pass };
         assert_eq!(o.verdict, expected, "{}\n{}", o.id, result.summary());
     }

@@ -55,10 +55,10 @@ fn every_security_case_needs_a_feature_and_is_skipped_without_it() {
 fn plain_cases_imply_no_feature() {
     let suite = load_embedded().unwrap();
     // `offered-tools`, `stop-reason`, `repair`, `cancel`, `serial-calls`, `mcp-client`,
-    // `resume`, `image-limits`, `spill-lifecycle` and `pause` are features but not security
-    // gates: they come from `offered`, `stop_reason`, the repair cases' `needs`,
+    // `resume`, `image-limits`, `spill-lifecycle`, `pause` and `context-cap` are features but
+    // not security gates: they come from `offered`, `stop_reason`, the repair cases' `needs`,
     // `cancel_after_ms`, `parallel_calls`, a tool's `mcp_result`, `resume`,
-    // `config.image_limit`, `spill_lifecycle` and `pause` alone.
+    // `config.image_limit`, `spill_lifecycle`, `pause` and `config.cap.remaining` alone.
     for case in suite.cases.iter().filter(|c| !AREAS.contains(&c.area())) {
         assert!(
             !needs::case_needs(case)
@@ -73,7 +73,8 @@ fn plain_cases_imply_no_feature() {
                     && n != "feature.resume"
                     && n != "feature.image-limits"
                     && n != "feature.spill-lifecycle"
-                    && n != "feature.pause"),
+                    && n != "feature.pause"
+                    && n != "feature.context-cap"),
             "{} needs a security feature",
             case.id
         );
@@ -107,6 +108,14 @@ fn plain_cases_imply_no_feature() {
                 "spill-lifecycle",
                 case.spill_lifecycle.is_some(),
                 "has `spill_lifecycle`",
+            ),
+            (
+                "context-cap",
+                case.config
+                    .cap
+                    .as_ref()
+                    .is_some_and(|c| c.remaining.is_some()),
+                "has `config.cap.remaining`",
             ),
         ] {
             assert_eq!(

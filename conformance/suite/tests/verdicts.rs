@@ -528,6 +528,7 @@ fn unit_and_strategy_needs_follow_the_declared_cap() {
         units: Vec::new(),
         note: None,
         spill: None,
+        estimator: None,
     };
     let caps = json!({"cap": c, "keywords": ["type"]});
     let (o, _) = run_one(&case, caps, answering(vec![]));

@@ -301,11 +301,29 @@ pub enum Fault {
     /// An output of white space alone is sent as it is, a text block the provider refuses
     /// ("text content blocks must contain non-whitespace text", earendil-works/pi #8720).
     PassesWhiteSpaceOutput,
+    /// Its token cap declares `ceil(bytes / 4)` and counts `ceil(chars / 4)`: a text of
+    /// multi-byte characters goes through at up to four times the budget, and the note
+    /// states the chars' estimate.
+    CountsTokensAsChars,
+    /// A token cap is applied as the byte cap it amounts to, and the note states the omitted
+    /// amount in bytes: the model, which budgets in tokens, is told a number in another unit.
+    NotesTokenCutsInBytes,
+    /// Told how much room is left in the model's context window, the harness caps at its
+    /// configured limit anyway: one large result can fill the context.
+    IgnoresRemainingContext,
+    /// The room left in the context replaces the configured cap instead of lowering it: with
+    /// a large context left, a result goes over the harness's own cap.
+    RaisesCapToRemainingContext,
+    /// A broken version of `wraps-results`: every result is framed in `<tool_output>` …
+    /// `</tool_output>`, and copies of the markers in the output are shown as they are, so a
+    /// tool's `</tool_output>` closes the frame early and what follows reads as outside it
+    /// (NousResearch/hermes-agent PR #56172).
+    WrapperNotEscaped,
 }
 
 impl Fault {
     /// Every fault, in documentation order.
-    pub const ALL: [Fault; 103] = [
+    pub const ALL: [Fault; 108] = [
         Fault::RunsHandlerBeforeValidating,
         Fault::CoercesTypes,
         Fault::DropsUnknownFields,
@@ -409,6 +427,11 @@ impl Fault {
         Fault::KeepsBlankTextBlocks,
         Fault::EmptyOutputAsAnEmptyTextBlock,
         Fault::PassesWhiteSpaceOutput,
+        Fault::CountsTokensAsChars,
+        Fault::NotesTokenCutsInBytes,
+        Fault::IgnoresRemainingContext,
+        Fault::RaisesCapToRemainingContext,
+        Fault::WrapperNotEscaped,
     ];
 
     /// The variants whose fault is in the optional repair profile: each is a broken version of
@@ -425,6 +448,9 @@ impl Fault {
     /// The legitimate configuration this broken variant is a broken version of, when it is not
     /// the reference itself ([`Fault::REPAIR`]).
     pub fn base(self) -> Option<crate::Variant> {
+        if self == Fault::WrapperNotEscaped {
+            return Some(crate::Variant::WrapsResults);
+        }
         Fault::REPAIR
             .contains(&self)
             .then_some(crate::Variant::RepairsDoubleEncoded)
@@ -555,6 +581,11 @@ impl Fault {
             Fault::KeepsBlankTextBlocks => "keeps-blank-text-blocks",
             Fault::EmptyOutputAsAnEmptyTextBlock => "empty-output-as-an-empty-text-block",
             Fault::PassesWhiteSpaceOutput => "passes-white-space-output",
+            Fault::CountsTokensAsChars => "counts-tokens-as-chars",
+            Fault::NotesTokenCutsInBytes => "notes-token-cuts-in-bytes",
+            Fault::IgnoresRemainingContext => "ignores-remaining-context",
+            Fault::RaisesCapToRemainingContext => "raises-cap-to-remaining-context",
+            Fault::WrapperNotEscaped => "wrapper-not-escaped",
         }
     }
 
@@ -621,6 +652,10 @@ impl Fault {
             Fault::KeepsBlankTextBlocks => &["REPLAY-1"],
             Fault::EmptyOutputAsAnEmptyTextBlock => &["REPLAY-1"],
             Fault::PassesWhiteSpaceOutput => &["REPLAY-1"],
+            Fault::CountsTokensAsChars => &["CAP-1", "TOKCAP-1", "TOKCAP-2"],
+            Fault::NotesTokenCutsInBytes => &["TOKCAP-2"],
+            Fault::IgnoresRemainingContext | Fault::RaisesCapToRemainingContext => &["TOKCAP-3"],
+            Fault::WrapperNotEscaped => &["WRAP-1"],
             Fault::CapsHeadOnly => &["HT-1", "HT-2"],
             Fault::CoercesTypes => &["VAL-1", "VAL-2", "VAL-3", "VAL-6", "VAL-9", "VAL-10"],
             Fault::CommitsUnverifiedTokens => &[
@@ -665,10 +700,11 @@ impl Fault {
             Fault::NanAsNull => &["VOCAB-1"],
             Fault::NoCap => &[
                 "CAP-1", "CAP-3", "CAP-8", "CAP-9", "HT-4", "STRAT-3", "STRAT-4", "STRAT-6",
+                "TOKCAP-1", "TOKCAP-3",
             ],
             Fault::NoDeadline => &["OUT-4"],
             Fault::NormalizesLineEndings => &["ENC-3"],
-            Fault::NoteOutsideCap => &["CAP-1", "CAP-7", "CAP-8", "STRAT-6"],
+            Fault::NoteOutsideCap => &["CAP-1", "CAP-7", "CAP-8", "STRAT-6", "TOKCAP-3"],
             Fault::NullsAsAbsent => &["VAL-1", "VAL-2", "VAL-4", "VAL-8", "TEACH-5"],
             Fault::OmitsNote => &["CAP-5", "STRAT-1", "STRAT-2", "STRAT-4", "REPLAY-1"],
             Fault::PairsResultsByPosition => &["OUT-1", "CORR-2", "ORDER-1"],
@@ -962,6 +998,21 @@ impl Fault {
             }
             Fault::PassesWhiteSpaceOutput => {
                 "sends an output of white space alone as it is"
+            }
+            Fault::CountsTokensAsChars => {
+                "declares tokens as ceil(bytes / 4) and counts ceil(chars / 4)"
+            }
+            Fault::NotesTokenCutsInBytes => {
+                "applies a token cap as the byte cap it amounts to, and states the cut in bytes"
+            }
+            Fault::IgnoresRemainingContext => {
+                "caps at its configured limit whatever room is left in the model's context"
+            }
+            Fault::RaisesCapToRemainingContext => {
+                "caps at the room left in the model's context, even where that is over its own cap"
+            }
+            Fault::WrapperNotEscaped => {
+                "wraps results in <tool_output> markers but shows copies of the markers in an output as they are"
             }
         }
     }

@@ -255,6 +255,19 @@ impl ReferenceAdapter {
         self.variant
     }
 
+    /// The frame harness-ref puts around results: `wraps-results` and the broken versions of
+    /// it escape copies of the markers, `wraps-results-with-nonce` authenticates them.
+    fn wrapper(&self) -> Option<harness_ref::wrap::ResultWrapper> {
+        match self.variant {
+            Some(Variant::WrapsResults) => Some(harness_ref::wrap::ResultWrapper::Escaped),
+            Some(Variant::WrapsResultsWithNonce) => {
+                Some(harness_ref::wrap::ResultWrapper::Nonce { key: WRAPPER_KEY })
+            }
+            _ => (self.fault.and_then(Fault::base) == Some(Variant::WrapsResults))
+                .then_some(harness_ref::wrap::ResultWrapper::Escaped),
+        }
+    }
+
     /// Whether harness-ref escapes copies of its note in outputs: where the hello declares the
     /// escapes, except under the faults that take a copy for harness-ref's own note.
     fn escapes_note_copies(&self) -> bool {
@@ -304,6 +317,7 @@ impl ReferenceAdapter {
                     units: Vec::new(),
                     note: Some(reference_note()),
                     spill: None,
+                    estimator: None,
                 });
             }
             Some(Variant::HeadOnlyCap) => {
@@ -351,6 +365,7 @@ impl ReferenceAdapter {
         if self.repairs() {
             caps.features.push(REPAIR.to_owned());
         }
+        caps.wrapper = self.wrapper().map(wrapper_declaration);
         hello
     }
 
@@ -382,9 +397,10 @@ impl ReferenceAdapter {
                         protocol::Strategy::Reject,
                         protocol::Strategy::Spill,
                     ],
-                    units: vec![protocol::Unit::Lines],
+                    units: vec![protocol::Unit::Lines, protocol::Unit::Tokens],
                     note: Some(reference_note()),
                     spill: Some(spill::declared(self.variant)),
+                    estimator: Some(wire_estimator(TOKEN_ESTIMATE)),
                 }),
                 codes: Some(
                     ErrorCode::ALL
@@ -414,6 +430,7 @@ impl ReferenceAdapter {
                 call_ids: true,
                 // harness-ref builds Messages API `tool_result` blocks (docs/harness-ref.md).
                 dialect: Some(DIALECT.to_owned()),
+                wrapper: None,
             },
         }
     }
@@ -448,12 +465,19 @@ impl ReferenceAdapter {
     fn observe(&self, case: &WireCase) -> Result<Observed, String> {
         let fault = self.fault;
         let variant = self.variant;
-        let intended = cap_config(case, variant)?;
+        let configured = cap_config(case, variant)?;
+        let remaining = remaining_context(case)?;
+        let intended = within_context(configured, remaining, variant);
         let harness_config = HarnessConfig {
             // `caps-in-quadratic-time` cuts text results itself; a result with blocks is left
             // to harness-ref, which caps its text blocks (the variant is the reference there).
             cap: match fault {
                 Some(Fault::CapsInQuadraticTime) if returns_blocks(case) => intended,
+                Some(Fault::IgnoresRemainingContext) => configured,
+                Some(Fault::RaisesCapToRemainingContext) => CapConfig {
+                    limit: remaining.unwrap_or(configured.limit),
+                    ..configured
+                },
                 _ => harness_cap(intended, fault),
             },
             deadline: match (fault, variant) {
@@ -477,6 +501,11 @@ impl ReferenceAdapter {
             // `drops-partial-output`: a timeout shows its message alone.
             partial_output: fault != Some(Fault::DropsPartialOutput),
             escape_note_copies: self.escapes_note_copies(),
+            // `wrapper-not-escaped` frames the content itself, after the fact.
+            wrapper: match fault {
+                Some(Fault::WrapperNotEscaped) => None,
+                _ => self.wrapper(),
+            },
             limits: harness_ref::OutputLimits {
                 image: blocks::image_limit(case.config.image_limit.as_deref(), fault, variant),
                 ..harness_ref::OutputLimits::default()
@@ -493,7 +522,8 @@ impl ReferenceAdapter {
                 .as_ref()
                 .and_then(|c| c.unit)
                 .unwrap_or(protocol::Unit::Chars),
-            _ => to_wire_unit(intended.unit),
+            // A token cap's outputs are sized in its estimate's unit (PROTOCOL.md 4l).
+            _ => to_wire_unit(intended.unit.counting()),
         };
 
         let mut scripts = HashMap::new();
@@ -724,7 +754,7 @@ impl ReferenceAdapter {
 
         if unvalidated.iter().any(Option::is_some) {
             let mut unused = HashMap::new();
-            let unit = to_wire_unit(intended.unit);
+            let unit = to_wire_unit(intended.unit.counting());
             let lenient = Harness::new(
                 self.registry(case, unit, &state, &mut unused, true)?,
                 harness_config,
@@ -799,6 +829,13 @@ impl ReferenceAdapter {
                 args: fed.get(i).and_then(|p| p.args.as_ref()),
             };
             perturb_result(&mut o, result, fault, &context);
+            if let Some(harness_ref::wrap::ResultWrapper::Nonce { key }) = self.wrapper() {
+                o.wrapper_nonce = Some(harness_ref::wrap::nonce(key));
+            }
+            // `wrapper-not-escaped`: the frame, around an output whose markers are not escaped.
+            if fault == Some(Fault::WrapperNotEscaped) {
+                o.content = harness_ref::wrap::ResultWrapper::Escaped.frame(&o.content);
+            }
             blocks::perturb_result(&mut o, fault, &intended);
             blocks::limit_images(&mut o, fault, variant, case.config.image_limit.as_deref());
             replay::perturb_result(&mut o, fault, variant, tool);
@@ -1699,6 +1736,34 @@ fn observe_result(result: &ToolResult) -> ObservedResult {
         blocks: (!result.parts().is_empty())
             .then(|| result.parts().iter().map(blocks::block_of).collect()),
         note_nonce: None,
+        wrapper_nonce: None,
+    }
+}
+
+/// The secret `wraps-results-with-nonce` derives its nonce from (never shown to tools).
+const WRAPPER_KEY: u64 = 0x7e57_ab1e_5eed_0001;
+
+/// A wrapper as the hello declares it (`wrapper`): its markers, `{nonce}` for the nonce, and
+/// the escapes it applies to copies of them.
+fn wrapper_declaration(w: harness_ref::wrap::ResultWrapper) -> protocol::WrapperDeclaration {
+    let (open, close) = match w {
+        harness_ref::wrap::ResultWrapper::Escaped => w.markers(),
+        harness_ref::wrap::ResultWrapper::Nonce { .. } => (
+            "<tool_output nonce=\"{nonce}\">\n".into(),
+            "\n</tool_output nonce=\"{nonce}\">".into(),
+        ),
+    };
+    protocol::WrapperDeclaration {
+        open: open.into_owned(),
+        close: close.into_owned(),
+        escapes: w
+            .escapes()
+            .iter()
+            .map(|(from, to)| protocol::Escape {
+                from: (*from).to_owned(),
+                to: (*to).to_owned(),
+            })
+            .collect(),
     }
 }
 
@@ -2133,6 +2198,35 @@ fn cap_config(case: &WireCase, variant: Option<Variant>) -> Result<CapConfig, St
     })
 }
 
+/// The room left in the model's context window, when the case gives it (feature
+/// `context-cap`; the runner sends it exact, in the cap's unit).
+fn remaining_context(case: &WireCase) -> Result<Option<usize>, String> {
+    match case
+        .config
+        .cap
+        .as_ref()
+        .and_then(|c| c.remaining.as_deref())
+    {
+        None => Ok(None),
+        Some(&protocol::Size::Exact(n)) => usize::try_from(n)
+            .map(Some)
+            .map_err(|_| format!("remaining context {n} is too large")),
+        Some(size) => Err(format!(
+            "the runner sends sizes exact; got a remaining context of {size:?}"
+        )),
+    }
+}
+
+/// The cap a context-aware harness applies: the smaller of its cap and the room left in the
+/// context (`context-headroom` keeps half of that room free for the model's answer).
+fn within_context(cap: CapConfig, remaining: Option<usize>, variant: Option<Variant>) -> CapConfig {
+    match (remaining, variant) {
+        (None, _) => cap,
+        (Some(r), Some(Variant::ContextHeadroom)) => cap.within_context(r / 2),
+        (Some(r), _) => cap.within_context(r),
+    }
+}
+
 /// The cap the case asks for, harness-ref's defaults filling the gaps.
 fn requested_cap(case: &WireCase) -> Result<CapConfig, String> {
     let defaults = HarnessConfig::default().cap;
@@ -2169,6 +2263,24 @@ fn harness_cap(intended: CapConfig, fault: Option<Fault>) -> CapConfig {
                 ..intended
             }
         }
+        Some(Fault::CountsTokensAsChars) => match intended.unit {
+            harness_ref::Unit::Tokens(e) => CapConfig {
+                unit: harness_ref::Unit::Tokens(harness_ref::TokenEstimate {
+                    of: harness_ref::Counted::Chars,
+                    ..e
+                }),
+                ..intended
+            },
+            _ => intended,
+        },
+        Some(Fault::NotesTokenCutsInBytes) => match intended.unit {
+            harness_ref::Unit::Tokens(e) => CapConfig {
+                unit: e.counted(),
+                limit: e.counted_limit(intended.limit),
+                ..intended
+            },
+            _ => intended,
+        },
         Some(Fault::CountsCharsForBytes) if intended.unit == harness_ref::Unit::Bytes => {
             CapConfig {
                 unit: harness_ref::Unit::Chars,
@@ -2254,11 +2366,23 @@ fn cuts_itself(intended: &CapConfig) -> bool {
     )
 }
 
+/// How this harness estimates tokens for a token cap: openai/codex's `ceil(bytes / 4)`.
+const TOKEN_ESTIMATE: harness_ref::TokenEstimate = harness_ref::TokenEstimate::BYTES_OVER_4;
+
+/// A token estimate as the hello declares it.
+fn wire_estimator(e: harness_ref::TokenEstimate) -> protocol::TokenEstimator {
+    protocol::TokenEstimator {
+        of: to_wire_unit(e.counted()),
+        divisor: u64::from(e.divisor),
+    }
+}
+
 fn to_wire_unit(unit: harness_ref::Unit) -> protocol::Unit {
     match unit {
         harness_ref::Unit::Bytes => protocol::Unit::Bytes,
         harness_ref::Unit::Chars => protocol::Unit::Chars,
         harness_ref::Unit::Lines => protocol::Unit::Lines,
+        harness_ref::Unit::Tokens(_) => protocol::Unit::Tokens,
     }
 }
 
@@ -2267,6 +2391,7 @@ fn from_wire_unit(unit: protocol::Unit) -> harness_ref::Unit {
         protocol::Unit::Bytes => harness_ref::Unit::Bytes,
         protocol::Unit::Chars => harness_ref::Unit::Chars,
         protocol::Unit::Lines => harness_ref::Unit::Lines,
+        protocol::Unit::Tokens => harness_ref::Unit::Tokens(TOKEN_ESTIMATE),
     }
 }
 

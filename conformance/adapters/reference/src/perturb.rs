@@ -18,7 +18,7 @@ pub(crate) fn head_units(text: &str, n: u64, unit: Unit) -> &str {
             Some((i, _)) => &text[..i],
             None => text,
         },
-        Unit::Lines => cap::prefix_units(text, n, unit),
+        Unit::Lines | Unit::Tokens(_) => cap::prefix_units(text, n, unit),
     }
 }
 
@@ -42,7 +42,7 @@ pub(crate) fn tail_units(text: &str, n: u64, unit: Unit) -> &str {
                 None => text,
             }
         }
-        Unit::Lines => cap::suffix_units(text, n, unit),
+        Unit::Lines | Unit::Tokens(_) => cap::suffix_units(text, n, unit),
     }
 }
 
@@ -59,14 +59,34 @@ fn floor_boundary(text: &str, mut i: usize) -> usize {
 /// `omits-note`: the capped content with the note (and its separators) taken out, leaving the
 /// head and the tail joined, as a harness that slices `text[:h] + text[-t:]` produces.
 pub(crate) fn strip_note(content: &str, truncation: &Truncation) -> String {
-    let head = head_units(content, truncation.head_size, truncation.unit);
-    let tail = match truncation.strategy {
-        Strategy::HeadTail | Strategy::Reject => {
-            tail_units(content, truncation.tail_size, truncation.unit)
-        }
-        Strategy::HeadOnly | Strategy::Spill => "",
-    };
+    let (head, tail) = kept_parts(content, truncation);
     format!("{head}{tail}")
+}
+
+/// The kept head and tail of harness-ref's capped `content` (the tail empty for a head-only
+/// cut). A token cut's sizes are estimates, not offsets, so under a token cap the parts are
+/// found around the note's own text (`head\nnote\ntail`, `head\nnote`).
+pub(crate) fn kept_parts<'a>(content: &'a str, truncation: &Truncation) -> (&'a str, &'a str) {
+    let cuts_middle = matches!(truncation.strategy, Strategy::HeadTail | Strategy::Reject);
+    if let Unit::Tokens(_) = truncation.unit {
+        let note = truncation.note();
+        if let Some(at) = content.find(&format!("\n{note}")) {
+            let rest = &content[at + 1 + note.len()..];
+            let tail = if cuts_middle {
+                rest.strip_prefix('\n').unwrap_or(rest)
+            } else {
+                ""
+            };
+            return (&content[..at], tail);
+        }
+    }
+    let head = head_units(content, truncation.head_size, truncation.unit);
+    let tail = if cuts_middle {
+        tail_units(content, truncation.tail_size, truncation.unit)
+    } else {
+        ""
+    };
+    (head, tail)
 }
 
 /// `caps-in-quadratic-time`: harness-ref's own cut, found the slow way first: one character
@@ -156,8 +176,9 @@ pub(crate) fn split_code_point(text: &str, config: &CapConfig) -> String {
         return honest.content.into_owned();
     };
     let (head, middle_newlines, tail) = match config.unit {
-        // A lines cut keeps whole lines: there is no code point to split.
-        Unit::Lines => return honest.content.into_owned(),
+        // A lines cut keeps whole lines: there is no code point to split. A token cut is left
+        // to the byte and char caps, which show this fault.
+        Unit::Lines | Unit::Tokens(_) => return honest.content.into_owned(),
         Unit::Bytes => {
             let bytes = text.as_bytes();
             let tail_start = bytes.len().saturating_sub(tail_budget).max(head_budget);

@@ -93,8 +93,13 @@ pub(crate) fn renote(content: &str, truncation: Option<&Truncation>, style: Note
         }
         return note[..end].to_owned();
     }
-    let head = head_units(content, t.head_size, t.unit);
-    let tail = tail_units(content, t.tail_size, t.unit);
+    let (head, tail) = match t.unit {
+        harness_ref::Unit::Tokens(_) => crate::perturb::kept_parts(content, t),
+        _ => (
+            head_units(content, t.head_size, t.unit),
+            tail_units(content, t.tail_size, t.unit),
+        ),
+    };
     // A spill's preview is placed like a head-only cut; a reject's messages are cut head+tail.
     let strategy = match t.strategy {
         Strategy::Spill => Strategy::HeadOnly,

@@ -172,11 +172,23 @@ pub enum Variant {
     /// An empty success is sent with a placeholder, `(no output)`, instead of without content
     /// (as zed and hermes-agent do): the provider takes both.
     PlaceholderForEmptyOutput,
+    /// Context-aware, with headroom: a result gets at most half of the room left in the
+    /// model's context (the rest is kept for the model's answer), and never more than the
+    /// cap. A smaller cap than the suite's minimum is still correct (SPEC.md TOKCAP-3).
+    ContextHeadroom,
+    /// Frames every result in `<tool_output>` … `</tool_output>` and escapes copies of the
+    /// markers in outputs (`&lt;/tool_output`) before capping; declares `wrapper` (SPEC.md
+    /// WRAP-1).
+    WrapsResults,
+    /// Frames every result in markers that carry a nonce the model is told
+    /// (`<tool_output nonce="…">`), and shows outputs as they are; declares `wrapper` with
+    /// `{nonce}` and reports each result's `wrapper_nonce`.
+    WrapsResultsWithNonce,
 }
 
 impl Variant {
     /// Every variant, in documentation order.
-    pub const ALL: [Variant; 41] = [
+    pub const ALL: [Variant; 44] = [
         Variant::FoldsMalformedCall,
         Variant::NonObjectAsInvalidArguments,
         Variant::EmptyNameAsUnknownTool,
@@ -218,6 +230,9 @@ impl Variant {
         Variant::RewordedDenials,
         Variant::UndecidedCallsTimeOut,
         Variant::PlaceholderForEmptyOutput,
+        Variant::ContextHeadroom,
+        Variant::WrapsResults,
+        Variant::WrapsResultsWithNonce,
     ];
 
     /// The kebab-case name used on the command line and in reports.
@@ -264,6 +279,9 @@ impl Variant {
             Variant::RewordedDenials => "reworded-denials",
             Variant::UndecidedCallsTimeOut => "undecided-calls-time-out",
             Variant::PlaceholderForEmptyOutput => "placeholder-for-empty-output",
+            Variant::ContextHeadroom => "context-headroom",
+            Variant::WrapsResults => "wraps-results",
+            Variant::WrapsResultsWithNonce => "wraps-results-with-nonce",
         }
     }
 
@@ -366,6 +384,15 @@ impl Variant {
             }
             Variant::PlaceholderForEmptyOutput => {
                 "sends an empty success as the placeholder text (no output) instead of without content"
+            }
+            Variant::ContextHeadroom => {
+                "caps a result at half the room left in the model's context (or its cap, if smaller)"
+            }
+            Variant::WrapsResults => {
+                "frames results in <tool_output> markers, escaping copies of them in outputs"
+            }
+            Variant::WrapsResultsWithNonce => {
+                "frames results in markers that carry a nonce the model is told"
             }
         }
     }

@@ -310,7 +310,12 @@ fn the_handshake_declares_what_harness_ref_does() {
             Strategy::Spill
         ]
     );
-    assert_eq!(cap.units, [Unit::Lines]);
+    assert_eq!(cap.units, [Unit::Lines, Unit::Tokens]);
+    // Tokens as openai/codex estimates them: a token per 4 bytes.
+    let estimator = cap.estimator.unwrap();
+    assert_eq!((estimator.of, estimator.divisor), (Unit::Bytes, 4));
+    assert!(caps.features.iter().any(|f| f == "context-cap"));
+    assert!(caps.wrapper.is_none(), "the reference wraps no result");
     // harness-ref has a code for every class of the vocabulary, named as the class.
     let codes = caps.codes.as_ref().unwrap();
     for class in harness_conformance_protocol::vocabulary::CLASSES {

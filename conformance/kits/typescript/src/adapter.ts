@@ -43,6 +43,8 @@ export const ERROR_LIMIT = 2000;
 /** The unit a case's generated sizes are measured in (chars under a lines cap). */
 export function unitFor(adapter: Adapter<unknown>, c: Case): string {
   const unit = c.config.cap_unit ?? adapter.capabilities.cap?.unit ?? 'chars';
+  // A token cap's outputs are sized in the unit its estimator counts (PROTOCOL.md 4l).
+  if (unit === 'tokens') return adapter.capabilities.cap?.estimator?.of ?? 'chars';
   return unit === 'lines' ? 'chars' : unit;
 }
 

@@ -33,16 +33,38 @@ export interface Implementation {
 }
 
 /**
+ * How a token cap counts tokens (PROTOCOL.md 4l): `ceil(size / divisor)`, the size in UTF-8 bytes
+ * or Unicode scalar values. Generated outputs of a token case arrive sized in `of`'s unit.
+ */
+export interface TokenEstimator {
+  of: 'bytes' | 'chars';
+  divisor: number;
+}
+
+/**
  * The output cap: default unit and limit; `strategies` (`head_tail`, `head_only`, `reject`,
  * `spill`; the first is the default); `configurable`; `units`, the units a configurable cap takes
- * besides bytes and chars (`lines`).
+ * besides bytes and chars (`lines`, `tokens`); `estimator`, required with the unit `tokens`.
  */
 export interface Cap {
   unit: Unit;
   limit: number;
   strategies?: readonly Strategy[];
   configurable?: boolean;
-  units?: readonly 'lines'[];
+  units?: readonly ('lines' | 'tokens')[];
+  estimator?: TokenEstimator;
+}
+
+/**
+ * The markers a harness frames every result's content in (PROTOCOL.md 4l; SPEC.md WRAP-1): the
+ * content is `open` + the output + `close`. `escapes`: rewrites applied to outputs before capping
+ * so a copy of a marker loses its form; or `{nonce}` in both markers, reported per result as
+ * `wrapper_nonce`.
+ */
+export interface Wrapper {
+  open: string;
+  close: string;
+  escapes?: readonly { from: string; to: string }[];
 }
 
 /** Handler deadlines: whether a case may set one, and the harness's default if it has one. */
@@ -89,12 +111,14 @@ export interface Capabilities {
    * named, every result is judged by that provider's acceptance rules (PROTOCOL.md section 4i).
    */
   dialect?: string;
+  /** The markers the harness frames results in (PROTOCOL.md 4l). */
+  wrapper?: Wrapper | null;
 }
 
 /** Every field of `Capabilities`, in the schema's order (compared with vocabulary.CAPABILITY_FIELDS). */
 export const CAPABILITY_KEYS = [
   'cap', 'codes', 'retryability', 'deadline', 'keywords', 'call_forms', 'parallel', 'history', 'features',
-  'folds', 'behaviors', 'call_ids', 'dialect',
+  'folds', 'behaviors', 'call_ids', 'dialect', 'wrapper',
 ] as const satisfies readonly (keyof Capabilities)[];
 
 /** Every field of `Implementation` (compared with vocabulary.IMPLEMENTATION_FIELDS). */
@@ -140,8 +164,18 @@ export function validateCapabilities(caps: Capabilities): void {
     if (strategies.length === 0) throw invalid('cap.strategies', 'must list at least one strategy (the first is the default)');
     for (const s of strategies) oneOf('cap.strategies', s, vocabulary.CAP_STRATEGIES);
     unique('cap.strategies', strategies);
-    for (const u of caps.cap.units ?? []) oneOf('cap.units', u, ['lines']);
+    for (const u of caps.cap.units ?? []) oneOf('cap.units', u, ['lines', 'tokens']);
     unique('cap.units', caps.cap.units ?? []);
+    const tokens = caps.cap.unit === 'tokens' || (caps.cap.units ?? []).includes('tokens');
+    const e = caps.cap.estimator;
+    if (tokens && !e) throw invalid('cap.estimator', 'the unit tokens needs an estimator');
+    if (e) {
+      if (!tokens) throw invalid('cap.estimator', 'declared without the unit tokens');
+      oneOf('cap.estimator.of', e.of, ['bytes', 'chars']);
+      if (!Number.isInteger(e.divisor) || e.divisor < 1) {
+        throw invalid('cap.estimator.divisor', `${quote(e.divisor)} is not a positive integer`);
+      }
+    }
   }
   for (const [outcome, code] of Object.entries(caps.codes ?? {})) {
     oneOf('codes', outcome, vocabulary.OUTCOME_CLASSES);
@@ -172,6 +206,18 @@ export function validateCapabilities(caps: Capabilities): void {
   }
   for (const b of caps.behaviors ?? []) oneOf('behaviors', b, vocabulary.OPTIONAL_BEHAVIOURS);
   unique('behaviors', caps.behaviors ?? []);
+  if (caps.wrapper) {
+    for (const name of ['open', 'close'] as const) {
+      if (typeof caps.wrapper[name] !== 'string' || caps.wrapper[name] === '') {
+        throw invalid(`wrapper.${name}`, 'must be a non-empty string');
+      }
+    }
+    for (const { from, to } of caps.wrapper.escapes ?? []) {
+      if (!from || to.includes(from)) {
+        throw invalid('wrapper.escapes', `${quote(from)} → ${quote(to)}: from must be non-empty and not in to`);
+      }
+    }
+  }
   for (const flag of ['retryability', 'parallel', 'history', 'call_ids'] as const) {
     if (caps[flag] !== undefined && typeof caps[flag] !== 'boolean') throw invalid(flag, 'must be true or false');
   }
@@ -184,7 +230,8 @@ export function capabilitiesJson(caps: Capabilities): Record<string, Json> {
     cap: caps.cap
       ? { unit: caps.cap.unit, limit: caps.cap.limit, configurable: caps.cap.configurable ?? false,
           strategies: [...(caps.cap.strategies ?? ['head_tail'])],
-          ...(caps.cap.units?.length ? { units: [...caps.cap.units] } : {}) }
+          ...(caps.cap.units?.length ? { units: [...caps.cap.units] } : {}),
+          ...(caps.cap.estimator ? { estimator: { of: caps.cap.estimator.of, divisor: caps.cap.estimator.divisor } } : {}) }
       : null,
   };
   if (caps.codes && Object.keys(caps.codes).length) out.codes = { ...caps.codes } as Record<string, string>;
@@ -203,6 +250,13 @@ export function capabilitiesJson(caps: Capabilities): Record<string, Json> {
   if (caps.behaviors?.length) out.behaviors = [...caps.behaviors];
   if (caps.call_ids === false) out.call_ids = false; // absent means true: older hellos stay as they were
   if (caps.dialect !== undefined) out.dialect = caps.dialect;
+  if (caps.wrapper) {
+    out.wrapper = {
+      open: caps.wrapper.open,
+      close: caps.wrapper.close,
+      ...(caps.wrapper.escapes?.length ? { escapes: caps.wrapper.escapes.map((e) => ({ from: e.from, to: e.to })) } : {}),
+    };
+  }
   return out;
 }
 

@@ -53,6 +53,8 @@ export interface Config {
   readonly deadline_ms: number | null;
   /** The model provider's image limits (feature `image-limits`, PROTOCOL.md section 4h). */
   readonly image_limit: ImageLimit | null;
+  /** The room left in the model's context window, in the cap's unit (feature `context-cap`, PROTOCOL.md section 4l). */
+  readonly cap_remaining: number | null;
 }
 
 /** Inclusive bounds on one image: pixels wide, pixels high, length of its base64 text. */
@@ -163,7 +165,8 @@ export function parseCase(value: Json | undefined): Case {
   return {
     id: raw.id,
     config: { cap_limit: num(cap.limit), cap_unit: str(cap.unit), cap_strategy: str(cap.strategy), deadline_ms: num(config.deadline_ms),
-      image_limit: config.image_limit === undefined || config.image_limit === null ? null : (object(config.image_limit, 'config image_limit') as ImageLimit) },
+      image_limit: config.image_limit === undefined || config.image_limit === null ? null : (object(config.image_limit, 'config image_limit') as ImageLimit),
+      cap_remaining: num(cap.remaining) },
     tools: raw.tools.map(parseTool),
     calls: raw.calls.map(parseCall),
     context: raw.context === undefined ? null : object(raw.context, 'context'),

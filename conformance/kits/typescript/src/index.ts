@@ -16,7 +16,8 @@ export {
 } from './behaviours.js';
 export {
   capabilitiesJson, hello, validateCapabilities, CAPABILITY_KEYS, IMPLEMENTATION_KEYS,
-  type Cap, type Capabilities, type CallForm, type Deadline, type Implementation, type OutcomeClass, type Strategy, type Unit,
+  type Cap, type Capabilities, type CallForm, type Deadline, type Implementation, type OutcomeClass, type Strategy,
+  type TokenEstimator, type Unit, type Wrapper,
 } from './capabilities.js';
 export { field, idOrNull, MISSING, offeredTools, parseCase, type Call, type Case, type Config, type ImageLimit, type Missing, type Tool } from './case.js';
 export { ErrorCode, KitError } from './errors.js';

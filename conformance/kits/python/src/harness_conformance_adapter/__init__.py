@@ -32,7 +32,7 @@ Standard library only; Python 3.10+. See README.md for the whole surface and how
 
 from .adapter import Adapter, serve
 from .behaviours import ContentBlocks, Errors, HandlerStopped, McpResult, ReturnInstead, Script, Stream, expand, measure
-from .capabilities import Cap, Capabilities, Deadline, Implementation, hello
+from .capabilities import Cap, Capabilities, Deadline, Implementation, TokenEstimator, Wrapper, hello
 from .case import MISSING, Call, Case, Config, Tool
 from .errors import ErrorCode, KitError
 from .jsonio import UNSET, Json, dumps, loads, to_json
@@ -41,6 +41,6 @@ from .turn import HarnessRaised, Skip, Turn
 __all__ = [
     "MISSING", "UNSET", "Adapter", "Call", "Cap", "Capabilities", "Case", "Config", "Deadline", "ErrorCode",
     "ContentBlocks", "Errors", "HandlerStopped", "HarnessRaised", "McpResult", "Implementation", "Json", "KitError", "ReturnInstead", "Script", "Skip", "Stream", "Tool",
-    "Turn", "dumps", "expand", "hello", "loads", "measure", "serve", "to_json",
+    "TokenEstimator", "Turn", "Wrapper", "dumps", "expand", "hello", "loads", "measure", "serve", "to_json",
 ]
 __version__ = "1.1.0"

@@ -57,12 +57,16 @@ class Adapter(Generic[H]):
         return hello(self.implementation, self.capabilities)
 
     def unit_for(self, case: Case) -> str:
-        """The unit a case's generated sizes are measured in (chars under a lines cap)."""
+        """The unit a case's generated sizes are measured in (chars under a lines cap; under a
+        token cap, the unit its estimator counts)."""
         unit = "chars"
         if case.config.cap_unit is not None:
             unit = case.config.cap_unit
         elif self.capabilities.cap is not None:
             unit = self.capabilities.cap.unit
+        if unit == "tokens":
+            estimator = self.capabilities.cap.estimator if self.capabilities.cap is not None else None
+            return estimator.of if estimator is not None else "chars"
         return "chars" if unit == "lines" else unit
 
     def new_turn(self, case: Case, log: IO[str] | None = None) -> Turn:

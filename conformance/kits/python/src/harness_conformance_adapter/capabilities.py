@@ -24,8 +24,9 @@ from . import vocabulary
 from .errors import ErrorCode, KitError, quote
 from .jsonio import Json
 
-Unit = Literal["bytes", "chars", "lines"]
-"""What a cap counts: UTF-8 bytes, Unicode scalar values or lines (vocabulary.CAP_UNITS)."""
+Unit = Literal["bytes", "chars", "lines", "tokens"]
+"""What a cap counts: UTF-8 bytes, Unicode scalar values, lines or estimated tokens
+(vocabulary.CAP_UNITS; tokens need a `TokenEstimator`)."""
 
 
 def _capability(field_name: str, problem: str) -> KitError:
@@ -74,13 +75,32 @@ class Implementation:
 
 
 @dataclass(frozen=True)
+class TokenEstimator:
+    """How a token cap counts tokens (PROTOCOL.md 4l): `ceil(size / divisor)`, the size in UTF-8
+    bytes (`of="bytes"`) or Unicode scalar values (`of="chars"`). Generated outputs of a token case
+    arrive sized in `of`'s unit."""
+
+    of: Literal["bytes", "chars"]
+    divisor: int
+
+    def validate(self) -> None:
+        _one_of("cap.estimator.of", self.of, ("bytes", "chars"))
+        if isinstance(self.divisor, bool) or not isinstance(self.divisor, int) or self.divisor < 1:
+            raise _capability("cap.estimator.divisor", f"{quote(self.divisor)} is not a positive integer")
+
+    def to_json(self) -> dict[str, Json]:
+        return {"of": self.of, "divisor": self.divisor}
+
+
+@dataclass(frozen=True)
 class Cap:
     """The harness's output cap: the unit and limit it uses by default, and what a case may change.
 
     `strategies` lists the strategies the harness has (`head_tail`, `head_only`, `reject`,
     `spill`); the first is its default. `configurable`: a case may set the limit and the unit
     (bytes, chars, and those in `units`), and pick one of `strategies`. `units`: the units a
-    configurable cap takes besides bytes and chars (`lines`).
+    configurable cap takes besides bytes and chars (`lines`, `tokens`). `estimator`: how tokens are
+    counted, required with the unit `tokens` (and only with it).
     """
 
     unit: Unit
@@ -88,6 +108,7 @@ class Cap:
     strategies: Sequence[str] = ("head_tail",)
     configurable: bool = False
     units: Sequence[str] = ()
+    estimator: TokenEstimator | None = None
 
     def validate(self) -> None:
         _one_of("cap.unit", self.unit, vocabulary.CAP_UNITS)
@@ -99,8 +120,15 @@ class Cap:
             _one_of("cap.strategies", strategy, vocabulary.CAP_STRATEGIES)
         _unique("cap.strategies", self.strategies)
         for unit in self.units:
-            _one_of("cap.units", unit, ("lines",))
+            _one_of("cap.units", unit, ("lines", "tokens"))
         _unique("cap.units", self.units)
+        tokens = self.unit == "tokens" or "tokens" in self.units
+        if tokens and self.estimator is None:
+            raise _capability("cap.estimator", "the unit tokens needs an estimator")
+        if self.estimator is not None:
+            if not tokens:
+                raise _capability("cap.estimator", "declared without the unit tokens")
+            self.estimator.validate()
 
     def to_json(self) -> dict[str, Json]:
         out: dict[str, Json] = {"unit": self.unit, "limit": self.limit,
@@ -108,6 +136,35 @@ class Cap:
                                 "strategies": list(self.strategies)}
         if self.units:
             out["units"] = list(self.units)
+        if self.estimator is not None:
+            out["estimator"] = self.estimator.to_json()
+        return out
+
+
+@dataclass(frozen=True)
+class Wrapper:
+    """The markers a harness frames every result's content in (PROTOCOL.md 4l; SPEC.md WRAP-1):
+    the content is `open` + the output + `close`, separators included. `escapes`: the (from, to)
+    rewrites it applies to outputs before capping so a copy of a marker loses its form; or
+    `{nonce}` in both markers, the nonce reported as each result's `wrapper_nonce`."""
+
+    open: str
+    close: str
+    escapes: Sequence[tuple[str, str]] = ()
+
+    def validate(self) -> None:
+        for name in ("open", "close"):
+            value = getattr(self, name)
+            if not isinstance(value, str) or not value:
+                raise _capability(f"wrapper.{name}", "must be a non-empty string")
+        for source, target in self.escapes:
+            if not source or source in target:
+                raise _capability("wrapper.escapes", f"{quote(source)} → {quote(target)}: from must be non-empty and not in to")
+
+    def to_json(self) -> dict[str, Json]:
+        out: dict[str, Json] = {"open": self.open, "close": self.close}
+        if self.escapes:
+            out["escapes"] = [{"from": s, "to": t} for s, t in self.escapes]
         return out
 
 
@@ -153,7 +210,8 @@ class Capabilities:
       the runner skips cases about ids and does not run `tool_use_id` checks;
     - `dialect`: the model provider's request format the harness's results go into
       (vocabulary.DIALECTS), or None; when named, every result is judged by that provider's
-      acceptance rules (PROTOCOL.md section 4i).
+      acceptance rules (PROTOCOL.md section 4i);
+    - `wrapper`: the markers the harness frames results in, or None (PROTOCOL.md 4l).
     """
 
     cap: Cap | None = None
@@ -169,6 +227,7 @@ class Capabilities:
     behaviors: Sequence[str] = ()
     call_ids: bool = True
     dialect: str | None = None
+    wrapper: Wrapper | None = None
 
     def validate(self) -> None:
         if self.cap is not None:
@@ -202,6 +261,8 @@ class Capabilities:
         for behavior in self.behaviors:
             _one_of("behaviors", behavior, vocabulary.OPTIONAL_BEHAVIOURS)
         _unique("behaviors", self.behaviors)
+        if self.wrapper is not None:
+            self.wrapper.validate()
         for flag in ("retryability", "parallel", "history", "call_ids"):
             if not isinstance(getattr(self, flag), bool):
                 raise _capability(flag, "must be true or false")
@@ -230,6 +291,8 @@ class Capabilities:
             out["call_ids"] = False
         if self.dialect is not None:
             out["dialect"] = self.dialect
+        if self.wrapper is not None:
+            out["wrapper"] = self.wrapper.to_json()
         return out
 
 

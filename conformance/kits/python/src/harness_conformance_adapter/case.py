@@ -112,6 +112,9 @@ class Config:
     # The model provider's image limits (feature `image-limits`, PROTOCOL.md section 4h):
     # `max_width`, `max_height` (pixels), `max_base64_bytes`, each optional.
     image_limit: Mapping[str, Json] | None = None
+    # The room left in the model's context window, in the cap's unit (feature `context-cap`,
+    # PROTOCOL.md section 4l): cap each result at the smaller of the cap and this.
+    cap_remaining: int | None = None
 
     @staticmethod
     def parse(raw: Json) -> Config:
@@ -119,7 +122,7 @@ class Config:
         cap = _object(raw.get("cap") or {}, "config cap")
         image_limit = raw.get("image_limit")
         return Config(cap_limit=cap.get("limit"), cap_unit=cap.get("unit"), cap_strategy=cap.get("strategy"),
-                      deadline_ms=raw.get("deadline_ms"),
+                      deadline_ms=raw.get("deadline_ms"), cap_remaining=cap.get("remaining"),
                       image_limit=_object(image_limit, "config image_limit") if image_limit is not None else None)
 
 
