@@ -4,13 +4,13 @@
 export const PROTOCOL_VERSION = 1;
 
 /** Every field a hello's `capabilities` may carry (hello.schema.json). */
-export const CAPABILITY_FIELDS = ["cap", "codes", "retryability", "deadline", "keywords", "call_forms", "parallel", "history", "features", "folds", "behaviors", "call_ids", "dialect"] as const;
+export const CAPABILITY_FIELDS = ["cap", "codes", "retryability", "deadline", "keywords", "call_forms", "parallel", "history", "features", "folds", "behaviors", "call_ids", "dialect", "wrapper"] as const;
 
 /** Every field of a hello's `implementation`. */
 export const IMPLEMENTATION_FIELDS = ["name", "language", "version", "homepage", "source", "issues"] as const;
 
 /** What a cap counts: UTF-8 bytes or Unicode scalar values. */
-export const CAP_UNITS = ["bytes", "chars", "lines"] as const;
+export const CAP_UNITS = ["bytes", "chars", "lines", "tokens"] as const;
 
 /** How a cap cuts; the first a harness lists is its default. */
 export const CAP_STRATEGIES = ["head_tail", "head_only", "reject", "spill"] as const;
@@ -25,7 +25,7 @@ export const CALL_FORMS = ["structured", "arguments_text", "raw"] as const;
 export const KEYWORDS = ["$ref", "$defs", "$anchor", "$dynamicRef", "$dynamicAnchor", "definitions", "allOf", "anyOf", "oneOf", "not", "if", "then", "else", "dependentSchemas", "dependencies", "prefixItems", "items", "additionalItems", "contains", "properties", "patternProperties", "additionalProperties", "propertyNames", "unevaluatedItems", "unevaluatedProperties", "type", "enum", "const", "multipleOf", "maximum", "exclusiveMaximum", "minimum", "exclusiveMinimum", "maxLength", "minLength", "pattern", "maxItems", "minItems", "uniqueItems", "maxContains", "minContains", "maxProperties", "minProperties", "required", "dependentRequired", "format", "contentEncoding", "contentMediaType", "contentSchema", "$schema", "$id", "$comment", "$vocabulary", "title", "description", "default", "examples", "deprecated", "readOnly", "writeOnly"] as const;
 
 /** The optional feature sets, or None when the schema only constrains their spelling. */
-export const FEATURES = ["authorization", "bounds", "budget", "idempotency", "path-confinement", "prepare-commit", "offered-tools", "stop-reason", "repair", "cancel", "serial-calls", "mcp-client", "resume", "image-limits", "spill-lifecycle", "pause"] as const;
+export const FEATURES = ["authorization", "bounds", "budget", "idempotency", "path-confinement", "prepare-commit", "offered-tools", "stop-reason", "repair", "cancel", "serial-calls", "mcp-client", "resume", "image-limits", "spill-lifecycle", "pause", "context-cap"] as const;
 
 /** The spelling every feature name must have. */
 export const FEATURE_PATTERN: string | null = null;

@@ -5,13 +5,13 @@ from __future__ import annotations
 PROTOCOL_VERSION: int = 1
 """The protocol version this kit speaks (start.schema.json)."""
 
-CAPABILITY_FIELDS: tuple[str, ...] = ("cap", "codes", "retryability", "deadline", "keywords", "call_forms", "parallel", "history", "features", "folds", "behaviors", "call_ids", "dialect")
+CAPABILITY_FIELDS: tuple[str, ...] = ("cap", "codes", "retryability", "deadline", "keywords", "call_forms", "parallel", "history", "features", "folds", "behaviors", "call_ids", "dialect", "wrapper")
 """Every field a hello's `capabilities` may carry (hello.schema.json)."""
 
 IMPLEMENTATION_FIELDS: tuple[str, ...] = ("name", "language", "version", "homepage", "source", "issues")
 """Every field of a hello's `implementation`."""
 
-CAP_UNITS: tuple[str, ...] = ("bytes", "chars", "lines")
+CAP_UNITS: tuple[str, ...] = ("bytes", "chars", "lines", "tokens")
 """What a cap counts: UTF-8 bytes or Unicode scalar values."""
 
 CAP_STRATEGIES: tuple[str, ...] = ("head_tail", "head_only", "reject", "spill")
@@ -26,7 +26,7 @@ CALL_FORMS: tuple[str, ...] = ("structured", "arguments_text", "raw")
 KEYWORDS: tuple[str, ...] | None = ("$ref", "$defs", "$anchor", "$dynamicRef", "$dynamicAnchor", "definitions", "allOf", "anyOf", "oneOf", "not", "if", "then", "else", "dependentSchemas", "dependencies", "prefixItems", "items", "additionalItems", "contains", "properties", "patternProperties", "additionalProperties", "propertyNames", "unevaluatedItems", "unevaluatedProperties", "type", "enum", "const", "multipleOf", "maximum", "exclusiveMaximum", "minimum", "exclusiveMinimum", "maxLength", "minLength", "pattern", "maxItems", "minItems", "uniqueItems", "maxContains", "minContains", "maxProperties", "minProperties", "required", "dependentRequired", "format", "contentEncoding", "contentMediaType", "contentSchema", "$schema", "$id", "$comment", "$vocabulary", "title", "description", "default", "examples", "deprecated", "readOnly", "writeOnly")
 """The JSON Schema keywords a hello may declare, or None when any name is allowed."""
 
-FEATURES: tuple[str, ...] | None = ("authorization", "bounds", "budget", "idempotency", "path-confinement", "prepare-commit", "offered-tools", "stop-reason", "repair", "cancel", "serial-calls", "mcp-client", "resume", "image-limits", "spill-lifecycle", "pause")
+FEATURES: tuple[str, ...] | None = ("authorization", "bounds", "budget", "idempotency", "path-confinement", "prepare-commit", "offered-tools", "stop-reason", "repair", "cancel", "serial-calls", "mcp-client", "resume", "image-limits", "spill-lifecycle", "pause", "context-cap")
 """The optional feature sets, or None when the schema only constrains their spelling."""
 
 FEATURE_PATTERN: str | None = None
