@@ -661,14 +661,30 @@ fn check_answer(answer: &Answer, result: &ToolResult, cap: &CapConfig, ctx: &dyn
         "a deliverable multi-part answer{}",
         ctx()
     );
+    // A text part that is blank once capped (white space alone, or nothing) is not delivered:
+    // the provider refuses a blank text block (SPEC.md REPLAY-1). Its neighbours are.
+    // A part cut to nothing (a cap of 0) is such a part, and its cut is still reported.
+    let blank = |t: &str| t.chars().all(char::is_whitespace);
+    let dropped = |p: &Part| match p {
+        Part::Text(t) => blank(&harness_ref::cap::cap_string(t.clone(), cap).0),
+        _ => false,
+    };
+    let mut cut = parts
+        .iter()
+        .any(|p| dropped(p) && matches!(p, Part::Text(t) if measure(t, cap.unit) > cap.limit));
+    let parts: Vec<Part> = parts.into_iter().filter(|p| !dropped(p)).collect();
     let got = result.parts();
+    assert!(
+        !got.iter().any(|p| matches!(p, Part::Text(t) if blank(t))),
+        "a blank text part delivered{}",
+        ctx()
+    );
     assert_eq!(
         got.len(),
         parts.len(),
         "one part per part, in order{}",
         ctx()
     );
-    let mut cut = false;
     for (sent, delivered) in parts.iter().zip(got) {
         match (sent, delivered) {
             (Part::Text(s), Part::Text(d)) => {

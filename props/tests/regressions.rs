@@ -154,3 +154,40 @@ fn a_note_copy_in_a_part_that_fits_is_escaped_not_lost() {
         }],
     });
 }
+
+/// Bug 6 (found by `prop_parts_turn`, the stable mirror of `parts_turn`, after REPLAY-1): again
+/// a stale property, not a harness bug. harness-ref now drops a text part that is blank once
+/// capped (white space alone, or cut to nothing by a cap of 0), because the Messages API
+/// refuses a blank text block and then every request that replays it; the property still asked
+/// for one part per part. It now expects the blank parts gone, every other part in order, no
+/// blank text part delivered, and a truncation reported when a dropped part was cut.
+#[test]
+fn a_blank_text_part_is_dropped_and_its_neighbours_kept() {
+    use harness_ref_props::parts::{check, Answer, PartChoice, PartsCall, PartsTurn};
+    let call = |parts: Vec<PartChoice>| PartsCall {
+        isolated: false,
+        cancels: false,
+        answer: Answer::Parts(parts),
+    };
+    check(&PartsTurn {
+        cap_limit: 4095,
+        cap_chars: false,
+        cancelled_before: false,
+        calls: vec![
+            call(vec![
+                PartChoice::Text("a chart:".into()),
+                PartChoice::Text(" \n\t".into()),
+                PartChoice::Image(0, "iVBORw0KGgo=".into()),
+                PartChoice::Text(String::new()),
+            ]),
+            call(vec![PartChoice::Text("\u{a0}\u{3000}".into())]),
+        ],
+    });
+    // A cap of 0 cuts every text part to nothing: each is dropped, and the cut is reported.
+    check(&PartsTurn {
+        cap_limit: 0,
+        cap_chars: false,
+        cancelled_before: false,
+        calls: vec![call(vec![PartChoice::Text("before".into())])],
+    });
+}
