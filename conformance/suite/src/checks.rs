@@ -24,8 +24,7 @@ use std::collections::{BTreeMap, HashMap};
 use harness_conformance_protocol::{
     materialize, measure, resolve_size_value, stream_before_deadline, Behavior, Call, Capabilities,
     Invocation, ObservedResult, Output, RaiseKind, SpillStep, Strategy, StreamPart, TokenEstimator,
-    ToolDef,
-    TruncationMeta, Unit, WireCase,
+    ToolDef, TruncationMeta, Unit, WireCase,
 };
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
