@@ -110,7 +110,7 @@ macro_rules! __wire_case_fields {
             /// Feature `resume`: the turn is resumed from a saved transcript that ended with some
             /// of its calls still open; the transcript's saved tool_results follow the turn.
             #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
-            pub resume: ::std::option::Option<$crate::Resume>,
+            pub resume: ::std::option::Option<::std::boxed::Box<$crate::Resume>>,
             /// Feature `spill-lifecycle`: the case's calls are turns of named sessions, with the
             /// sessions' transcripts forgetting results and the sessions ending between them;
             /// the reply lists the artifacts the harness still holds after each step.

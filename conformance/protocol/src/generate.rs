@@ -431,6 +431,14 @@ pub fn resolve_note_copies(
     let form = note
         .and_then(|n| n.form.as_deref())
         .unwrap_or(GENERIC_NOTE_FORM);
+    for_each_generated_output(case, |g| gen(g, form, unit));
+    Ok(())
+}
+
+/// Calls `f` on the generated output (`{"return": {"generate": …}}`) each tool of the case
+/// ends with, through its `sleep_ms` and `mutate_args` steps: where forged copies of the
+/// harness's own text (a note, a wrapper marker) can stand.
+fn for_each_generated_output(case: &mut WireCase, mut f: impl FnMut(&mut Gen)) {
     for tool in &mut case.tools {
         let mut behavior = &mut tool.behavior;
         loop {
@@ -439,14 +447,13 @@ pub fn resolve_note_copies(
                 Behavior::Return {
                     output: Output::Generate(g),
                 } => {
-                    gen(g, form, unit);
+                    f(g);
                     break;
                 }
                 Behavior::Return { .. } | Behavior::Raise { .. } => break,
             }
         }
     }
-    Ok(())
 }
 
 /// Replaces every forged wrapper marker of a case ([`Gen::WrapperCopy`]) by the declared
@@ -475,21 +482,7 @@ pub fn resolve_wrapper_copies(
     let Some(w) = wrapper else {
         return Ok(());
     };
-    for tool in &mut case.tools {
-        let mut behavior = &mut tool.behavior;
-        loop {
-            match behavior {
-                Behavior::Sleep { then, .. } | Behavior::MutateArgs { then, .. } => behavior = then,
-                Behavior::Return {
-                    output: Output::Generate(g),
-                } => {
-                    gen(g, w);
-                    break;
-                }
-                Behavior::Return { .. } | Behavior::Raise { .. } => break,
-            }
-        }
-    }
+    for_each_generated_output(case, |g| gen(g, w));
     Ok(())
 }
 
