@@ -139,9 +139,9 @@ pub fn judge(
         if out.kept.is_none() {
             if let Some((id, s)) = referenced.iter().find(|(id, _)| !held.contains(*id)) {
                 out.kept = Some(format!(
-                    "{at}: artifact {} is gone, though the result of `{}` in session {} still names it in the transcript (held: {})",
+                    "{at}: artifact {} is gone, though the result of {} in session {} still names it in the transcript (held: {})",
                     quote_n(id, 120),
-                    s.call,
+                    quote_n(&s.call, 40),
                     quote_n(&s.session, 40),
                     list(&held)
                 ));
@@ -179,9 +179,9 @@ fn stale(
         if let Some(s) = namers.first() {
             if namers.iter().all(|s| ended.contains(s.session.as_str())) {
                 return Some(format!(
-                    "{at}: artifact {} of `{}` is still held, though its session {} ended",
+                    "{at}: artifact {} of {} is still held, though its session {} ended",
                     quote_n(id, 120),
-                    s.call,
+                    quote_n(&s.call, 40),
                     quote_n(&s.session, 40)
                 ));
             }
@@ -253,10 +253,10 @@ pub fn shared_id(spills: &[Spill]) -> Result<Option<String>, String> {
         for b in &named[i + 1..] {
             if a.artifact == b.artifact && a.output != b.output {
                 return Ok(Some(format!(
-                    "the results of `{}` (session {}) and `{}` (session {}) name the same artifact {} for different outputs: one of them is not the artifact its preview points to",
-                    a.call,
+                    "the results of {} (session {}) and {} (session {}) name the same artifact {} for different outputs: one of them is not the artifact its preview points to",
+                    quote_n(&a.call, 40),
                     quote_n(&a.session, 40),
-                    b.call,
+                    quote_n(&b.call, 40),
                     quote_n(&b.session, 40),
                     quote_n(a.artifact.as_deref().unwrap_or_default(), 120)
                 )));
@@ -271,12 +271,12 @@ fn describe(step: &SpillStep) -> String {
         SpillStep::Turn { session, calls } => format!(
             "a turn of session {} with {}",
             quote_n(session, 40),
-            calls.join(", ")
+            bounded_list(calls.iter().map(String::as_str), 40)
         ),
         SpillStep::Forget { session, calls } => format!(
             "session {} forgot the results of {}",
             quote_n(session, 40),
-            calls.join(", ")
+            bounded_list(calls.iter().map(String::as_str), 40)
         ),
         SpillStep::End { session } => format!("session {} ended", quote_n(session, 40)),
     }
@@ -286,8 +286,14 @@ fn list(ids: &BTreeSet<&str>) -> String {
     if ids.is_empty() {
         return "nothing".into();
     }
-    let shown: Vec<String> = ids.iter().take(8).map(|id| quote_n(id, 80)).collect();
-    let more = ids.len().saturating_sub(8);
+    bounded_list(ids.iter().copied(), 80)
+}
+
+/// At most eight names, each quoted and bounded to `width` chars, then how many more there are.
+fn bounded_list<'a>(names: impl ExactSizeIterator<Item = &'a str>, width: usize) -> String {
+    let total = names.len();
+    let shown: Vec<String> = names.take(8).map(|n| quote_n(n, width)).collect();
+    let more = total.saturating_sub(8);
     if more > 0 {
         format!("{} and {more} more", shown.join(", "))
     } else {
@@ -318,6 +324,27 @@ mod tests {
 
     fn held(ids: &[&str]) -> Vec<String> {
         ids.iter().map(|i| (*i).to_owned()).collect()
+    }
+
+    #[test]
+    fn call_ids_from_a_case_file_reach_messages_bounded_and_escaped() {
+        let long = format!("c\u{1b}[2J{}", "x".repeat(5000));
+        let calls: Vec<String> = (0..20).map(|i| format!("{long}{i}")).collect();
+        let step = SpillStep::Turn {
+            session: "s".into(),
+            calls: calls.clone(),
+        };
+        let text = describe(&step);
+        assert!(text.len() < 1000, "{} chars", text.len());
+        assert!(!text.contains('\u{1b}'), "{text}");
+        assert!(text.ends_with("and 12 more"), "{text}");
+        let a = spill(&long, "s", "same", "one");
+        let b = spill(&calls[1], "s", "same", "two");
+        let message = shared_id(&[a, b]).unwrap().unwrap();
+        assert!(
+            message.len() < 1000 && !message.contains('\u{1b}'),
+            "{message}"
+        );
     }
 
     #[test]
