@@ -8,6 +8,9 @@
 # given time starting from its seeds and the dictionary fuzz/dict/json.dict. With a nightly
 # toolchain installed it builds with AddressSanitizer (`cargo +nightly fuzz ...`); otherwise
 # on stable without a sanitizer (`-s none`). Set FUZZ_SANITIZER=none|address to choose.
+# FUZZ_OPT_LEVEL=N builds the targets at that opt-level instead of the release profile's 3:
+# `.ci/run`'s smoke uses 1, which builds in about 60% of the time (the whole build from a clean
+# clone: 173 s against 281 s) at 0.7-1.1x the executions per second; campaigns keep the default.
 # Exits non-zero when any target crashes; prints exec/s, coverage and features per target.
 # Crashes land in fuzz/artifacts/<target>/; see docs/fuzzing.md for what to do with one.
 #
@@ -36,7 +39,12 @@ if [[ "$sanitizer" != none ]]; then
     toolchain=(+nightly)
 fi
 fuzz=(cargo "${toolchain[@]}" fuzz)
-echo "fuzz: toolchain ${toolchain[*]:-stable}, sanitizer $sanitizer, ${seconds}s per target"
+opt_level="release profile"
+if [[ -n ${FUZZ_OPT_LEVEL:-} ]]; then
+    export CARGO_PROFILE_RELEASE_OPT_LEVEL=$FUZZ_OPT_LEVEL
+    opt_level="opt-level $FUZZ_OPT_LEVEL"
+fi
+echo "fuzz: toolchain ${toolchain[*]:-stable}, sanitizer $sanitizer, $opt_level, ${seconds}s per target"
 
 mapfile -t targets < <("${fuzz[@]}" list)
 "${fuzz[@]}" build -s "$sanitizer"

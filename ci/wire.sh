@@ -31,7 +31,10 @@ if [[ -z $runner ]]; then
   cargo build --locked --release -q -p harness-conformance
   runner=target/release/harness-conformance
 fi
-cargo build --locked --release -q -p harness-ref-adapter
+# Built beside harness-conformance, so both have the feature set `cargo run -p harness-conformance`
+# gave the dependencies they share (alone, the adapter's smaller set compiled jsonschema,
+# harness-ref and others again: about 70 s of a clean clone's CI run).
+cargo build --locked --release -q -p harness-conformance -p harness-ref-adapter
 echo "wire: harness-ref results round-tripped through every dialect"
 report "$runner" run --quiet --harness "$python conformance/wire/tests/roundtrip.py target/release/harness-ref-adapter"
 
