@@ -10,7 +10,7 @@
 # on stable without a sanitizer (`-s none`). Set FUZZ_SANITIZER=none|address to choose.
 # FUZZ_OPT_LEVEL=N builds the targets at that opt-level instead of the release profile's 3:
 # `.ci/run`'s smoke uses 1, which builds in about 60% of the time (the whole build from a clean
-# clone: 173 s against 281 s) at 0.7-1.1x the executions per second; campaigns keep the default.
+# clone: 153 s against 281 s) at 0.7-1.1x the executions per second; campaigns keep the default.
 # Exits non-zero when any target crashes; prints exec/s, coverage and features per target.
 # Crashes land in fuzz/artifacts/<target>/; see docs/fuzzing.md for what to do with one.
 #
